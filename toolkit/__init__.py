@@ -1,0 +1,61 @@
+"""theory-toolkit core: a pluggy host for seeded, cached, sweepable simulations and sympy-checked bounds.
+
+Public API (imported lazily, so ``import toolkit`` stays light)::
+
+    import toolkit
+    result = toolkit.run("gd_perceptron.scaling", {"d": 64}, seed=0)
+    sweep = toolkit.sweep("gd_perceptron.scaling", grid={"d": [16, 32]}, seeds="0:5")
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pluggy
+
+__version__ = "0.1.0"
+
+hookimpl = pluggy.HookimplMarker("toolkit")
+"""Marker for hook implementations in plugins: ``@toolkit.hookimpl``."""
+
+_LAZY = {
+    "run": "toolkit.runner",
+    "sweep": "toolkit.runner",
+    "load": "toolkit.runner",
+    "RunResult": "toolkit.runner",
+    "SweepResult": "toolkit.runner",
+    "SweepInterrupted": "toolkit.runner",
+    "get_plugin_manager": "toolkit.manager",
+    "get_registry": "toolkit.registry",
+    "Registry": "toolkit.registry",
+    "Simulation": "toolkit.specs",
+    "SimulationOutput": "toolkit.specs",
+    "Bound": "toolkit.specs",
+    "Dataset": "toolkit.specs",
+    "Experiment": "toolkit.specs",
+    "ExperimentOutcome": "toolkit.specs",
+    "Comparison": "toolkit.specs",
+    "Params": "toolkit.config",
+    "Field": "toolkit.config",
+    "RunStore": "toolkit.store",
+    "Settings": "toolkit.settings",
+    "get_settings": "toolkit.settings",
+    "prove": "toolkit.symbolic",
+    "check_table": "toolkit.checks",
+}
+
+__all__ = ["__version__", "hookimpl", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

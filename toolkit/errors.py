@@ -1,0 +1,62 @@
+"""Exception and warning types shared by the core.
+
+``UserError`` and its subclasses are mistakes the user can fix (a wrong name, a bad parameter, a
+corrupt store file): the CLI prints their message in one paragraph and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class ToolkitError(Exception):
+    """Base class of every error raised by the toolkit."""
+
+
+class UserError(ToolkitError):
+    """A mistake in what the user asked for; the message says what and how to fix it."""
+
+
+class UnknownNameError(UserError, KeyError):
+    """A simulation, bound, dataset, experiment or plugin name that is not registered."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]):
+        known = sorted(known)
+        close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
+        if not close:  # fall back to names sharing the part after the namespace
+            tail = name.split(".")[-1]
+            close = [k for k in known if tail and tail in k][:5]
+        msg = f"unknown {kind} {name!r}."
+        if close:
+            msg += " Did you mean: " + ", ".join(close) + "?"
+        elif known:
+            shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
+            msg += f" Registered {kind}s: {shown}."
+        else:
+            msg += f" No {kind}s are registered (is the plugin installed and enabled? see `toolkit plugins`)."
+        self.kind, self.name, self.close_matches = kind, name, close
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.args[0]
+
+
+class ParameterError(UserError, ValueError):
+    """A parameter with a wrong name, type or value; the message names the parameter."""
+
+
+class DuplicateNameError(ToolkitError):
+    """Two plugins registered the same name."""
+
+
+class StoreError(UserError):
+    """The run store file is corrupt, locked, or not a toolkit store."""
+
+
+class PluginLoadWarning(UserWarning):
+    """A plugin's entry point failed to import; it was skipped."""
+
+
+class SpotCheckDisagreement(UserWarning):
+    """A symbolic verdict disagrees with its numeric spot-check: one of them is wrong."""

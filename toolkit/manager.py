@@ -1,0 +1,115 @@
+"""The plugin manager: loads first- and third-party plugins from the ``toolkit.plugins`` group.
+
+``get_plugin_manager()`` builds a fresh manager on each call (nothing is loaded at import). A plugin
+that fails to import is reported as a :class:`~toolkit.errors.PluginLoadWarning` and skipped;
+plugins named in ``disable`` (CLI ``-p no:NAME``) or ``TOOLKIT_DISABLE_PLUGINS`` are not loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import traceback
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from toolkit import hookspecs
+from toolkit.errors import PluginLoadWarning
+from toolkit.settings import Settings, get_settings
+
+PROJECT_NAME = "toolkit"
+ENTRY_POINT_GROUP = "toolkit.plugins"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """A plugin as ``toolkit plugins`` lists it."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    status: str  # "loaded", "disabled" or "failed"
+    error: str = ""
+
+
+class ToolkitPluginManager(pluggy.PluginManager):
+    """A pluggy manager that remembers where each plugin came from and which ones failed."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__(PROJECT_NAME)
+        self.add_hookspecs(hookspecs)
+        self.settings = settings or get_settings()
+        self.plugin_infos: dict[str, PluginInfo] = {}
+
+    def register_plugin(self, plugin: Any, name: str, *, distribution: str = "", version: str = "") -> None:
+        """Register ``plugin`` (usually a module) under ``name``, recording its provenance."""
+        self.register(plugin, name=name)
+        version = version or str(getattr(plugin, "__version__", "") or "")
+        self.plugin_infos[name] = PluginInfo(
+            name, distribution or "(registered directly)", version or "0", getattr(plugin, "__name__", repr(plugin)), "loaded"
+        )
+
+    def plugin_version(self, name: str) -> str:
+        info = self.plugin_infos.get(name)
+        return info.version if info else "0"
+
+    def load_entrypoints(self, group: str = ENTRY_POINT_GROUP, disable: Iterable[str] = ()) -> None:
+        """Import and register every entry point of ``group``; skip disabled and broken ones."""
+        blocked = set(disable) | set(self.settings.disabled_plugins)
+        seen: set[str] = set()
+        for ep in sorted(importlib.metadata.entry_points(group=group), key=lambda e: e.name):
+            if ep.name in seen or self.has_plugin(ep.name):
+                continue  # the same distribution found twice on sys.path
+            seen.add(ep.name)
+            dist = getattr(ep, "dist", None)
+            dist_name = dist.name if dist is not None else "?"
+            dist_version = dist.version if dist is not None else "?"
+            if ep.name in blocked:
+                self.plugin_infos[ep.name] = PluginInfo(ep.name, dist_name, dist_version, ep.value, "disabled")
+                continue
+            try:
+                plugin = ep.load()
+            except Exception as exc:  # a broken plugin must not take the host down
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                self.plugin_infos[ep.name] = PluginInfo(ep.name, dist_name, dist_version, ep.value, "failed", detail)
+                warnings.warn(
+                    f"plugin {ep.name!r} ({dist_name} {dist_version}, {ep.value}) failed to import and was skipped: {detail}",
+                    PluginLoadWarning,
+                    stacklevel=2,
+                )
+                continue
+            version = str(getattr(plugin, "__version__", "") or dist_version)
+            self.register_plugin(plugin, ep.name, distribution=dist_name, version=version)
+
+    def failed_plugins(self) -> list[PluginInfo]:
+        return [i for i in self.plugin_infos.values() if i.status == "failed"]
+
+
+def get_plugin_manager(
+    *,
+    disable: Iterable[str] = (),
+    plugins: Iterable[ModuleType | Any] = (),
+    load_entrypoints: bool = True,
+    settings: Settings | None = None,
+) -> ToolkitPluginManager:
+    """A fresh plugin manager with all entry-point plugins loaded and configured.
+
+    :param disable: plugin names not to load (added to ``TOOLKIT_DISABLE_PLUGINS``).
+    :param plugins: extra plugin objects (modules or instances) to register directly, e.g. in tests.
+    :param load_entrypoints: set False to load only ``plugins``.
+    """
+    pm = ToolkitPluginManager(settings)
+    pm.hook.toolkit_addhooks.call_historic(kwargs={"pluginmanager": pm})
+    if load_entrypoints:
+        pm.load_entrypoints(disable=disable)
+    for plugin in plugins:
+        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        if not pm.is_registered(plugin):
+            pm.register_plugin(plugin, name.rsplit(".", 1)[-1] if "." in name else name)
+    pm.hook.toolkit_configure.call_historic(kwargs={"settings": pm.settings})
+    return pm

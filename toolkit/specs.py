@@ -1,0 +1,164 @@
+"""Frozen records that plugins return from their ``toolkit_register_*`` hooks.
+
+The registry fills in ``plugin`` (the provider's name); plugins leave it empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from toolkit.config import Params
+    from toolkit.symbolic import Claim
+
+
+@dataclass(frozen=True)
+class SimulationOutput:
+    """What a simulation function may return: tidy rows plus an optional summary.
+
+    ``records`` is one dict per run or per step (a ``pandas.DataFrame`` is accepted too).
+    ``summary`` holds the headline numbers of the run; when omitted, the runner uses the numeric
+    values of the last row.
+    """
+
+    records: Any
+    summary: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A named, seeded computation: ``func(params, seed)`` returns tidy records.
+
+    :param name: namespaced name, ``"<plugin>.<what>"``.
+    :param func: ``func(params: params_model, seed: int)`` returning a ``SimulationOutput``, a
+        ``pandas.DataFrame``, a list of dicts (rows) or one dict (a single row). It must draw all its
+        randomness from ``seed``. Module-level functions are best: they pickle for process and
+        Dask executors.
+    :param params: the :class:`toolkit.config.Params` subclass of its parameters.
+    :param description: one line for ``toolkit list``; the longer docs come from ``func``'s docstring.
+    :param bounds: names of registered bounds its rows must respect; ``run``/``sweep`` check them.
+    :param quick: parameter overrides for a quick run (the plugin-author harness and smoke tests).
+    :param plot: ``plot(table, figure)`` draws the results of a run or sweep on a matplotlib figure.
+    :param version: bump to invalidate stored results of this simulation (default: the plugin's).
+    """
+
+    name: str
+    func: Callable[..., Any]
+    params: type[Params]
+    description: str
+    bounds: tuple[str, ...] = ()
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    plot: Callable[[pd.DataFrame, Figure], None] | None = None
+    version: str | None = None
+    plugin: str = ""
+
+    @property
+    def docs(self) -> str:
+        import inspect
+
+        return inspect.getdoc(self.func) or self.description
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A bound from theory: symbolic claims to prove, and a value to hold results against.
+
+    :param claims: :class:`toolkit.symbolic.Claim` objects proved by ``toolkit prove``.
+    :param expression: the bound's value as a function of a result row: a sympy expression whose
+        free symbols are named like the row's columns (see ``columns`` to rename), or a callable
+        ``f(row: Mapping) -> float``. ``None`` for a bound that is only symbolic.
+    :param metric: the result column the bound constrains (required with ``expression``).
+    :param sense: ``"upper"`` (metric <= bound) or ``"lower"`` (metric >= bound).
+    :param slack: absolute tolerance allowed when checking results.
+    :param columns: symbol name -> column name, where they differ.
+    :param applies: ``applies(row) -> bool`` selects the rows the bound is about; others are skipped.
+    """
+
+    name: str
+    description: str
+    claims: tuple[Claim, ...] = ()
+    expression: Any = None
+    metric: str | None = None
+    sense: Literal["upper", "lower"] = "upper"
+    slack: float = 0.0
+    columns: Mapping[str, str] = field(default_factory=dict)
+    applies: Callable[[Mapping[str, Any]], bool] | None = None
+    plugin: str = ""
+
+    def __post_init__(self) -> None:
+        if self.sense not in ("upper", "lower"):
+            raise ValueError(f"Bound {self.name!r}: sense must be 'upper' or 'lower', got {self.sense!r}")
+        if self.expression is not None and not self.metric:
+            raise ValueError(f"Bound {self.name!r}: an expression needs the metric it constrains")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset loader or synthetic generator: ``loader(**params)`` returns the data.
+
+    :param params: an optional :class:`toolkit.config.Params` subclass validating the loader's
+        keyword arguments (shown by ``toolkit show``).
+    """
+
+    name: str
+    description: str
+    loader: Callable[..., Any]
+    params: type[Params] | None = None
+    plugin: str = ""
+
+    def load(self, **kwargs: Any) -> Any:
+        if self.params is not None:
+            from toolkit.config import validate_params
+
+            kwargs = dict(validate_params(self.params, kwargs, owner=self.name))
+        return self.loader(**kwargs)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One line of a reproduction report: the paper's claim beside our measured number."""
+
+    claim: str
+    paper: str
+    measured: str
+    ok: bool | None = None
+
+
+@dataclass
+class ExperimentOutcome:
+    """What a headline experiment returns: its table, the claim-by-claim comparison and a figure."""
+
+    table: pd.DataFrame
+    comparisons: Sequence[Comparison] = ()
+    plot: Callable[[Figure], None] | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A headline experiment for ``toolkit reproduce``: ``run(quick: bool)`` -> ExperimentOutcome.
+
+    The quick setting must run in seconds on a laptop CPU with default data; the full setting
+    produces the statistics quoted in the plugin's README.
+    """
+
+    name: str
+    description: str
+    run: Callable[[bool], ExperimentOutcome]
+    plugin: str = ""
+
+
+__all__ = [
+    "Bound",
+    "Comparison",
+    "Dataset",
+    "Experiment",
+    "ExperimentOutcome",
+    "Simulation",
+    "SimulationOutput",
+]
