@@ -1,0 +1,562 @@
+"""Claim checking with sympy: identities, inequalities under assumptions, limits, asymptotic orders.
+
+Every claim gets a three-valued verdict:
+
+* ``proved``: sympy established it symbolically;
+* ``refuted``: a concrete counterexample was found *and confirmed exactly* (or a limit was computed
+  to a definite different value);
+* ``unknown``: neither; never reported as refuted.
+
+Each symbolic verdict is paired with a numeric spot-check at random admissible points (high
+precision, mpmath). When the two disagree, a :class:`~toolkit.errors.SpotCheckDisagreement` warning
+is raised and the verdict's ``numeric.status`` is ``"disagree"``.
+
+Symbols carry sympy assumptions (``positive=True``, ``integer=True``); ``domain`` narrows them to
+ranges, ``{n: (1, None), x: (0, 1)}`` (``None`` = unbounded end, ends included).
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import mpmath
+import sympy
+from sympy import oo
+
+from toolkit.errors import SpotCheckDisagreement
+
+Status = Literal["proved", "refuted", "unknown"]
+STATUSES = ("proved", "refuted", "unknown")
+SYMBOLIC_SECONDS = 10.0  # per sympy attempt; beyond it the attempt counts as inconclusive
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextmanager
+def _time_limit(seconds: float):
+    """Abort a sympy attempt that runs too long (main thread only; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _attempt(fn: Callable[[], Any], seconds: float = SYMBOLIC_SECONDS) -> Any:
+    """Run a sympy call; None when it fails or times out (an inconclusive attempt)."""
+    try:
+        with _time_limit(seconds):
+            return fn()
+    except (_Timeout, Exception):  # sympy raises many types on hard inputs: all mean "no answer"
+        return None
+
+
+@dataclass(frozen=True)
+class NumericCheck:
+    """The numeric spot-check paired with a symbolic verdict."""
+
+    status: Literal["agree", "disagree", "skipped"]
+    n_points: int
+    detail: str = ""
+    point: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking one claim."""
+
+    claim: str
+    kind: str
+    status: Status
+    method: str
+    numeric: NumericCheck
+    counterexample: dict[str, Any] | None = None
+    detail: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        """False when the numeric spot-check contradicts the symbolic verdict."""
+        return self.numeric.status != "disagree"
+
+    def row(self) -> dict[str, Any]:
+        return {"claim": self.claim, "kind": self.kind, "verdict": self.status, "method": self.method,
+                "numeric": self.numeric.status, "n_points": self.numeric.n_points,
+                "counterexample": _fmt_point(self.counterexample) if self.counterexample else "",
+                "detail": self.detail or self.numeric.detail}
+
+
+def _fmt_point(point: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in point.items())
+
+
+# -- admissible points ---------------------------------------------------------------------------
+
+
+def _bounds(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]]) -> tuple[float | None, float | None, bool]:
+    low, high = domain.get(sym, (None, None))
+    low = None if low is None else float(low)
+    high = None if high is None else float(high)
+    if sym.is_positive:
+        low = max(low, 0.0) if low is not None else 0.0
+    elif sym.is_nonnegative:
+        low = max(low, 0.0) if low is not None else 0.0
+    if sym.is_negative or sym.is_nonpositive:
+        high = min(high, 0.0) if high is not None else 0.0
+    strict_zero = bool(sym.is_positive or sym.is_negative)
+    return low, high, strict_zero
+
+
+def _sample_value(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]], rng: random.Random) -> sympy.Expr:
+    """One admissible value as an exact sympy number (rationals: exact confirmation stays exact)."""
+    low, high, strict = _bounds(sym, domain)
+    if sym.is_integer:
+        lo = int(sympy.ceiling(low)) if low is not None else -1000
+        hi = int(sympy.floor(high)) if high is not None else None
+        if strict and low == 0.0:
+            lo = max(lo, 1)
+        if strict and high == 0.0:
+            hi = -1 if hi is None else min(hi, -1)
+        if hi is None:  # spread over scales: small values and large ones
+            hi = lo + (10 ** rng.randint(1, 4))
+        if hi < lo:
+            raise ValueError(f"symbol {sym} has an empty integer domain [{low}, {high}]")
+        return sympy.Integer(rng.randint(lo, hi))
+    scale = 10 ** rng.uniform(-3, 4)
+    if low is not None and high is not None:
+        value = low + (high - low) * rng.random()
+        if strict and value == 0:
+            value = (high - low) * 1e-3
+    elif low is not None:
+        value = low + scale
+    elif high is not None:
+        value = high - scale
+    else:
+        value = scale * rng.choice((-1, 1))
+    return sympy.Rational(sympy.nsimplify(round(value, 9), rational=True))
+
+
+def _sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]],
+                   n_samples: int, seed: int) -> list[dict[sympy.Symbol, sympy.Expr]]:
+    rng = random.Random(seed)
+    return [{s: _sample_value(s, domain, rng) for s in symbols} for _ in range(n_samples)]
+
+
+def _numeric(expr: sympy.Expr, point: Mapping[sympy.Symbol, sympy.Expr], dps: int = 40) -> mpmath.mpf | None:
+    """High-precision value of ``expr`` at ``point``; None where undefined or not real."""
+    try:
+        value = expr.subs(point).evalf(dps)
+    except Exception:
+        return None
+    if value.has(sympy.zoo, sympy.nan) or not value.is_number:
+        return None
+    try:
+        if value.is_real is False and abs(sympy.im(value)) > 1e-20:
+            return None
+        with mpmath.workdps(dps):
+            return mpmath.mpf(str(sympy.re(value))) if value.is_finite is not False else (
+                mpmath.inf if value == oo else -mpmath.inf if value == -oo else None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _str_point(point: Mapping[sympy.Symbol, Any]) -> dict[str, Any]:
+    out = {}
+    for s, v in point.items():
+        out[str(s)] = int(v) if getattr(v, "is_Integer", False) else float(v) if getattr(v, "is_number", False) else v
+    return out
+
+
+def _warn(verdict: Verdict) -> Verdict:
+    if verdict.numeric.status == "disagree":
+        warnings.warn(
+            f"claim {verdict.claim!r}: symbolic verdict {verdict.status!r} ({verdict.method}) disagrees with the "
+            f"numeric spot-check: {verdict.numeric.detail}", SpotCheckDisagreement, stacklevel=3)
+    return verdict
+
+
+# -- claims ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Base of all claims. ``expect`` is the verdict the author expects (the harness checks it)."""
+
+    name: str
+    description: str = field(default="", kw_only=True)
+    domain: Mapping[sympy.Symbol, tuple[Any, Any]] = field(default_factory=dict, kw_only=True)
+    expect: Status = field(default="proved", kw_only=True)
+    n_samples: int = field(default=48, kw_only=True)
+
+    kind = "claim"
+
+    def check(self, seed: int = 0) -> Verdict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def statement(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.statement()}"
+
+
+def _free(*exprs: Any) -> list[sympy.Symbol]:
+    syms: set[sympy.Symbol] = set()
+    for e in exprs:
+        syms |= set(sympy.sympify(e).free_symbols)
+    return sorted(syms, key=lambda s: s.name)
+
+
+def _sign_cases(expr: sympy.Expr, limit: int = 3) -> list[sympy.Expr] | None:
+    """``expr`` split by the sign of each real symbol of unknown sign (s = t, s = -t, s = 0; t > 0).
+
+    Max, Abs, Heaviside and friends then simplify case by case. None when there is nothing to split.
+    """
+    unsigned = [s for s in _free(expr) if s.is_real and s.is_positive is None and s.is_negative is None
+                and s.is_zero is None][:limit]
+    if not unsigned:
+        return None
+    cases = [expr]
+    for s in unsigned:
+        t = sympy.Symbol(f"_{s.name}_abs", positive=True, integer=bool(s.is_integer))
+        cases = [c.subs(s, v) for c in cases for v in (t, -t, sympy.Integer(0))]
+    return cases
+
+
+def _is_zero(expr: sympy.Expr, split: bool = True) -> bool | None:
+    """True when sympy shows ``expr == 0`` for all admissible values, else None (undecided)."""
+    if expr == 0:
+        return True
+    for transform in (sympy.simplify, sympy.expand, sympy.factor, sympy.cancel, sympy.together,
+                      lambda e: sympy.simplify(sympy.expand_log(e, force=False)),
+                      lambda e: sympy.powsimp(sympy.powdenest(e)), sympy.trigsimp):
+        reduced = _attempt(lambda: transform(expr))
+        if reduced is not None and reduced == 0:
+            return True
+    if split:
+        cases = _sign_cases(expr)
+        if cases and all(_is_zero(c, split=False) for c in cases):
+            return True
+    return None
+
+
+def _rel_violation(diff: sympy.Expr, strict: bool, point: Mapping, dps: int = 40) -> tuple[bool, Any]:
+    value = _numeric(diff, point, dps)
+    if value is None:
+        return False, None
+    tol = mpmath.mpf(10) ** (-(dps // 2))
+    return ((value <= 0) if strict else (value < -tol)), value
+
+
+@dataclass(frozen=True)
+class Identity(Claim):
+    """``lhs == rhs`` for every admissible value of the free symbols."""
+
+    lhs: Any = None
+    rhs: Any = None
+    kind = "identity"
+
+    def statement(self) -> str:
+        return f"{self.lhs} = {self.rhs}"
+
+    def check(self, seed: int = 0) -> Verdict:
+        lhs, rhs = sympy.sympify(self.lhs), sympy.sympify(self.rhs)
+        diff = lhs - rhs
+        symbols = _free(diff)
+        points = _sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
+        worst = None
+        for p in points:
+            a, b = _numeric(lhs, p), _numeric(rhs, p)
+            if a is None or b is None:
+                continue
+            if abs(a - b) > mpmath.mpf(10) ** -15 * (1 + abs(a) + abs(b)):
+                worst = p
+                break
+        checked = len(points)
+        symbolic = _is_zero(diff)
+        if symbolic:
+            numeric = (NumericCheck("disagree", checked, f"lhs != rhs numerically at {_fmt_point(_str_point(worst))}", _str_point(worst))
+                       if worst is not None else NumericCheck("agree", checked, f"equal at {checked} points"))
+            return _warn(Verdict(self.name, self.kind, "proved", "simplification", numeric))
+        if worst is not None:
+            exact = _attempt(lambda: sympy.simplify(diff.subs(worst)))
+            if exact is not None and exact.is_number and exact != 0 and exact.is_zero is not True:
+                return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
+                               NumericCheck("agree", checked, f"lhs - rhs = {sympy.N(exact, 6)}"),
+                               counterexample=_str_point(worst), detail=f"lhs - rhs = {sympy.N(exact, 8)} there")
+        numeric = NumericCheck("agree", checked, f"no difference found at {checked} points")
+        return Verdict(self.name, self.kind, "unknown", "not decided by simplification", numeric,
+                       detail="sympy could not simplify lhs - rhs to 0; no counterexample found")
+
+
+@dataclass(frozen=True)
+class Inequality(Claim):
+    """``lhs <relation> rhs`` for every admissible value; relation in ``<=``, ``<``, ``>=``, ``>``."""
+
+    lhs: Any = None
+    rhs: Any = None
+    relation: Literal["<=", "<", ">=", ">"] = "<="
+    kind = "inequality"
+
+    def statement(self) -> str:
+        return f"{self.lhs} {self.relation} {self.rhs}"
+
+    def _gap(self) -> tuple[sympy.Expr, bool]:
+        """(g, strict) such that the claim says g >= 0 (or g > 0 when strict)."""
+        if self.relation not in ("<=", "<", ">=", ">"):
+            raise ValueError(f"relation must be one of <=, <, >=, >; got {self.relation!r}")
+        lhs, rhs = sympy.sympify(self.lhs), sympy.sympify(self.rhs)
+        gap = rhs - lhs if self.relation in ("<=", "<") else lhs - rhs
+        return gap, self.relation in ("<", ">")
+
+    def _shifted(self, gap: sympy.Expr) -> sympy.Expr:
+        """Rewrite half-bounded domains as x = low + t (t >= 0) so sympy's assumptions see them."""
+        subs = {}
+        for s in _free(gap):
+            low, high = self.domain.get(s, (None, None))
+            if low is not None and high is None and low != 0:
+                t = sympy.Symbol(f"_{s.name}_shift", nonnegative=True, integer=bool(s.is_integer))
+                subs[s] = sympy.nsimplify(low) + t
+            elif high is not None and low is None:
+                t = sympy.Symbol(f"_{s.name}_shift", nonnegative=True, integer=bool(s.is_integer))
+                subs[s] = sympy.nsimplify(high) - t
+        return gap.subs(subs) if subs else gap
+
+    def _symbolic(self, gap: sympy.Expr, strict: bool) -> str | None:
+        target = "is_positive" if strict else "is_nonnegative"
+        shifted = self._shifted(gap)
+        for transform in (lambda e: e, sympy.simplify, sympy.factor, sympy.expand, sympy.cancel, sympy.together):
+            reduced = _attempt(lambda: transform(shifted))
+            if reduced is not None and getattr(reduced, target, None) is True:
+                return "sign from assumptions"
+        symbols = _free(gap)
+        if len(symbols) == 1:
+            (s,) = symbols
+            low, high, _ = _bounds(s, self.domain)
+            if not s.is_integer:
+                interval = sympy.Interval(sympy.nsimplify(low) if low is not None else -oo,
+                                          sympy.nsimplify(high) if high is not None else oo,
+                                          left_open=low is None or bool(s.is_positive and low == 0),
+                                          right_open=high is None)
+                from sympy.calculus.util import minimum
+
+                lowest = _attempt(lambda: minimum(gap, s, interval))
+                if lowest is not None and lowest.is_number and lowest.is_finite is not False:
+                    if (lowest > 0) == sympy.true or (not strict and (lowest >= 0) == sympy.true):
+                        return "minimum over the domain"
+        return None
+
+    def check(self, seed: int = 0) -> Verdict:
+        gap, strict = self._gap()
+        symbols = _free(gap)
+        points = _sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
+        violation = None
+        for p in points:
+            bad, value = _rel_violation(gap, strict, p)
+            if bad:
+                violation = (p, value)
+                break
+        method = self._symbolic(gap, strict)
+        if method:
+            numeric = (NumericCheck("disagree", len(points), f"violated at {_fmt_point(_str_point(violation[0]))} "
+                                    f"(gap {mpmath.nstr(violation[1], 6)})", _str_point(violation[0]))
+                       if violation else NumericCheck("agree", len(points), f"holds at {len(points)} points"))
+            return _warn(Verdict(self.name, self.kind, "proved", method, numeric))
+        if violation is not None:
+            p, _ = violation
+            exact = _attempt(lambda: sympy.nsimplify(sympy.simplify(gap.subs(p))))
+            if exact is not None and exact.is_number and ((exact < 0) == sympy.true or (strict and exact == 0)):
+                return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
+                               NumericCheck("agree", len(points), "violated numerically"),
+                               counterexample=_str_point(p), detail=f"gap = {sympy.N(exact, 8)} there")
+        return Verdict(self.name, self.kind, "unknown", "not decided symbolically",
+                       NumericCheck("agree", len(points), f"no violation found at {len(points)} points"),
+                       detail="sympy could not decide the sign; no counterexample found")
+
+
+def _limit(expr: sympy.Expr, var: sympy.Symbol, point: Any, direction: str) -> Any:
+    return _attempt(lambda: sympy.limit(expr, var, point, dir=direction))
+
+
+def _definite(value: Any) -> bool:
+    return value is not None and not value.has(sympy.Limit) and not isinstance(value, sympy.AccumBounds) \
+        and value is not sympy.nan and not value.free_symbols and value.is_number
+
+
+def _approach(point: Any, direction: str, k: int) -> sympy.Expr:
+    if point == oo:
+        return sympy.Integer(10) ** k
+    if point == -oo:
+        return -sympy.Integer(10) ** k
+    step = sympy.Integer(10) ** -k
+    return sympy.sympify(point) + (-step if direction == "-" else step)
+
+
+def _fix_others(symbols: list[sympy.Symbol], var: sympy.Symbol, domain: Mapping, seed: int) -> dict:
+    others = [s for s in symbols if s != var]
+    return _sample_points(others, domain, 1, seed)[0] if others else {}
+
+
+@dataclass(frozen=True)
+class Limit(Claim):
+    """``lim_{var -> point} expr == value`` (direction ``"+"``, ``"-"`` or ``"+-"``)."""
+
+    expr: Any = None
+    var: Any = None
+    point: Any = oo
+    value: Any = 0
+    direction: Literal["+", "-", "+-"] = "+"
+    kind = "limit"
+
+    def statement(self) -> str:
+        return f"lim[{self.var} -> {self.point}{'' if self.point in (oo, -oo) else self.direction}] {self.expr} = {self.value}"
+
+    def check(self, seed: int = 0) -> Verdict:
+        expr, value = sympy.sympify(self.expr), sympy.sympify(self.value)
+        direction = "-" if self.point == oo else ("+" if self.point == -oo else self.direction)
+        computed = _limit(expr, self.var, self.point, direction)
+        numeric = self._numeric(expr, value, seed)
+        if _definite(computed):
+            same = _is_zero(sympy.simplify(computed - value)) if value not in (oo, -oo) else computed == value
+            if same:
+                return _warn(Verdict(self.name, self.kind, "proved", "sympy.limit", numeric))
+            if computed in (oo, -oo) or value in (oo, -oo) or sympy.simplify(computed - value).is_zero is False:
+                flipped = NumericCheck("disagree" if numeric.status == "agree" and numeric.n_points else
+                                       ("agree" if numeric.status == "disagree" else numeric.status),
+                                       numeric.n_points, numeric.detail, numeric.point)
+                return _warn(Verdict(self.name, self.kind, "refuted", "sympy.limit", flipped,
+                                     counterexample={"limit": str(computed)}, detail=f"the limit is {computed}, not {value}"))
+        return Verdict(self.name, self.kind, "unknown", "sympy.limit gave no definite value", numeric,
+                       detail=f"sympy returned {computed}")
+
+    def _numeric(self, expr: sympy.Expr, value: sympy.Expr, seed: int) -> NumericCheck:
+        others = _fix_others(_free(expr), self.var, self.domain, seed)
+        dirs = ["+", "-"] if self.direction == "+-" and self.point not in (oo, -oo) else [self.direction]
+        for d in dirs:
+            xs = [_approach(self.point, d, k) for k in (6, 9, 12)]
+            vals = [_numeric(expr, {**others, self.var: x}, 60) for x in xs]
+            if any(v is None for v in vals):
+                return NumericCheck("skipped", 0, "expression undefined near the point")
+            if value in (oo, -oo):
+                ok = (vals[-1] > 1e6) if value == oo else (vals[-1] < -1e6)
+            else:
+                target = _numeric(value, others, 60)
+                ok = target is not None and abs(vals[-1] - target) <= 1e-3 * (1 + abs(target))
+            if not ok:
+                return NumericCheck("disagree", len(xs), f"at {self.var}={xs[-1]} (dir {d}) expr = {mpmath.nstr(vals[-1], 8)}",
+                                    _str_point({**others, self.var: xs[-1]}))
+        return NumericCheck("agree", 3 * len(dirs), "values approach the limit")
+
+
+ORDERS = ("O", "o", "Theta", "Omega", "~")
+
+
+@dataclass(frozen=True)
+class Asymptotic(Claim):
+    """``f = order(g)`` as ``var -> point`` (default +oo), decided by the limit of ``f/g``.
+
+    ``order`` is ``"O"`` (|f/g| bounded), ``"o"`` (f/g -> 0), ``"Theta"`` (finite non-zero limit),
+    ``"Omega"`` (f/g does not go to 0) or ``"~"`` (f/g -> 1). When f/g has no limit (it oscillates)
+    the verdict is ``unknown``.
+    """
+
+    f: Any = None
+    g: Any = None
+    var: Any = None
+    order: Literal["O", "o", "Theta", "Omega", "~"] = "O"
+    point: Any = oo
+    kind = "asymptotic"
+
+    def statement(self) -> str:
+        return f"{self.f} = {self.order}({self.g}) as {self.var} -> {self.point}"
+
+    def _decide(self, ratio_limit: Any) -> bool:
+        L = ratio_limit
+        finite = L not in (oo, -oo, sympy.zoo)
+        if self.order == "O":
+            return finite
+        if self.order == "o":
+            return finite and L == 0
+        if self.order == "Theta":
+            return finite and L != 0
+        if self.order == "Omega":
+            return L != 0
+        return finite and sympy.simplify(L - 1) == 0
+
+    def check(self, seed: int = 0) -> Verdict:
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+        f, g = sympy.sympify(self.f), sympy.sympify(self.g)
+        ratio = sympy.simplify(f / g)
+        direction = "-" if self.point == oo else "+"
+        L = _limit(ratio, self.var, self.point, direction)
+        if _definite(L) or (L is not None and not L.has(sympy.Limit) and not isinstance(L, sympy.AccumBounds)
+                            and L not in (sympy.nan,) and L.free_symbols and L.is_finite):
+            holds = self._decide(L)
+            numeric = self._numeric(ratio, L, seed, holds)
+            if holds:
+                return _warn(Verdict(self.name, self.kind, "proved", f"lim f/g = {L}", numeric))
+            return _warn(Verdict(self.name, self.kind, "refuted", f"lim f/g = {L}", numeric,
+                                 counterexample={"lim f/g": str(L)},
+                                 detail=f"f/g -> {L}, which contradicts f = {self.order}(g)"))
+        return Verdict(self.name, self.kind, "unknown", "f/g has no limit sympy could find",
+                       NumericCheck("skipped", 0, f"sympy returned {L}"), detail=f"lim f/g: {L}")
+
+    def _numeric(self, ratio: sympy.Expr, L: Any, seed: int, holds: bool) -> NumericCheck:
+        others = _fix_others(_free(ratio), self.var, self.domain, seed)
+        xs = [_approach(self.point, "+" if self.point != oo else "-", k) for k in (4, 8, 16)]
+        vals = [_numeric(ratio, {**others, self.var: x}, 60) for x in xs]
+        if any(v is None for v in vals):
+            return NumericCheck("skipped", 0, "ratio undefined at the test points")
+        a = [abs(v) for v in vals]
+        if L in (oo, -oo):
+            consistent = a[2] > a[1] > a[0] and a[2] > 1e3
+        elif L == 0:
+            consistent = a[2] < a[1] or a[2] < 1e-6
+        else:
+            target = abs(_numeric(sympy.sympify(L), others, 60) or 0)
+            consistent = abs(a[2] - target) <= 0.1 * max(1, target)
+        status = "agree" if consistent else "disagree"
+        return NumericCheck(status, len(xs), f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a))
+
+
+# -- running many ------------------------------------------------------------------------------------
+
+
+def prove(claims: Iterable[Claim], seed: int = 0) -> list[Verdict]:
+    """Check each claim; returns the verdicts in order."""
+    return [claim.check(seed=seed) for claim in claims]
+
+
+def verdict_table(verdicts: Iterable[Verdict], owners: Iterable[str] | None = None) -> Any:
+    """A pandas table of verdicts (one row per claim)."""
+    import pandas as pd
+
+    rows = [v.row() for v in verdicts]
+    if owners is not None:
+        for row, owner in zip(rows, owners):
+            row["bound"] = owner
+    table = pd.DataFrame(rows)
+    if owners is not None and len(table):
+        table = table[["bound", *[c for c in table.columns if c != "bound"]]]
+    return table
+
+
+__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "prove", "verdict_table"]
