@@ -1,0 +1,33 @@
+"""Test-wide settings: one torch/BLAS thread, the shared data root, a throw-away run store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# small matrices on 2 cores: one thread is 10-40x faster than two
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+REPO = Path(__file__).resolve().parent.parent
+_shared_data = REPO.parent / "shared" / "data"
+if "TOOLKIT_DATA_DIR" not in os.environ and _shared_data.is_dir():
+    os.environ["TOOLKIT_DATA_DIR"] = str(_shared_data)
+
+import pytest  # noqa: E402
+
+try:  # torch is optional for the core
+    import torch
+
+    torch.set_num_threads(1)
+except ImportError:  # pragma: no cover
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _isolated_store(tmp_path_factory, monkeypatch):
+    """Never write to the user's real run store from a test."""
+    if "TOOLKIT_STORE" not in os.environ or not os.environ["TOOLKIT_STORE"].startswith(str(tmp_path_factory.getbasetemp())):
+        monkeypatch.setenv("TOOLKIT_STORE", str(tmp_path_factory.mktemp("store") / "runs.sqlite"))

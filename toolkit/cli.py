@@ -1,0 +1,404 @@
+"""The ``toolkit`` command line: plugins, list, show, run, sweep, prove, check, export, report, reproduce.
+
+User errors (unknown names, bad parameters, a corrupt store) exit with status 2 and a one-paragraph
+message; Ctrl-C during a sweep exits with 130 after saying what was kept.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolkit.errors import ToolkitError, UserError
+
+_ROWS_SHOWN = 20
+
+
+class _State:
+    """What the group's options resolved to, shared with every sub-command."""
+
+    def __init__(self, disable: tuple[str, ...], store: str | None) -> None:
+        self.disable = disable
+        self.store = store
+        self._registry = None
+
+    @property
+    def registry(self) -> Any:
+        if self._registry is None:
+            import warnings
+
+            from toolkit.registry import Registry
+            from toolkit.manager import get_plugin_manager
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                pm = get_plugin_manager(disable=self.disable)
+            for w in caught:
+                click.echo(f"warning: {w.message}", err=True)
+            self._registry = Registry.from_manager(pm)
+        return self._registry
+
+    def store_path(self) -> Path:
+        return Path(self.store) if self.store else self.registry.manager.settings.store_path
+
+
+def _disabled(values: tuple[str, ...]) -> tuple[str, ...]:
+    out = []
+    for v in values:
+        if not v.startswith("no:"):
+            raise click.BadParameter(f"expected no:NAME to disable plugin NAME, got {v!r}", param_hint="-p")
+        out.append(v[3:])
+    return tuple(out)
+
+
+class ToolkitGroup(click.Group):
+    """A group that adds plugin commands (``toolkit_register_commands``) when they are asked for."""
+
+    def _plugin_commands(self, ctx: click.Context) -> click.Group:
+        holder = click.Group("plugin-commands")
+        if ctx.obj is None:
+            ctx.obj = _State(_disabled(ctx.params.get("plugin_opts", ())) + tuple(ctx.params.get("disable", ())),
+                             ctx.params.get("store"))
+        try:
+            ctx.obj.registry.manager.hook.toolkit_register_commands(cli=holder)
+        except ToolkitError:
+            pass
+        return holder
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._plugin_commands(ctx).commands))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is not None:
+            return cmd
+        return self._plugin_commands(ctx).commands.get(name)
+
+
+@click.group(cls=ToolkitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("-p", "plugin_opts", multiple=True, metavar="no:NAME",
+              help="Disable plugin NAME (repeatable); TOOLKIT_DISABLE_PLUGINS=a,b does the same.")
+@click.option("--disable", multiple=True, metavar="NAME", help="Disable plugin NAME (repeatable).")
+@click.option("--store", type=click.Path(dir_okay=False), default=None,
+              help="Run store file (default: TOOLKIT_STORE or ~/.cache/theory-toolkit/runs.sqlite).")
+@click.version_option("0.1.0", prog_name="theory-toolkit")
+@click.pass_context
+def cli(ctx: click.Context, plugin_opts: tuple[str, ...], disable: tuple[str, ...], store: str | None) -> None:
+    """Seeded, cached, sweepable simulations and sympy-checked bounds from plugins."""
+    if ctx.obj is None:
+        ctx.obj = _State(_disabled(plugin_opts) + disable, store)
+
+
+def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
+    import pandas as pd
+
+    with pd.option_context("display.width", 160, "display.max_columns", 30):
+        click.echo(df.head(rows).to_string(index=False))
+    if len(df) > rows:
+        click.echo(f"... {len(df) - rows} more rows (use --out FILE to save all)")
+
+
+def _save(df: Any, out: str | None) -> None:
+    if not out:
+        return
+    from toolkit.export import export_table
+
+    path = export_table(df, out)
+    click.echo(f"wrote {path}")
+
+
+# -- discovery ---------------------------------------------------------------------------------------
+
+
+@cli.command("plugins")
+@click.pass_obj
+def plugins_cmd(state: _State) -> None:
+    """List plugins found in the toolkit.plugins entry-point group."""
+    import pandas as pd
+
+    infos = state.registry.manager.plugin_infos.values()
+    counts = {p: sum(len(v) for v in state.registry.by_plugin(p).values()) for p in state.registry.plugins()}
+    rows = [{"plugin": i.name, "distribution": i.distribution, "version": i.version, "status": i.status,
+             "registered": counts.get(i.name, 0), "module": i.module} for i in infos]
+    if not rows:
+        click.echo("no plugins found in entry-point group toolkit.plugins")
+        return
+    _echo_table(pd.DataFrame(rows), rows=1000)
+    for i in infos:
+        if i.status == "failed":
+            click.echo(f"\n{i.name} failed to import: {i.error}")
+
+
+@cli.command("list")
+@click.option("--kind", type=click.Choice(["simulations", "bounds", "datasets", "experiments"]), default=None,
+              help="Only this kind.")
+@click.pass_obj
+def list_cmd(state: _State, kind: str | None) -> None:
+    """List registered simulations, bounds, datasets and experiments."""
+    reg = state.registry
+    for name, table in (("simulations", reg.simulations), ("bounds", reg.bounds),
+                        ("datasets", reg.datasets), ("experiments", reg.experiments)):
+        if kind and kind != name:
+            continue
+        click.echo(f"{name} ({len(table)}):")
+        for spec in table.values():
+            click.echo(f"  {spec.name:40s} {spec.description}")
+
+
+@cli.command("show")
+@click.argument("name")
+@click.pass_obj
+def show_cmd(state: _State, name: str) -> None:
+    """Show parameters (type, default, allowed range) and docs of one simulation, bound, dataset or experiment."""
+    from toolkit.config import describe_params
+
+    kind, spec = state.registry.find(name)
+    click.echo(f"{spec.name}  ({kind}, plugin {spec.plugin})\n")
+    params = getattr(spec, "params", None)
+    if params is not None:
+        import pandas as pd
+
+        rows = [{"parameter": p.name, "type": p.type, "default": p.default, "allowed": p.allowed,
+                 "description": p.description} for p in describe_params(params)]
+        click.echo("parameters:")
+        _echo_table(pd.DataFrame(rows), rows=1000)
+        click.echo("")
+    if kind == "simulation":
+        if spec.bounds:
+            click.echo("checked against: " + ", ".join(spec.bounds) + "\n")
+        if spec.quick:
+            click.echo("quick setting: " + ", ".join(f"{k}={v}" for k, v in spec.quick.items()) + "\n")
+        click.echo(spec.docs)
+    elif kind == "bound":
+        click.echo(spec.description)
+        if spec.expression is not None:
+            op = "<=" if spec.sense == "upper" else ">="
+            click.echo(f"\nholds results to: {spec.metric} {op} {spec.expression}")
+        for claim in spec.claims:
+            click.echo(f"  claim {claim}")
+    elif kind == "dataset":
+        import inspect
+
+        click.echo(inspect.getdoc(spec.loader) or spec.description)
+    else:
+        import inspect
+
+        click.echo(spec.description)
+        doc = inspect.getdoc(spec.run)
+        if doc:
+            click.echo("\n" + doc)
+
+
+# -- running -----------------------------------------------------------------------------------------
+
+
+def _report_checks(checks: Any) -> None:
+    if checks is None or not len(checks):
+        return
+    from toolkit.checks import summarize_checks
+
+    click.echo("bound checks:\n" + textwrap.indent(summarize_checks(checks), "  "))
+
+
+@cli.command("run")
+@click.argument("name")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="A parameter (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed.")
+@click.option("--no-cache", is_flag=True, help="Recompute even if the run store has this point.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
+@click.pass_obj
+def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: int, no_cache: bool, out: str | None) -> None:
+    """Run one simulation point; the result goes to the run store."""
+    from toolkit.config import parse_assignments
+    from toolkit.runner import run
+
+    sim = state.registry.simulation(name)
+    values = parse_assignments(params, model=sim.params)
+    result = run(sim, values, seed=seed, cache=not no_cache, store=state.store_path(), registry=state.registry)
+    _echo_table(result.table)
+    click.echo("summary: " + ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in result.summary.items()))
+    if result.from_cache:
+        click.echo(f"run {result.run_id}: served from the run store {state.store_path()} (use --no-cache to recompute)")
+    else:
+        click.echo(f"run {result.run_id}: computed in {result.provenance.get('wall_time', 0):.3g} s, stored in {state.store_path()}")
+    _report_checks(result.checks)
+    _save(result.table, out)
+
+
+@cli.command("sweep")
+@click.argument("name")
+@click.option("--grid", "grid", multiple=True, metavar="KEY=V1,V2,...", help="A swept parameter (repeatable).")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="A fixed parameter (repeatable).")
+@click.option("--seeds", default="0", show_default=True, help="Seeds: START:STOP, a comma list, or one integer.")
+@click.option("--executor", type=click.Choice(["serial", "processes", "dask"]), default="serial", show_default=True)
+@click.option("--address", default=None, help="Dask scheduler address (tcp://host:8786); none starts a LocalCluster.")
+@click.option("--workers", type=int, default=None, help="Worker processes (processes / local Dask).")
+@click.option("--no-cache", is_flag=True, help="Recompute points already in the run store.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
+@click.pass_obj
+def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str, ...], seeds: str, executor: str,
+              address: str | None, workers: int | None, no_cache: bool, no_progress: bool, out: str | None) -> None:
+    """Run the product of the grid x seeds; interrupted sweeps resume where they stopped."""
+    from toolkit.config import parse_assignments, parse_grid
+    from toolkit.runner import sweep
+
+    sim = state.registry.simulation(name)
+    result = sweep(sim, parse_grid(grid, model=sim.params), seeds, params=parse_assignments(params, model=sim.params),
+                   executor=executor, address=address, max_workers=workers, cache=not no_cache,
+                   store=state.store_path(), registry=state.registry, progress=not no_progress)
+    _echo_table(result.summary_table)
+    click.echo(f"sweep {result.sweep_id}: {len(result.runs)} points, {result.n_computed} computed, "
+               f"{result.n_cached} served from the run store, {result.wall_time:.2f} s")
+    _report_checks(result.checks)
+    _save(result.table, out)
+
+
+@cli.command("runs")
+@click.option("--simulation", default=None, help="Only this simulation.")
+@click.pass_obj
+def runs_cmd(state: _State, simulation: str | None) -> None:
+    """List stored sweeps and the number of stored runs."""
+    from toolkit.store import RunStore
+
+    with RunStore(state.store_path()) as st:
+        sweeps = [s for s in st.list_sweeps() if not simulation or s["simulation"] == simulation]
+        click.echo(f"{st.count()} runs stored in {st.path}")
+        for s in sweeps:
+            click.echo(f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(s['keys'])} points  grid={s['spec'].get('grid')}")
+
+
+def _load(state: _State, ident: str) -> Any:
+    from toolkit.runner import load
+
+    return load(ident, store=state.store_path(), registry=state.registry)
+
+
+@cli.command("export")
+@click.argument("ident", metavar="RUN_OR_SWEEP_ID")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output file: .csv or .parquet.")
+@click.option("--summary", is_flag=True, help="One row per run (parameters, seed, summary) instead of every record.")
+@click.pass_obj
+def export_cmd(state: _State, ident: str, out: str, summary: bool) -> None:
+    """Write a stored run or sweep as CSV or Parquet."""
+    res = _load(state, ident)
+    table = res.summary_table if summary and hasattr(res, "summary_table") else res.table
+    _save(table, out)
+
+
+@cli.command("check")
+@click.argument("ident", metavar="RUN_OR_SWEEP_ID")
+@click.option("--against", "bounds", multiple=True, required=True, metavar="BOUND", help="A registered bound (repeatable).")
+@click.option("--out", type=click.Path(dir_okay=False), help="Save the row-by-row checks.")
+@click.pass_obj
+def check_cmd(state: _State, ident: str, bounds: tuple[str, ...], out: str | None) -> None:
+    """Hold a stored run or sweep against bounds, row by row (exit 1 when a row violates one)."""
+    import pandas as pd
+
+    from toolkit.checks import check_table
+
+    res = _load(state, ident)
+    table = res.table
+    checks = pd.concat([check_table(table, state.registry.bound(b)) for b in bounds], ignore_index=True)
+    _echo_table(checks, rows=50)
+    _report_checks(checks)
+    _save(checks, out)
+    active = checks[~checks["skipped"].astype(bool)]
+    if not active["holds"].astype(bool).all():
+        sys.exit(1)
+
+
+@cli.command("prove")
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every registered bound.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the numeric spot-checks.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Save the verdict table.")
+@click.pass_obj
+def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, seed: int, out: str | None) -> None:
+    """Check the symbolic claims of bounds: proved / refuted (with counterexample) / unknown."""
+    from toolkit.report import prove_bounds
+
+    if not names and not all_:
+        raise UserError("name one or more bounds, or use --all (see `toolkit list --kind bounds`)")
+    table = prove_bounds(state.registry, None if all_ else list(names), seed=seed)
+    if table.empty:
+        click.echo("no claims to check")
+        return
+    _echo_table(table, rows=1000)
+    counts = table["verdict"].value_counts().to_dict()
+    click.echo("verdicts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("proved", "refuted", "unknown")))
+    disagree = int((table["numeric"] == "disagree").sum())
+    if disagree:
+        click.echo(f"WARNING: {disagree} symbolic verdict(s) DISAGREE with their numeric spot-checks", err=True)
+    _save(table, out)
+
+
+@cli.command("report")
+@click.argument("ident", metavar="RUN_OR_SWEEP_ID")
+@click.option("--x", default=None, help="Column on the x axis (default: the first swept parameter).")
+@click.option("--y", default=None, help="Column on the y axis (default: the first numeric result).")
+@click.option("--logx", is_flag=True)
+@click.option("--logy", is_flag=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Figure file (.png, .pdf, .svg).")
+@click.pass_obj
+def report_cmd(state: _State, ident: str, x: str | None, y: str | None, logx: bool, logy: bool, out: str) -> None:
+    """Plot a stored run or sweep (mean ± sd over seeds)."""
+    from toolkit.report import plot_table
+
+    res = _load(state, ident)
+    sim = state.registry.simulations.get(res.simulation)
+    try:
+        fig = plot_table(res.table, sim=sim, x=x, y=y, logx=logx, logy=logy)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    fig.savefig(out, dpi=110)
+    click.echo(f"wrote {out}")
+
+
+@cli.command("reproduce")
+@click.option("--quick", is_flag=True, help="The quick setting (seconds per experiment).")
+@click.option("--out", "out_dir", default="reproduction", show_default=True, type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
+@click.option("--only", multiple=True, metavar="EXPERIMENT", help="Only these experiments (repeatable).")
+@click.pass_obj
+def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...]) -> None:
+    """Run every plugin's headline experiments and write a report with figures and verdicts."""
+    from toolkit.report import reproduce
+
+    path, reports = reproduce(state.registry, quick=quick, out_dir=out_dir, fmt=fmt, only=only, echo=click.echo)
+    failed = [r.experiment.name for r in reports if r.outcome is None]
+    click.echo(f"report: {path}")
+    if failed:
+        click.echo("FAILED: " + ", ".join(failed), err=True)
+        sys.exit(1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``toolkit`` console script."""
+    from toolkit.runner import SweepInterrupted
+
+    try:
+        cli.main(args=argv, prog_name="toolkit", standalone_mode=False)
+    except SweepInterrupted as exc:
+        click.echo(f"\n{exc}", err=True)
+        sys.exit(130)
+    except click.exceptions.Abort as exc:  # click turns KeyboardInterrupt into Abort
+        cause = exc.__cause__ or exc.__context__
+        click.echo(str(cause) if isinstance(cause, SweepInterrupted) else "aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UserError as exc:
+        click.echo("error: " + textwrap.fill(str(exc), width=100, subsequent_indent="  "), err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

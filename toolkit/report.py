@@ -1,0 +1,258 @@
+"""Plots (matplotlib, headless) and the reproduction report (Markdown or HTML with figures)."""
+
+from __future__ import annotations
+
+import html
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolkit.registry import Registry
+from toolkit.specs import Experiment, ExperimentOutcome, Simulation
+
+
+def new_figure(width: float = 6.4, height: float = 4.2) -> Any:
+    """A matplotlib Figure not tied to pyplot's global state (safe headless and in threads)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _numeric_columns(table: pd.DataFrame, exclude: Iterable[str]) -> list[str]:
+    skip = set(exclude)
+    return [c for c in table.columns if c not in skip and pd.api.types.is_numeric_dtype(table[c])
+            and not pd.api.types.is_bool_dtype(table[c])]
+
+
+def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | None = None,
+               y: str | None = None, logx: bool = False, logy: bool = False) -> Any:
+    """Plot a run or sweep: the simulation's own ``plot`` when it has one, else ``y`` vs ``x``.
+
+    The default plot shows the mean over seeds with a band of one standard deviation, one line per
+    value of the other varying parameters.
+    """
+    fig = new_figure()
+    if sim is not None and sim.plot is not None and x is None and y is None:
+        sim.plot(table, fig)
+        return fig
+    params = list(sim.params.model_fields) if sim is not None else []
+    varying = [p for p in params if p in table.columns and table[p].nunique() > 1]
+    x = x or (varying[0] if varying else ("step" if "step" in table.columns else None))
+    if x is None or x not in table.columns:
+        raise ValueError(f"choose an x column to plot (columns: {', '.join(map(str, table.columns))})")
+    candidates = _numeric_columns(table, [*params, "seed", x])
+    y = y or (candidates[0] if candidates else None)
+    if y is None or y not in table.columns:
+        raise ValueError(f"choose a y column to plot (numeric columns: {', '.join(candidates)})")
+    ax = fig.add_subplot()
+    others = [p for p in varying if p != x]
+    groups = table.groupby(others, dropna=False) if others else [((), table)]
+    for key, group in groups:
+        stats = group.groupby(x)[y].agg(["mean", "std"]).reset_index().sort_values(x)
+        label = ", ".join(f"{k}={v}" for k, v in zip(others, key if isinstance(key, tuple) else (key,))) or y
+        ax.plot(stats[x], stats["mean"], marker="o", label=label)
+        if stats["std"].notna().any():
+            ax.fill_between(stats[x], stats["mean"] - stats["std"].fillna(0), stats["mean"] + stats["std"].fillna(0), alpha=0.2)
+    ax.set_xlabel(x)
+    ax.set_ylabel(y + (" (mean ± sd over seeds)" if "seed" in table.columns and table["seed"].nunique() > 1 else ""))
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.legend(fontsize="small")
+    if sim is not None:
+        ax.set_title(sim.name)
+    return fig
+
+
+@dataclass
+class ExperimentReport:
+    experiment: Experiment
+    outcome: ExperimentOutcome | None
+    seconds: float
+    error: str = ""
+    figure: str = ""
+    csv: str = ""
+
+
+def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
+    if df.empty:
+        return "(empty)\n"
+    shown = df.head(max_rows)
+    cols = [str(c) for c in shown.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in shown.itertuples(index=False):
+        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    if len(df) > max_rows:
+        lines.append(f"\n({len(df) - max_rows} more rows in the CSV)")
+    return "\n".join(lines) + "\n"
+
+
+def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: Path,
+                    echo: Any = print) -> list[ExperimentReport]:
+    """Run each experiment, saving its table (CSV) and figure (PNG) under ``out_dir``.
+
+    A failing experiment is reported (with its traceback) and the others still run.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for exp in experiments:
+        echo(f"[reproduce] {exp.name} ({'quick' if quick else 'full'}) ...")
+        start = time.perf_counter()
+        try:
+            outcome = exp.run(quick)
+            if not isinstance(outcome, ExperimentOutcome):
+                raise TypeError(f"experiment {exp.name} returned {type(outcome).__name__}, not ExperimentOutcome")
+        except Exception:
+            seconds = time.perf_counter() - start
+            reports.append(ExperimentReport(exp, None, seconds, error=traceback.format_exc()))
+            echo(f"[reproduce] {exp.name} FAILED after {seconds:.1f} s")
+            continue
+        seconds = time.perf_counter() - start
+        rep = ExperimentReport(exp, outcome, seconds)
+        stem = exp.name.replace("/", "_")
+        outcome.table.to_csv(out_dir / f"{stem}.csv", index=False)
+        rep.csv = f"{stem}.csv"
+        if outcome.plot is not None:
+            try:
+                fig = new_figure()
+                outcome.plot(fig)
+                fig.savefig(out_dir / f"{stem}.png", dpi=110)
+                rep.figure = f"{stem}.png"
+            except Exception:
+                rep.error = "figure failed:\n" + traceback.format_exc()
+        n_ok = sum(1 for c in outcome.comparisons if c.ok)
+        n_claims = sum(1 for c in outcome.comparisons if c.ok is not None)
+        echo(f"[reproduce] {exp.name} done in {seconds:.1f} s: {n_ok}/{n_claims} claims met")
+        reports.append(rep)
+    return reports
+
+
+def _comparisons_frame(outcome: ExperimentOutcome) -> pd.DataFrame:
+    rows = [{"claim": c.claim, "paper": c.paper, "measured": c.measured,
+             "met": "yes" if c.ok else ("no" if c.ok is False else "n/a")} for c in outcome.comparisons]
+    return pd.DataFrame(rows, columns=["claim", "paper", "measured", "met"])
+
+
+def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *, quick: bool,
+                 out_dir: Path, fmt: str = "md", plugins: Sequence[str] = ()) -> Path:
+    """Write ``report.md`` (or ``report.html``) into ``out_dir`` and return its path."""
+    total = sum(r.seconds for r in reports)
+    lines = ["# Reproduction report", "",
+             f"Setting: {'quick' if quick else 'full'}; {len(reports)} experiments in {total:.1f} s; "
+             f"plugins: {', '.join(plugins) or 'none'}; written {time.strftime('%Y-%m-%d %H:%M:%S')}.", ""]
+    if not reports:
+        lines += ["No experiments are registered (install or enable a plugin that registers some).", ""]
+    lines += ["## Summary", "", "| experiment | seconds | claims met | status |", "|---|---|---|---|"]
+    for r in reports:
+        if r.outcome is None:
+            lines.append(f"| {r.experiment.name} | {r.seconds:.1f} | - | FAILED |")
+            continue
+        judged = [c for c in r.outcome.comparisons if c.ok is not None]
+        met = sum(1 for c in judged if c.ok)
+        lines.append(f"| {r.experiment.name} | {r.seconds:.1f} | {met}/{len(judged)} | {'ok' if met == len(judged) else 'MISSED'} |")
+    lines.append("")
+    for r in reports:
+        lines += [f"## {r.experiment.name}", "", r.experiment.description, ""]
+        if r.outcome is None:
+            lines += ["**Failed:**", "", "```", r.error.strip(), "```", ""]
+            continue
+        lines += ["### Paper vs measured", "", _markdown_table(_comparisons_frame(r.outcome)), ""]
+        if r.figure:
+            lines += [f"![{r.experiment.name}]({r.figure})", ""]
+        if r.outcome.notes:
+            lines += [r.outcome.notes, ""]
+        lines += [f"Table: [{r.csv}]({r.csv}) ({len(r.outcome.table)} rows).", ""]
+        if r.error:
+            lines += ["```", r.error.strip(), "```", ""]
+    lines += ["## Verdicts of all bounds", ""]
+    lines += [_markdown_table(verdicts, max_rows=500) if len(verdicts) else "(no claims registered)\n"]
+    text = "\n".join(lines)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if fmt == "md":
+        path = out_dir / "report.md"
+        path.write_text(text)
+        return path
+    path = out_dir / "report.html"
+    path.write_text(markdown_to_html(text))
+    return path
+
+
+def markdown_to_html(text: str) -> str:
+    """The small Markdown subset the report uses (headings, tables, images, code) as HTML."""
+    import re
+
+    out = ["<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
+           "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>"]
+    in_code = False
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if table:
+            out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in table[0]) + "</tr>")
+            out.extend("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in table[1:])
+            out.append("</table>")
+            table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("```"):
+            flush()
+            out.append("</pre>" if in_code else "<pre>")
+            in_code = not in_code
+            continue
+        if in_code:
+            out.append(html.escape(line))
+            continue
+        if line.startswith("|"):
+            cells = [html.escape(c.strip()) for c in line.strip().strip("|").split("|")]
+            if not all(set(c) <= {"-"} for c in cells):
+                table.append(cells)
+            continue
+        flush()
+        if m := re.match(r"^(#+) (.*)", line):
+            level = len(m.group(1))
+            out.append(f"<h{level}>{html.escape(m.group(2))}</h{level}>")
+        elif m := re.match(r"^!\[(.*)\]\((.*)\)$", line):
+            out.append(f"<p><img alt='{html.escape(m.group(1))}' src='{html.escape(m.group(2))}'></p>")
+        elif line.strip():
+            line = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", lambda mm: f"<a href='{mm.group(2)}'>{mm.group(1)}</a>", html.escape(line))
+            out.append(f"<p>{line}</p>")
+    flush()
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def prove_bounds(registry: Registry, names: Sequence[str] | None = None, seed: int = 0) -> pd.DataFrame:
+    """The verdict table of the claims of the named bounds (all bounds when ``names`` is None)."""
+    from toolkit.symbolic import verdict_table
+
+    bounds = [registry.bound(n) for n in names] if names else list(registry.bounds.values())
+    verdicts, owners = [], []
+    for b in bounds:
+        for claim in b.claims:
+            verdicts.append(claim.check(seed=seed))
+            owners.append(b.name)
+    return verdict_table(verdicts, owners)
+
+
+def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "reproduction",
+              fmt: str = "md", only: Sequence[str] = (), echo: Any = print) -> tuple[Path, list[ExperimentReport]]:
+    """Run all (or ``only`` the named) experiments and write the report; returns its path."""
+    if fmt not in ("md", "html"):
+        from toolkit.errors import ParameterError
+
+        raise ParameterError(f"--format must be 'md' or 'html', got {fmt!r}")
+    out = Path(out_dir)
+    experiments = [registry.experiment(n) for n in only] if only else list(registry.experiments.values())
+    reports = run_experiments(experiments, quick=quick, out_dir=out, echo=echo)
+    echo("[reproduce] proving bounds ...")
+    verdicts = prove_bounds(registry)
+    plugins = [p for p, i in registry.manager.plugin_infos.items() if i.status == "loaded"]
+    return write_report(reports, verdicts, quick=quick, out_dir=out, fmt=fmt, plugins=plugins), reports

@@ -1,0 +1,181 @@
+"""The public harness for plugin authors: check every simulation and bound a plugin registers.
+
+In a plugin's test suite::
+
+    import pytest
+    from toolkit.testing import plugin_checks
+
+    @pytest.mark.parametrize("check", plugin_checks("myplugin"), ids=str)
+    def test_plugin_contract(check):
+        check()
+
+or, outside pytest, ``check_plugin("myplugin")`` returns the list of failures (empty when all pass).
+
+The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
+
+* ``defaults``: the default parameters validate and round-trip through JSON;
+* ``quick_run``: a quick run (``Simulation.quick`` overrides) returns a non-empty tidy table with
+  the parameters and seed as columns, and respects the bounds the simulation names;
+* ``deterministic``: the same seed gives the same table;
+* ``store_roundtrip``: a result written to the run store reads back equal and is served from it;
+* ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
+* ``bound_expression``: a bound's expression evaluates to a finite number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.config import canonical_params, validate_params
+from toolkit.errors import SpotCheckDisagreement
+from toolkit.registry import Registry
+from toolkit.specs import Bound, Simulation
+
+
+@dataclass(frozen=True)
+class PluginCheck:
+    """One named check; call it to run (raises AssertionError on failure)."""
+
+    id: str
+    func: Callable[[], None]
+
+    def __call__(self) -> None:
+        self.func()
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def _tables_equal(a: Any, b: Any) -> bool:
+    import pandas as pd
+
+    try:
+        pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=False)
+        return True
+    except AssertionError:
+        return False
+
+
+def _store(tmp: Path) -> Path:
+    return tmp / "harness.sqlite"
+
+
+def check_defaults(sim: Simulation) -> None:
+    model = validate_params(sim.params, {}, owner=sim.name)
+    dumped = json.dumps(canonical_params(model))
+    again = validate_params(sim.params, json.loads(dumped), owner=sim.name)
+    assert again == model, f"{sim.name}: parameters do not round-trip through JSON: {model!r} -> {again!r}"
+    quick = validate_params(sim.params, dict(sim.quick), owner=sim.name)
+    assert quick is not None
+
+
+def check_quick_run(sim: Simulation, registry: Registry) -> None:
+    from toolkit.runner import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run(sim, dict(sim.quick), seed=0, store=_store(Path(tmp)), registry=registry, cache=False)
+        table = result.table
+        assert len(table) > 0, f"{sim.name}: the quick run returned no rows"
+        assert "seed" in table.columns and (table["seed"] == 0).all(), f"{sim.name}: the table lacks the seed column"
+        for name in sim.params.model_fields:
+            assert name in table.columns, f"{sim.name}: parameter {name!r} is not a column of the table"
+        if result.checks is not None and len(result.checks):
+            active = result.checks[~result.checks["skipped"].astype(bool)]
+            bad = active[~active["holds"].astype(bool)]
+            assert bad.empty, f"{sim.name}: quick run violates its bounds:\n{bad.to_string()}"
+
+
+def check_deterministic(sim: Simulation, registry: Registry) -> None:
+    from toolkit.runner import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        a = run(sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False)
+        b = run(sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False)
+    volatile = [c for c in a.table.columns if "time" in c.lower() or c.lower().endswith("_s")]
+    ta, tb = a.table.drop(columns=volatile), b.table.drop(columns=volatile)
+    assert _tables_equal(ta, tb), f"{sim.name}: the same seed gave different results (wall-time columns ignored)"
+
+
+def check_store_roundtrip(sim: Simulation, registry: Registry) -> None:
+    from toolkit.runner import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _store(Path(tmp))
+        first = run(sim, dict(sim.quick), seed=2, store=path, registry=registry, check=False)
+        again = run(sim, dict(sim.quick), seed=2, store=path, registry=registry, check=False)
+    assert not first.from_cache and again.from_cache, f"{sim.name}: the second run was not served from the store"
+    assert _tables_equal(first.table, again.table), f"{sim.name}: the stored table differs from the computed one"
+
+
+def check_claims(bound: Bound) -> None:
+    for claim in bound.claims:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SpotCheckDisagreement)
+            verdict = claim.check(seed=0)
+        disagreements = [w for w in caught if issubclass(w.category, SpotCheckDisagreement)]
+        assert not disagreements, f"{bound.name}/{claim.name}: {disagreements[0].message}"
+        assert verdict.status == claim.expect, (
+            f"{bound.name}/{claim.name}: verdict {verdict.status!r} ({verdict.method}; {verdict.detail}), "
+            f"expected {claim.expect!r}")
+
+
+def check_bound_expression(bound: Bound) -> None:
+    if bound.expression is None or not hasattr(bound.expression, "free_symbols"):
+        return
+    from toolkit.symbolic import _sample_points, _str_point
+
+    from toolkit.checks import bound_function
+
+    value = bound_function(bound)
+    symbols = sorted(bound.expression.free_symbols, key=lambda s: s.name)
+    domain = {}
+    for claim in bound.claims:
+        domain.update(claim.domain)
+    for point in _sample_points(symbols, domain, 5, seed=0):
+        row = {bound.columns.get(k, k): v for k, v in _str_point(point).items()}
+        number = value(row)
+        assert math.isfinite(number) or math.isinf(number), f"{bound.name}: expression is not a number at {row}"
+
+
+def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[PluginCheck]:
+    """Every check for every simulation and bound registered by ``plugin`` (pytest parameters)."""
+    registry = registry or Registry.from_manager()
+    owned = registry.by_plugin(plugin)
+    if not any(owned.values()):
+        known = ", ".join(sorted(registry.plugins())) or "none"
+        raise LookupError(f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?")
+    checks: list[PluginCheck] = []
+    for sim in owned["simulations"]:
+        checks += [
+            PluginCheck(f"{sim.name}:defaults", lambda s=sim: check_defaults(s)),
+            PluginCheck(f"{sim.name}:quick_run", lambda s=sim: check_quick_run(s, registry)),
+            PluginCheck(f"{sim.name}:deterministic", lambda s=sim: check_deterministic(s, registry)),
+            PluginCheck(f"{sim.name}:store_roundtrip", lambda s=sim: check_store_roundtrip(s, registry)),
+        ]
+    for bound in owned["bounds"]:
+        if bound.claims:
+            checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
+        if bound.expression is not None:
+            checks.append(PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b)))
+    return checks
+
+
+def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple[str, str]]:
+    """Run every check of ``plugin``; returns ``[(check id, failure message), ...]`` (empty: all pass)."""
+    failures = []
+    for check in plugin_checks(plugin, registry=registry):
+        try:
+            check()
+        except AssertionError as exc:
+            failures.append((check.id, str(exc)))
+    return failures
+
+
+__all__ = ["PluginCheck", "check_plugin", "plugin_checks"]
