@@ -102,16 +102,14 @@ def median_slope_with_interval(d_values, runs_by_d, *, n_boot: int = 1000, seed:
 
 
 def relative_error(states, reference) -> np.ndarray:
-    """||x_t - x_hat_t|| / ||x_hat_t|| over the trailing axes; inf where the reference is 0 and x is not."""
+    """||x_t - x_hat_t|| / ||x_hat_t|| for every t (axis 0), norms over all other axes; inf where the
+    reference is 0 and x is not."""
     x = np.asarray(states, dtype=np.float64)
     ref = np.asarray(reference, dtype=np.float64)
-    axes = tuple(range(ref.ndim - (x.ndim - x.ndim), ref.ndim)) if False else None
-    diff = (x - ref).reshape(x.shape[0], -1) if x.ndim > 1 else (x - ref)[:, None]
-    den = ref.reshape(ref.shape[0], -1) if ref.ndim > 1 else ref[:, None]
-    num = np.linalg.norm(diff, axis=1)
-    d = np.linalg.norm(den, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(d > 0, num / np.where(d > 0, d, 1.0), np.where(num > 0, np.inf, 0.0))
+    num = np.linalg.norm((x - ref).reshape(x.shape[0], -1), axis=1)
+    den = np.linalg.norm(ref.reshape(ref.shape[0], -1), axis=1)
+    safe = np.where(den > 0, den, 1.0)
+    return np.where(den > 0, num / safe, np.where(num > 0, np.inf, 0.0))
 
 
 def cosine_gap(v, w) -> float:
