@@ -1,0 +1,237 @@
+"""Dense, pre-collated GIN with the GraphP-FL (reconstructed) modules; torch only, no toolkit.
+
+A :class:`Batch` holds B graphs padded to N nodes: features ``x`` (B, N, F), symmetric 0/1
+adjacency ``adj`` (B, N, N) without self loops and a node mask (B, N). Batches are built once per
+client (``collate``), so a federated round runs no data loader.
+
+GIN layer (Xu et al. 2019, https://arxiv.org/abs/1810.00826), on a dense adjacency:
+``h' = MLP((1 + eps) h + A h)`` with MLP = Linear, masked BatchNorm, ReLU, Linear, ReLU; padded nodes masked to zero; readout = sum over nodes.
+
+GraphP-FL (reconstructed, see the plugin README):
+- structure learner: node embeddings ``e = MLP(x)`` (or ``MLP(x + A x)``), cosine similarity ``S`` within each graph,
+  learned graph ``Ã`` = symmetrised top-k of ``relu(S)`` (no self loops), refined adjacency
+  ``Â = (1 - β) (A ⊙ P) + β Ã`` with plausibility ``P = σ(S / τ)`` (or ``P ≡ 1``);
+  self-supervised link-reconstruction loss on ``S / τ``: observed edges vs non-edges (class-balanced BCE);
+- MSFF: concatenated sum-readouts of all layers (jumping knowledge);
+- VIB: graph embedding ``z ~ N(μ, σ²)``, loss ``β_vib · KL(N(μ, σ²) || N(0, I))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@dataclass
+class Batch:
+    x: torch.Tensor  # (B, N, F)
+    adj: torch.Tensor  # (B, N, N)
+    mask: torch.Tensor  # (B, N) float 0/1
+    y: torch.Tensor  # (B,)
+
+    @property
+    def n_graphs(self) -> int:
+        return int(self.y.shape[0])
+
+    def to(self, device: str | torch.device) -> Batch:
+        return Batch(self.x.to(device), self.adj.to(device), self.mask.to(device), self.y.to(device))
+
+
+def collate(graphs: Sequence, device: str | torch.device = "cpu") -> Batch:
+    """Pad ``graphs`` (objects with ``x``, ``edges``, ``y``) into one dense batch."""
+    b = len(graphs)
+    n = max(g.x.shape[0] for g in graphs)
+    f = graphs[0].x.shape[1]
+    x = np.zeros((b, n, f), dtype=np.float32)
+    adj = np.zeros((b, n, n), dtype=np.float32)
+    mask = np.zeros((b, n), dtype=np.float32)
+    for k, g in enumerate(graphs):
+        m = g.x.shape[0]
+        x[k, :m] = g.x
+        mask[k, :m] = 1.0
+        if len(g.edges):
+            adj[k, g.edges[:, 0], g.edges[:, 1]] = 1.0
+            adj[k, g.edges[:, 1], g.edges[:, 0]] = 1.0
+    y = np.array([g.y for g in graphs], dtype=np.int64)
+    return Batch(torch.from_numpy(x), torch.from_numpy(adj), torch.from_numpy(mask), torch.from_numpy(y)).to(device)
+
+
+def make_batches(graphs: Sequence, batch_size: int, rng: np.random.Generator | None,
+                 device: str | torch.device = "cpu") -> list[Batch]:
+    """Pre-collated batches of ``batch_size`` graphs (seeded shuffle when ``rng`` is given)."""
+    order = rng.permutation(len(graphs)) if rng is not None else np.arange(len(graphs))
+    return [collate([graphs[i] for i in order[s:s + batch_size]], device) for s in range(0, len(graphs), batch_size)]
+
+
+def dropout(h: torch.Tensor, p: float, training: bool, gen: torch.Generator | None) -> torch.Tensor:
+    """Inverted dropout drawing its mask from ``gen`` (so a client update is reproducible anywhere)."""
+    if not training or p == 0.0:
+        return h
+    keep = (torch.rand(h.shape, generator=gen, device=h.device) >= p).to(h.dtype)
+    return h * keep / (1.0 - p)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    n_features: int
+    n_classes: int
+    hidden: int = 64
+    n_layers: int = 3
+    dropout: float = 0.5
+    batch_norm: bool = True  # masked BatchNorm inside each GIN MLP (as PyG's GIN)
+    # GraphP-FL modules (all off = the plain GIN baseline)
+    structure_learner: bool = False
+    sl_topk: int = 4
+    sl_beta: float = 0.5
+    sl_tau: float = 0.2
+    plausibility: str = "sigmoid"  # "sigmoid": P = σ(S/τ); "ones": P ≡ 1
+    sl_embed: str = "mlp"  # "mlp": e = MLP(x); "gin": e = MLP(x + A x)
+    msff: bool = False
+    vib: bool = False
+    vib_dim: int = 64
+
+
+class MaskedBatchNorm(nn.Module):
+    """BatchNorm over the real (unpadded) nodes of a dense batch; running stats for evaluation."""
+
+    def __init__(self, dim: int, momentum: float = 0.1, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim))
+        self.register_buffer("running_mean", torch.zeros(dim))
+        self.register_buffer("running_var", torch.ones(dim))
+        self.momentum, self.eps = momentum, eps
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            m = mask.unsqueeze(-1)
+            n = m.sum().clamp_min(1.0)
+            mean = (h * m).sum(dim=(0, 1)) / n
+            var = (((h - mean) * m) ** 2).sum(dim=(0, 1)) / n
+            with torch.no_grad():
+                self.running_mean.mul_(1 - self.momentum).add_(self.momentum * mean)
+                self.running_var.mul_(1 - self.momentum).add_(self.momentum * var)
+        else:
+            mean, var = self.running_mean, self.running_var
+        return (h - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+
+
+class StructureLearner(nn.Module):
+    """Refines a noisy adjacency from node-feature similarity (see module docstring)."""
+
+    def __init__(self, n_features: int, hidden: int, topk: int, beta: float, tau: float, plausibility: str,
+                 embed: str = "mlp") -> None:
+        super().__init__()
+        if embed not in ("mlp", "gin"):
+            raise ValueError(f"structure-learner embed must be 'mlp' or 'gin', got {embed!r}")
+        self.embed_kind = embed
+        if plausibility not in ("sigmoid", "ones"):
+            raise ValueError(f"plausibility must be 'sigmoid' or 'ones', got {plausibility!r}")
+        self.embed = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
+        self.topk, self.beta, self.tau, self.plausibility = topk, beta, tau, plausibility
+
+    def similarity(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.embed_kind == "gin":  # one propagation over the observed graph: structure-aware embeddings
+            x = x + adj @ x
+        e = F.normalize(self.embed(x), dim=-1) * mask.unsqueeze(-1)
+        return e @ e.transpose(1, 2)  # (B, N, N) cosine, zero on padded nodes
+
+    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Symmetrised weighted top-k graph of relu(S) among real nodes, no self loops."""
+        n = s.shape[-1]
+        valid = mask.unsqueeze(1) * mask.unsqueeze(2) * (1.0 - torch.eye(n, device=s.device))
+        k = min(self.topk, n - 1)
+        if k <= 0:
+            return torch.zeros_like(s)
+        scores = s.masked_fill(valid == 0, -2.0)
+        idx = scores.topk(k, dim=-1).indices
+        sel = torch.zeros_like(s).scatter_(-1, idx, 1.0) * valid
+        sel = torch.maximum(sel, sel.transpose(1, 2))
+        return sel * F.relu(s)
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        s = self.similarity(x, adj, mask)
+        plaus = torch.sigmoid(s / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s)
+        refined = (1.0 - self.beta) * (adj * plaus)
+        if self.beta != 0.0:
+            refined = refined + self.beta * self.learned_graph(s, mask)
+        return refined, s
+
+    def ssl_loss(self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Link reconstruction: class-balanced BCE of logits S/τ, observed edges vs non-edges."""
+        n = s.shape[-1]
+        valid = mask.unsqueeze(1) * mask.unsqueeze(2) * (1.0 - torch.eye(n, device=s.device))
+        pos = adj * valid
+        neg = (1.0 - adj) * valid
+        bce = F.binary_cross_entropy_with_logits(s / self.tau, adj, reduction="none")
+        return (bce * pos).sum() / pos.sum().clamp_min(1.0) + (bce * neg).sum() / neg.sum().clamp_min(1.0)
+
+
+class GIN(nn.Module):
+    """Dense GIN classifier with optional structure learner, MSFF readout and VIB (see module doc)."""
+
+    HEAD_PREFIX = "head."
+    STRUCTURE_PREFIX = "structure."
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        dims = [cfg.n_features] + [cfg.hidden] * cfg.n_layers
+        self.eps = nn.Parameter(torch.zeros(cfg.n_layers))
+        self.lin1 = nn.ModuleList(nn.Linear(dims[i], cfg.hidden) for i in range(cfg.n_layers))
+        self.norms = nn.ModuleList(
+            MaskedBatchNorm(cfg.hidden) if cfg.batch_norm else nn.Identity() for _ in range(cfg.n_layers)
+        )
+        self.lin2 = nn.ModuleList(nn.Linear(cfg.hidden, cfg.hidden) for _ in range(cfg.n_layers))
+        emb = cfg.hidden * cfg.n_layers if cfg.msff else cfg.hidden
+        self.structure = (
+            StructureLearner(cfg.n_features, cfg.hidden, cfg.sl_topk, cfg.sl_beta, cfg.sl_tau, cfg.plausibility,
+                             cfg.sl_embed)
+            if cfg.structure_learner else None
+        )
+        self.vib = nn.Linear(emb, 2 * cfg.vib_dim) if cfg.vib else None
+        head_in = cfg.vib_dim if cfg.vib else emb
+        self.head = nn.Sequential(nn.Linear(head_in, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.n_classes))
+
+    def forward(self, batch: Batch, gen: torch.Generator | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Logits (B, C) and auxiliary losses ``{"ssl": ..., "kl": ...}`` (present when the module is on)."""
+        aux: dict[str, torch.Tensor] = {}
+        adj, mask = batch.adj, batch.mask
+        if self.structure is not None:
+            adj, s = self.structure(batch.x, batch.adj, mask)
+            if self.training:
+                aux["ssl"] = self.structure.ssl_loss(s, batch.adj, mask)
+        m = mask.unsqueeze(-1)
+        h = batch.x
+        readouts = []
+        for i in range(self.cfg.n_layers):
+            h = self.lin1[i]((1.0 + self.eps[i]) * h + adj @ h)
+            if self.cfg.batch_norm:
+                h = self.norms[i](h, mask)
+            h = self.lin2[i](torch.relu(h))
+            h = torch.relu(h) * m
+            readouts.append(h.sum(dim=1))
+        g = torch.cat(readouts, dim=-1) if self.cfg.msff else readouts[-1]
+        if self.vib is not None:
+            mu, logvar = self.vib(g).chunk(2, dim=-1)
+            logvar = logvar.clamp(-10.0, 10.0)
+            if self.training:
+                eps = torch.randn(mu.shape, generator=gen, device=mu.device)
+                g = mu + torch.exp(0.5 * logvar) * eps
+                aux["kl"] = 0.5 * (mu.pow(2) + logvar.exp() - 1.0 - logvar).sum(-1).mean()
+            else:
+                g = mu
+        g = dropout(g, self.cfg.dropout, self.training, gen)
+        h = torch.relu(self.head[0](g))
+        h = dropout(h, self.cfg.dropout, self.training, gen)
+        return self.head[2](h), aux
+
+
+def n_parameters(model: nn.Module, names: Sequence[str] | None = None) -> int:
+    params = dict(model.named_parameters())
+    return sum(params[k].numel() for k in (names if names is not None else params))
