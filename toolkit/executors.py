@@ -77,7 +77,7 @@ class DaskExecutor:
 
     name = "dask"
 
-    def __init__(self, address: str | None = None, n_workers: int | None = None) -> None:
+    def __init__(self, address: str | None = None, n_workers: int | None = None, connect_timeout: float | None = None) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -87,7 +87,8 @@ class DaskExecutor:
         self.cluster = None
         if address:
             try:
-                self.client = Client(address, timeout="20s")
+                timeout = connect_timeout or float(os.environ.get("TOOLKIT_DASK_TIMEOUT", "20"))
+                self.client = Client(address, timeout=f"{timeout}s")
             except (OSError, TimeoutError) as exc:
                 raise ParameterError(f"cannot reach the Dask scheduler at --address {address!r}: {exc}") from None
         else:

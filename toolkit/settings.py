@@ -6,6 +6,7 @@
 | ``TOOLKIT_STORE`` | the SQLite run store file | ``~/.cache/theory-toolkit/runs.sqlite`` |
 | ``TOOLKIT_DEVICE`` | torch device: ``cpu``, ``cuda``, ``auto`` | ``auto`` |
 | ``TOOLKIT_DISABLE_PLUGINS`` | comma-separated plugin names not to load | empty |
+| ``TOOLKIT_DASK_TIMEOUT`` | seconds to wait for a Dask scheduler at --address | 20 |
 """
 
 from __future__ import annotations

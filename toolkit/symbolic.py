@@ -279,7 +279,7 @@ class Identity(Claim):
     def check(self, seed: int = 0) -> Verdict:
         lhs, rhs = sympy.sympify(self.lhs), sympy.sympify(self.rhs)
         diff = lhs - rhs
-        symbols = _free(diff)
+        symbols = _free(lhs, rhs)
         points = _sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
         worst = None
         for p in points:
@@ -346,6 +346,13 @@ class Inequality(Claim):
             reduced = _attempt(lambda: transform(shifted))
             if reduced is not None and getattr(reduced, target, None) is True:
                 return "sign from assumptions"
+        # both sides positive: log is increasing, and logs of products/exponentials often decide
+        small, big = (self.lhs, self.rhs) if self.relation in ("<=", "<") else (self.rhs, self.lhs)
+        small, big = self._shifted(sympy.sympify(small)), self._shifted(sympy.sympify(big))
+        if small.is_positive and big.is_positive:
+            log_gap = _attempt(lambda: sympy.simplify(sympy.expand_log(sympy.log(big) - sympy.log(small), force=True)))
+            if log_gap is not None and getattr(log_gap, target, None) is True:
+                return "sign of the log-ratio"
         symbols = _free(gap)
         if len(symbols) == 1:
             (s,) = symbols
