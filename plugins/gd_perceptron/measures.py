@@ -81,8 +81,9 @@ def sequence_period(sets, tail: int | None = None) -> int:
 
 
 def loglog_slope(d_values, iterations) -> float:
-    """Least-squares slope of log T against log d."""
-    return float(np.polyfit(np.log(np.asarray(d_values, float)), np.log(np.asarray(iterations, float)), 1)[0])
+    """Least-squares slope of log max(T, 1) against log d (T = 0, separated at initialisation, counts as 1)."""
+    T = np.maximum(np.asarray(iterations, float), 1.0)
+    return float(np.polyfit(np.log(np.asarray(d_values, float)), np.log(T), 1)[0])
 
 
 def median_slope_with_interval(d_values, runs_by_d, *, n_boot: int = 1000, seed: int = 0,
