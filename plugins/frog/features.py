@@ -47,7 +47,7 @@ def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool,
             cat_names.append(c)
             cards.append(len(uniques) + 1)
             continue
-        x = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
+        x = pd.to_numeric(s, errors="coerce").astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
         miss = np.isnan(x)
         if miss.all():
             continue
