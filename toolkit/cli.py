@@ -364,13 +364,17 @@ def report_cmd(state: _State, ident: str, x: str | None, y: str | None, logx: bo
 @click.option("--out", "out_dir", default="reproduction", show_default=True, type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
 @click.option("--only", multiple=True, metavar="EXPERIMENT", help="Only these experiments (repeatable).")
+@click.option("--jobs", type=int, default=1, show_default=True, help="Experiments run in parallel processes.")
 @click.pass_obj
-def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...]) -> None:
+def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...], jobs: int) -> None:
     """Run every plugin's headline experiments and write a report with figures and verdicts."""
     from toolkit.report import reproduce
 
-    path, reports = reproduce(state.registry, quick=quick, out_dir=out_dir, fmt=fmt, only=only, echo=click.echo)
-    failed = [r.experiment.name for r in reports if r.outcome is None]
+    if jobs < 1:
+        raise UserError(f"--jobs must be >= 1, got {jobs}")
+    path, reports = reproduce(state.registry, quick=quick, out_dir=out_dir, fmt=fmt, only=only, echo=click.echo,
+                              jobs=jobs, disable=state.disable)
+    failed = [r.name for r in reports if r.failed]
     click.echo(f"report: {path}")
     if failed:
         click.echo("FAILED: " + ", ".join(failed), err=True)

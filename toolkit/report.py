@@ -6,14 +6,15 @@ import html
 import time
 import traceback
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolkit.manager import get_plugin_manager
 from toolkit.registry import Registry
-from toolkit.specs import Experiment, ExperimentOutcome, Simulation
+from toolkit.specs import Comparison, Experiment, ExperimentOutcome, Simulation
 
 
 def new_figure(width: float = 6.4, height: float = 4.2) -> Any:
@@ -72,12 +73,21 @@ def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | N
 
 @dataclass
 class ExperimentReport:
-    experiment: Experiment
-    outcome: ExperimentOutcome | None
+    """What one experiment produced, as written into the report (picklable: no figures or closures)."""
+
+    name: str
+    description: str
     seconds: float
-    error: str = ""
+    comparisons: list[Comparison] = field(default_factory=list)
+    notes: str = ""
+    n_rows: int = 0
     figure: str = ""
     csv: str = ""
+    error: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.error) and not self.csv
 
 
 def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
@@ -94,49 +104,83 @@ def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: Path,
-                    echo: Any = print) -> list[ExperimentReport]:
-    """Run each experiment, saving its table (CSV) and figure (PNG) under ``out_dir``.
+def execute_experiment(exp: Experiment, quick: bool, out_dir: Path) -> ExperimentReport:
+    """Run one experiment; save its table (CSV) and figure (PNG); never raises."""
+    start = time.perf_counter()
+    try:
+        outcome = exp.run(quick)
+        if not isinstance(outcome, ExperimentOutcome):
+            raise TypeError(f"experiment {exp.name} returned {type(outcome).__name__}, not ExperimentOutcome")
+    except Exception:
+        return ExperimentReport(exp.name, exp.description, time.perf_counter() - start, error=traceback.format_exc())
+    seconds = time.perf_counter() - start
+    stem = exp.name.replace("/", "_")
+    rep = ExperimentReport(exp.name, exp.description, seconds, list(outcome.comparisons), outcome.notes,
+                           len(outcome.table))
+    outcome.table.to_csv(out_dir / f"{stem}.csv", index=False)
+    rep.csv = f"{stem}.csv"
+    if outcome.plot is not None:
+        try:
+            fig = new_figure()
+            outcome.plot(fig)
+            fig.savefig(out_dir / f"{stem}.png", dpi=110)
+            rep.figure = f"{stem}.png"
+        except Exception:
+            rep.error = "figure failed:\n" + traceback.format_exc()
+    return rep
+
+
+def _execute_by_name(name: str, quick: bool, out_dir: Path, disable: tuple[str, ...]) -> ExperimentReport:
+    """Worker side of parallel reproduction: rebuild the registry, run the experiment by name."""
+    from toolkit.backend import set_threads
+
+    set_threads(1)
+    registry = Registry.from_manager(get_plugin_manager(disable=disable))
+    return execute_experiment(registry.experiment(name), quick, out_dir)
+
+
+def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: Path, echo: Any = print,
+                    jobs: int = 1, disable: Sequence[str] = ()) -> list[ExperimentReport]:
+    """Run each experiment (``jobs`` at a time), saving tables and figures under ``out_dir``.
 
     A failing experiment is reported (with its traceback) and the others still run.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    reports = []
-    for exp in experiments:
-        echo(f"[reproduce] {exp.name} ({'quick' if quick else 'full'}) ...")
-        start = time.perf_counter()
-        try:
-            outcome = exp.run(quick)
-            if not isinstance(outcome, ExperimentOutcome):
-                raise TypeError(f"experiment {exp.name} returned {type(outcome).__name__}, not ExperimentOutcome")
-        except Exception:
-            seconds = time.perf_counter() - start
-            reports.append(ExperimentReport(exp, None, seconds, error=traceback.format_exc()))
-            echo(f"[reproduce] {exp.name} FAILED after {seconds:.1f} s")
-            continue
-        seconds = time.perf_counter() - start
-        rep = ExperimentReport(exp, outcome, seconds)
-        stem = exp.name.replace("/", "_")
-        outcome.table.to_csv(out_dir / f"{stem}.csv", index=False)
-        rep.csv = f"{stem}.csv"
-        if outcome.plot is not None:
+
+    def done(rep: ExperimentReport) -> ExperimentReport:
+        if rep.failed:
+            echo(f"[reproduce] {rep.name} FAILED after {rep.seconds:.1f} s")
+        else:
+            judged = [c for c in rep.comparisons if c.ok is not None]
+            echo(f"[reproduce] {rep.name} done in {rep.seconds:.1f} s: {sum(1 for c in judged if c.ok)}/{len(judged)} claims met")
+        return rep
+
+    if jobs <= 1 or len(experiments) <= 1:
+        reports = []
+        for exp in experiments:
+            echo(f"[reproduce] {exp.name} ({'quick' if quick else 'full'}) ...")
+            reports.append(done(execute_experiment(exp, quick, out_dir)))
+        return reports
+    import concurrent.futures as cf
+    import multiprocessing
+
+    echo(f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'}) on {jobs} processes ...")
+    by_name: dict[str, ExperimentReport] = {}
+    ctx = multiprocessing.get_context("forkserver")
+    with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+        futures = {pool.submit(_execute_by_name, e.name, quick, out_dir, tuple(disable)): e for e in experiments}
+        for fut in cf.as_completed(futures):
+            exp = futures[fut]
             try:
-                fig = new_figure()
-                outcome.plot(fig)
-                fig.savefig(out_dir / f"{stem}.png", dpi=110)
-                rep.figure = f"{stem}.png"
+                by_name[exp.name] = done(fut.result())
             except Exception:
-                rep.error = "figure failed:\n" + traceback.format_exc()
-        n_ok = sum(1 for c in outcome.comparisons if c.ok)
-        n_claims = sum(1 for c in outcome.comparisons if c.ok is not None)
-        echo(f"[reproduce] {exp.name} done in {seconds:.1f} s: {n_ok}/{n_claims} claims met")
-        reports.append(rep)
-    return reports
+                by_name[exp.name] = done(ExperimentReport(exp.name, exp.description, 0.0, error=traceback.format_exc()))
+    return [by_name[e.name] for e in experiments]
 
 
-def _comparisons_frame(outcome: ExperimentOutcome) -> pd.DataFrame:
+def _comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     rows = [{"claim": c.claim, "paper": c.paper, "measured": c.measured,
-             "met": "yes" if c.ok else ("no" if c.ok is False else "n/a")} for c in outcome.comparisons]
+             "met": "yes" if c.ok else ("no" if c.ok is False else "n/a")} for c in comparisons]
     return pd.DataFrame(rows, columns=["claim", "paper", "measured", "met"])
 
 
@@ -151,24 +195,24 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
         lines += ["No experiments are registered (install or enable a plugin that registers some).", ""]
     lines += ["## Summary", "", "| experiment | seconds | claims met | status |", "|---|---|---|---|"]
     for r in reports:
-        if r.outcome is None:
-            lines.append(f"| {r.experiment.name} | {r.seconds:.1f} | - | FAILED |")
+        if r.failed:
+            lines.append(f"| {r.name} | {r.seconds:.1f} | - | FAILED |")
             continue
-        judged = [c for c in r.outcome.comparisons if c.ok is not None]
+        judged = [c for c in r.comparisons if c.ok is not None]
         met = sum(1 for c in judged if c.ok)
-        lines.append(f"| {r.experiment.name} | {r.seconds:.1f} | {met}/{len(judged)} | {'ok' if met == len(judged) else 'MISSED'} |")
+        lines.append(f"| {r.name} | {r.seconds:.1f} | {met}/{len(judged)} | {'ok' if met == len(judged) else 'MISSED'} |")
     lines.append("")
     for r in reports:
-        lines += [f"## {r.experiment.name}", "", r.experiment.description, ""]
-        if r.outcome is None:
+        lines += [f"## {r.name}", "", r.description, ""]
+        if r.failed:
             lines += ["**Failed:**", "", "```", r.error.strip(), "```", ""]
             continue
-        lines += ["### Paper vs measured", "", _markdown_table(_comparisons_frame(r.outcome)), ""]
+        lines += ["### Paper vs measured", "", _markdown_table(_comparisons_frame(r.comparisons)), ""]
         if r.figure:
-            lines += [f"![{r.experiment.name}]({r.figure})", ""]
-        if r.outcome.notes:
-            lines += [r.outcome.notes, ""]
-        lines += [f"Table: [{r.csv}]({r.csv}) ({len(r.outcome.table)} rows).", ""]
+            lines += [f"![{r.name}]({r.figure})", ""]
+        if r.notes:
+            lines += [r.notes, ""]
+        lines += [f"Table: [{r.csv}]({r.csv}) ({r.n_rows} rows).", ""]
         if r.error:
             lines += ["```", r.error.strip(), "```", ""]
     lines += ["## Verdicts of all bounds", ""]
@@ -243,7 +287,8 @@ def prove_bounds(registry: Registry, names: Sequence[str] | None = None, seed: i
 
 
 def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "reproduction",
-              fmt: str = "md", only: Sequence[str] = (), echo: Any = print) -> tuple[Path, list[ExperimentReport]]:
+              fmt: str = "md", only: Sequence[str] = (), echo: Any = print, jobs: int = 1,
+              disable: Sequence[str] = ()) -> tuple[Path, list[ExperimentReport]]:
     """Run all (or ``only`` the named) experiments and write the report; returns its path."""
     if fmt not in ("md", "html"):
         from toolkit.errors import ParameterError
@@ -251,7 +296,7 @@ def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "
         raise ParameterError(f"--format must be 'md' or 'html', got {fmt!r}")
     out = Path(out_dir)
     experiments = [registry.experiment(n) for n in only] if only else list(registry.experiments.values())
-    reports = run_experiments(experiments, quick=quick, out_dir=out, echo=echo)
+    reports = run_experiments(experiments, quick=quick, out_dir=out, echo=echo, jobs=jobs, disable=disable)
     echo("[reproduce] proving bounds ...")
     verdicts = prove_bounds(registry)
     plugins = [p for p, i in registry.manager.plugin_infos.items() if i.status == "loaded"]

@@ -153,3 +153,12 @@ def test_help_lists_commands(invoke):
     code, out, _ = invoke("--help")
     for cmd in ("plugins", "list", "show", "run", "sweep", "prove", "check", "export", "report", "reproduce"):
         assert cmd in out
+
+
+def test_reproduce_in_parallel_processes(invoke, tmp_path):
+    code, out, _ = invoke("reproduce", "--quick", "--jobs", "2", "--out", str(tmp_path / "par"))
+    assert code == 0, out
+    assert "on 2 processes" in out and "example.drift done" in out
+    assert "example.drift" in (tmp_path / "par" / "report.md").read_text()
+    code, out, err = invoke("reproduce", "--jobs", "0")
+    assert code == 2 and "--jobs must be >= 1" in err

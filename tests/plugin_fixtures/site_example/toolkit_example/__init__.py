@@ -110,6 +110,19 @@ def _walk_experiment(quick: bool) -> ExperimentOutcome:
     )
 
 
+def _range_experiment(quick: bool) -> ExperimentOutcome:
+    """E max_k |S_k| / sqrt(n) -> E sup_[0,1] |B_t| = sqrt(pi/2) for a symmetric walk."""
+    import pandas as pd
+
+    n_seeds, n_steps = (60, 2000) if quick else (1000, 20000)
+    table = pd.DataFrame([{"seed": s, **random_walk(WalkParams(n_steps=n_steps), s).summary} for s in range(n_seeds)])
+    ratio = table["max_abs"].mean() / np.sqrt(n_steps)
+    return ExperimentOutcome(
+        table=table,
+        comparisons=[Comparison("E max|S_k| / sqrt(n)", "sqrt(pi/2) = 1.2533", f"{ratio:.3f}", abs(ratio - 1.2533) < 0.2)],
+    )
+
+
 def make_steps(n_steps: int = 10, p: float = 0.5, seed: int = 0) -> np.ndarray:
     """The +-1 steps of a walk (a dataset other plugins' users can load)."""
     rng = np.random.default_rng(seed)
@@ -143,7 +156,9 @@ def toolkit_register_datasets():
 
 @toolkit.hookimpl
 def toolkit_register_experiments():
-    return [Experiment(name="example.drift", description="Mean drift of a biased walk equals 2p - 1.", run=_walk_experiment)]
+    return [Experiment(name="example.drift", description="Mean drift of a biased walk equals 2p - 1.", run=_walk_experiment),
+            Experiment(name="example.range", description="The range of a symmetric walk grows like sqrt(pi n / 2).",
+                       run=_range_experiment)]
 
 
 @toolkit.hookimpl
