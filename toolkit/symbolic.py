@@ -153,8 +153,9 @@ def _sample_value(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, An
     return sympy.Rational(sympy.nsimplify(round(value, 9), rational=True))
 
 
-def _sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]],
-                   n_samples: int, seed: int) -> list[dict[sympy.Symbol, sympy.Expr]]:
+def sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]],
+                  n_samples: int, seed: int) -> list[dict[sympy.Symbol, sympy.Expr]]:
+    """``n_samples`` admissible points (exact sympy numbers) for ``symbols``, from assumptions and ``domain``."""
     rng = random.Random(seed)
     return [{s: _sample_value(s, domain, rng) for s in symbols} for _ in range(n_samples)]
 
@@ -177,7 +178,8 @@ def _numeric(expr: sympy.Expr, point: Mapping[sympy.Symbol, sympy.Expr], dps: in
         return None
 
 
-def _str_point(point: Mapping[sympy.Symbol, Any]) -> dict[str, Any]:
+def point_as_dict(point: Mapping[sympy.Symbol, Any]) -> dict[str, Any]:
+    """A point keyed by symbol name with plain int/float values (for tables and counterexamples)."""
     out = {}
     for s, v in point.items():
         out[str(s)] = int(v) if getattr(v, "is_Integer", False) else float(v) if getattr(v, "is_number", False) else v
@@ -280,7 +282,7 @@ class Identity(Claim):
         lhs, rhs = sympy.sympify(self.lhs), sympy.sympify(self.rhs)
         diff = lhs - rhs
         symbols = _free(lhs, rhs)
-        points = _sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
+        points = sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
         worst = None
         for p in points:
             a, b = _numeric(lhs, p), _numeric(rhs, p)
@@ -292,7 +294,7 @@ class Identity(Claim):
         checked = len(points)
         symbolic = _is_zero(diff)
         if symbolic:
-            numeric = (NumericCheck("disagree", checked, f"lhs != rhs numerically at {_fmt_point(_str_point(worst))}", _str_point(worst))
+            numeric = (NumericCheck("disagree", checked, f"lhs != rhs numerically at {_fmt_point(point_as_dict(worst))}", point_as_dict(worst))
                        if worst is not None else NumericCheck("agree", checked, f"equal at {checked} points"))
             return _warn(Verdict(self.name, self.kind, "proved", "simplification", numeric))
         if worst is not None:
@@ -300,7 +302,7 @@ class Identity(Claim):
             if exact is not None and exact.is_number and exact != 0 and exact.is_zero is not True:
                 return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
                                NumericCheck("agree", checked, f"lhs - rhs = {sympy.N(exact, 6)}"),
-                               counterexample=_str_point(worst), detail=f"lhs - rhs = {sympy.N(exact, 8)} there")
+                               counterexample=point_as_dict(worst), detail=f"lhs - rhs = {sympy.N(exact, 8)} there")
         numeric = NumericCheck("agree", checked, f"no difference found at {checked} points")
         return Verdict(self.name, self.kind, "unknown", "not decided by simplification", numeric,
                        detail="sympy could not simplify lhs - rhs to 0; no counterexample found")
@@ -373,7 +375,7 @@ class Inequality(Claim):
     def check(self, seed: int = 0) -> Verdict:
         gap, strict = self._gap()
         symbols = _free(gap)
-        points = _sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
+        points = sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
         violation = None
         for p in points:
             bad, value = _rel_violation(gap, strict, p)
@@ -382,8 +384,8 @@ class Inequality(Claim):
                 break
         method = self._symbolic(gap, strict)
         if method:
-            numeric = (NumericCheck("disagree", len(points), f"violated at {_fmt_point(_str_point(violation[0]))} "
-                                    f"(gap {mpmath.nstr(violation[1], 6)})", _str_point(violation[0]))
+            numeric = (NumericCheck("disagree", len(points), f"violated at {_fmt_point(point_as_dict(violation[0]))} "
+                                    f"(gap {mpmath.nstr(violation[1], 6)})", point_as_dict(violation[0]))
                        if violation else NumericCheck("agree", len(points), f"holds at {len(points)} points"))
             return _warn(Verdict(self.name, self.kind, "proved", method, numeric))
         if violation is not None:
@@ -392,7 +394,7 @@ class Inequality(Claim):
             if exact is not None and exact.is_number and ((exact < 0) == sympy.true or (strict and exact == 0)):
                 return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
                                NumericCheck("agree", len(points), "violated numerically"),
-                               counterexample=_str_point(p), detail=f"gap = {sympy.N(exact, 8)} there")
+                               counterexample=point_as_dict(p), detail=f"gap = {sympy.N(exact, 8)} there")
         return Verdict(self.name, self.kind, "unknown", "not decided symbolically",
                        NumericCheck("agree", len(points), f"no violation found at {len(points)} points"),
                        detail="sympy could not decide the sign; no counterexample found")
@@ -418,7 +420,7 @@ def _approach(point: Any, direction: str, k: int) -> sympy.Expr:
 
 def _fix_others(symbols: list[sympy.Symbol], var: sympy.Symbol, domain: Mapping, seed: int) -> dict:
     others = [s for s in symbols if s != var]
-    return _sample_points(others, domain, 1, seed)[0] if others else {}
+    return sample_points(others, domain, 1, seed)[0] if others else {}
 
 
 @dataclass(frozen=True)
@@ -468,7 +470,7 @@ class Limit(Claim):
                 ok = target is not None and abs(vals[-1] - target) <= 1e-3 * (1 + abs(target))
             if not ok:
                 return NumericCheck("disagree", len(xs), f"at {self.var}={xs[-1]} (dir {d}) expr = {mpmath.nstr(vals[-1], 8)}",
-                                    _str_point({**others, self.var: xs[-1]}))
+                                    point_as_dict({**others, self.var: xs[-1]}))
         return NumericCheck("agree", 3 * len(dirs), "values approach the limit")
 
 
@@ -566,4 +568,5 @@ def verdict_table(verdicts: Iterable[Verdict], owners: Iterable[str] | None = No
     return table
 
 
-__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "prove", "verdict_table"]
+__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "point_as_dict", "prove",
+           "sample_points", "verdict_table"]

@@ -129,17 +129,16 @@ def check_claims(bound: Bound) -> None:
 def check_bound_expression(bound: Bound) -> None:
     if bound.expression is None or not hasattr(bound.expression, "free_symbols"):
         return
-    from toolkit.symbolic import _sample_points, _str_point
-
     from toolkit.checks import bound_function
+    from toolkit.symbolic import point_as_dict, sample_points
 
     value = bound_function(bound)
     symbols = sorted(bound.expression.free_symbols, key=lambda s: s.name)
     domain = {}
     for claim in bound.claims:
         domain.update(claim.domain)
-    for point in _sample_points(symbols, domain, 5, seed=0):
-        row = {bound.columns.get(k, k): v for k, v in _str_point(point).items()}
+    for point in sample_points(symbols, domain, 5, seed=0):
+        row = {bound.columns.get(k, k): v for k, v in point_as_dict(point).items()}
         number = value(row)
         assert math.isfinite(number) or math.isinf(number), f"{bound.name}: expression is not a number at {row}"
 
