@@ -42,7 +42,8 @@ from scipy.special import expit
 from plugins.gd_perceptron.models import Model, outputs
 
 TINY_INIT = 1e-150  # the perceptron limit of a degree-1 model starts at 0+ in the direction of W_0
-EXP_CLIP = 700.0    # exp() arguments are clipped here: beyond it weights are 0/inf to double precision
+EXP_CLIP = 300.0    # exp() arguments are clipped here (e^300 ~ 1e130 > DIVERGED, far from overflow)
+DIVERGED = 1e100    # a margin of the (rescaled) state beyond this means the run blew up (exponential loss)
 
 
 class _Primal:
@@ -107,7 +108,9 @@ class BatchResult:
     """Outcome of :func:`run_batch` for R runs.
 
     ``iterations[r]``: first t (number of updates) whose iterate has every margin y_i g(b_i) > 0,
-    or -1 when that did not happen within ``max_iter`` (a run at the cap). ``weights``/``outer``: the
+    -1 when that did not happen within ``max_iter`` (a run at the cap), -2 when the run diverged
+    (a margin of the rescaled state beyond 1e100: GD on the exponential loss with a large step,
+    whose weights exp(-gamma m) are unbounded). ``weights``/``outer``: the
     final state in rescaled form (W_hat, a_hat) with ``log_scale`` ell (W = e^ell W_hat); for
     degree-1 GD this is u = w / gamma. ``trajectory`` (when recorded) holds per-step arrays:
     ``margins`` (T+1, R, n) of the rescaled state, ``log_scale`` (T+1, R), ``lambdas`` (T, R, n),
@@ -123,7 +126,11 @@ class BatchResult:
 
     @property
     def capped(self) -> np.ndarray:
-        return self.iterations < 0
+        return self.iterations == -1
+
+    @property
+    def diverged(self) -> np.ndarray:
+        return self.iterations == -2
 
 
 Mode = Literal["gd", "perceptron"]
@@ -210,26 +217,32 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
         rep.take(keep_mask)
         idx, a, log_scale, gam, raw_margins0 = idx[keep_mask], a[keep_mask], log_scale[keep_mask], gam[keep_mask], raw_margins0[keep_mask]
 
+    frozen = np.zeros(R, dtype=bool)  # diverged runs stop moving (record mode keeps them in the batch)
     for t in range(max_iter + 1):
         P = rep.preact()
         phi = act.fn(P)
         margins = y * np.einsum("rm,rmn->rn", a, phi)
-        separated = np.all(margins > 0, axis=1)
+        blown = ~np.all(np.abs(margins) < DIVERGED, axis=1)  # also catches nan
+        separated = np.all(margins > 0, axis=1) & ~blown
         if record:
             traj["margins"].append(margins.copy())
             traj["log_scale"].append(log_scale.copy())
             traj["active"].append(P > 0)
             if record_states:
                 traj["states"].append(rep.primal())
-            newly = separated & (iterations[idx] < 0)
+            newly = separated & (iterations[idx] == -1)
             iterations[idx[newly]] = t
+            iterations[idx[blown & (iterations[idx] == -1)]] = -2
+            frozen |= blown
         else:
             iterations[idx[separated]] = t
-            if separated.any():
-                retire(~separated)
+            iterations[idx[blown]] = -2
+            done = separated | blown
+            if done.any():
+                retire(~done)
                 if idx.size == 0:
                     break
-                P, phi, margins = P[~separated], phi[~separated], margins[~separated]
+                P, phi, margins = P[~done], phi[~done], margins[~done]
         if t == max_iter:
             break
 
@@ -265,6 +278,8 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
         denom = lam.sum(axis=1) if normalized else np.full(lam.shape[0], float(n))
         denom = np.where(denom > 0, denom, 1.0)  # no mistakes: nothing to normalise, the step is 0
         ly = (step / denom)[:, None] * lam * y  # (R, n)
+        if record and frozen.any():
+            ly[frozen] = 0.0
         coef = ly[:, None, :] * a[:, :, None] * act.grad(P)
         if trained:
             a = a + np.einsum("rn,rmn->rm", ly, phi)
@@ -290,7 +305,8 @@ def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd"
                   normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
                   max_iter: int = 10_000) -> int:
     """One run, written plainly in the (m, d) weights: the per-run numpy loop that the batched
-    engine is benchmarked and tested against. Returns the iterations to separation, -1 at the cap."""
+    engine is benchmarked and tested against. Returns the iterations to separation, -1 at the cap,
+    -2 when it diverged."""
     B = np.asarray(B, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = B.shape[0]
@@ -313,6 +329,8 @@ def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd"
         P = W @ B.T
         phi = act.fn(P)
         m = y * (a @ phi)
+        if not np.all(np.abs(m) < DIVERGED):
+            return -2
         if np.all(m > 0):
             return t
         if t == max_iter:
