@@ -235,21 +235,21 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
             "train_loss": float(np.mean([r.loss for r in results])),
             "bytes_up": BYTES_PER_PARAM * len(picked) * (n_shared + n_fisher_up),
             "bytes_down": BYTES_PER_PARAM * len(picked) * (n_shared + extra_down),
-            "client_seconds": float(sum(r.seconds for r in results)),
-            "fisher_seconds": float(sum(r.fisher_seconds for r in results)),
-            "train_seconds": t_train,
+            "client_time_s": float(sum(r.seconds for r in results)),
+            "fisher_time_s": float(sum(r.fisher_seconds for r in results)),
+            "train_time_s": t_train,
         }
         if rnd % cfg.eval_every == 0 or rnd == cfg.n_rounds:
             te0 = time.perf_counter()
             row.update(_evaluate_all(eval_model, strategy, states, global_shared, clients))
-            row["eval_seconds"] = time.perf_counter() - te0
-        row["round_seconds"] = time.perf_counter() - t0
+            row["eval_time_s"] = time.perf_counter() - te0
+        row["round_time_s"] = time.perf_counter() - t0
         rows.append(row)
         if on_round is not None:
             on_round(row)
     evaluated = [r for r in rows if "val_acc_pooled" in r]
     best = max(evaluated, key=lambda r: (r["val_acc_pooled"], -r["val_loss"], -r["round"]))
-    timings = {"total_seconds": time.perf_counter() - t_start}
+    timings = {"total_time_s": time.perf_counter() - t_start}
     return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings)
 
 

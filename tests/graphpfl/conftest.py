@@ -1,0 +1,37 @@
+"""Shared fixtures of the graphpfl tests: small federations and a registry with only this plugin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def graphpfl_registry():
+    """A registry built from graphpfl alone, so other plugins' state cannot break these tests."""
+    import plugins.graphpfl as gp
+    import toolkit
+    from toolkit.registry import Registry
+
+    return Registry.from_manager(toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp]))
+
+
+@pytest.fixture(scope="session")
+def planted():
+    from plugins.graphpfl.data import make_planted_motifs
+
+    return make_planted_motifs(n_graphs=60, seed=3)
+
+
+@pytest.fixture()
+def small_federation(planted):
+    from plugins.graphpfl.federation import build_clients
+    from plugins.graphpfl.graphs import partition_random
+    from plugins.graphpfl.model import ModelConfig
+
+    parts = partition_random(len(planted), 3, np.random.default_rng(0))
+    clients = build_clients(planted, parts, batch_size=8, seed=0)
+    return clients, ModelConfig(planted.n_features, planted.n_classes, hidden=16)

@@ -1,0 +1,204 @@
+"""The issue's "Must show" identities, each against an independent computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from plugins.graphpfl.federation import client_update, run_federation, ClientTask, init_params
+from plugins.graphpfl.graphs import Graph, GraphSet, noisy_copy, partition_dirichlet, topology_noise
+from plugins.graphpfl.model import GIN, ModelConfig, collate
+from plugins.graphpfl.strategies import (
+    FRPA,
+    ClientState,
+    FedAvg,
+    FisherAccumulator,
+    FLConfig,
+    empirical_fisher,
+    fedprox_penalty,
+    frpa_penalty,
+)
+
+
+def _gin_params(seed=0):
+    torch.manual_seed(seed)
+    model = GIN(ModelConfig(n_features=5, n_classes=3, hidden=8))
+    return model, dict(model.named_parameters())
+
+
+def test_frpa_with_unit_fisher_and_global_anchor_is_fedprox_loss_and_gradient():
+    model, params = _gin_params(0)
+    torch.manual_seed(1)
+    global_params = {k: v.detach() + 0.3 * torch.randn_like(v) for k, v in params.items()}
+    ones = {k: torch.ones_like(v) for k, v in params.items()}
+    mu = 0.37
+    a = frpa_penalty(params, global_params, ones, mu)
+    grads_a = torch.autograd.grad(a, list(params.values()))
+    b = fedprox_penalty(params, global_params, mu)
+    grads_b = torch.autograd.grad(b, list(params.values()))
+    assert a.item() > 0.1
+    assert abs(a.item() - b.item()) <= 1e-6 * max(1.0, abs(b.item()))
+    for ga, gb in zip(grads_a, grads_b):
+        torch.testing.assert_close(ga, gb, atol=1e-6, rtol=0)
+    # and the gradient is mu (theta - theta_global), written out
+    for (k, p), ga in zip(params.items(), grads_a):
+        torch.testing.assert_close(ga, mu * (p.detach() - global_params[k]), atol=1e-6, rtol=0)
+
+
+def test_frpa_penalty_weights_and_anchor_matter():
+    model, params = _gin_params(0)
+    anchor = {k: torch.zeros_like(v) for k, v in params.items()}
+    half = {k: torch.full_like(v, 0.5) for k, v in params.items()}
+    ones = {k: torch.ones_like(v) for k, v in params.items()}
+    assert frpa_penalty(params, anchor, half, 1.0).item() == pytest.approx(0.5 * frpa_penalty(params, anchor, ones, 1.0).item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("form", ["A", "B"])
+def test_lambda_fisher_zero_gives_fedavgs_update_exactly(small_federation, form):
+    clients, base = small_federation
+    cfg = FLConfig(n_rounds=3, lambda_fisher=0.0, frpa_form=form)
+    fed = run_federation(clients, FedAvg(cfg), base, seed=5)
+    frpa = run_federation(clients, FRPA(cfg), base, seed=5)
+    assert fed.global_shared.keys() == frpa.global_shared.keys()
+    for k in fed.global_shared:
+        assert torch.equal(fed.global_shared[k], frpa.global_shared[k]), k
+    # with lambda_F > 0 the updates differ (the identity is not vacuous)
+    frpa_on = run_federation(clients, FRPA(FLConfig(n_rounds=3, lambda_fisher=10.0, frpa_form=form)), base, seed=5)
+    assert any(not torch.equal(fed.global_shared[k], frpa_on.global_shared[k]) for k in fed.global_shared)
+
+
+def _logistic_batches(rng, n=50, d=4, batch=8):
+    X = rng.normal(size=(n, d))
+    y = (rng.random(n) < 0.5).astype(float)
+    return [(torch.tensor(X[s:s + batch]), torch.tensor(y[s:s + batch])) for s in range(0, n, batch)], X, y
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def test_fisher_is_mean_over_all_batches_and_matches_logistic_regression_closed_form():
+    rng = np.random.default_rng(0)
+    batches, X, y = _logistic_batches(rng)
+    w = rng.normal(size=4)
+    model = torch.nn.Linear(4, 1, bias=False).double()
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor(w)[None])
+    loss = lambda m, b: torch.nn.functional.binary_cross_entropy_with_logits(m(b[0])[:, 0], b[1])  # noqa: E731
+    fisher = empirical_fisher(model, batches, loss)["weight"][0].numpy()
+    # analytic: mean over batches of (mean_i (sigma(w.x_i) - y_i) x_i)^2
+    per_batch = []
+    for s in range(0, len(y), 8):
+        xb, yb = X[s:s + 8], y[s:s + 8]
+        g = ((_sigmoid(xb @ w) - yb)[:, None] * xb).mean(0)
+        per_batch.append(g ** 2)
+    analytic = np.mean(per_batch, axis=0)
+    np.testing.assert_allclose(fisher, analytic, rtol=0, atol=1e-5)
+    # the public-FedCurv bug (only the last batch) would give a different value
+    assert np.abs(per_batch[-1] - analytic).max() > 1e-3
+    # batch size 1: the per-example empirical Fisher E[(sigma - y)^2 x^2]
+    singles = [(b[0][i:i + 1], b[1][i:i + 1]) for b in batches for i in range(len(b[1]))]
+    f1 = empirical_fisher(model, singles, loss)["weight"][0].numpy()
+    np.testing.assert_allclose(f1, (((_sigmoid(X @ w) - y) ** 2)[:, None] * X ** 2).mean(0), rtol=0, atol=1e-5)
+
+
+def test_training_fisher_accumulates_every_batch_of_the_local_epochs(small_federation):
+    clients, base = small_federation
+    cfg = FLConfig(local_epochs=2, lambda_fisher=1.0)
+    strategy = FRPA(cfg)
+    init = init_params(base, 0)
+    calls = []
+    orig_add = FisherAccumulator.add
+
+    def counting_add(self, grads):
+        calls.append(1)
+        return orig_add(self, grads)
+
+    FisherAccumulator.add = counting_add
+    try:
+        res = client_update(ClientTask(strategy, base, ClientState(init, n_train=clients[0].n_train), dict(init), {},
+                                       clients[0].train, (0, 1, 0), "cpu"))
+    finally:
+        FisherAccumulator.add = orig_add
+    assert len(calls) == 2 * len(clients[0].train) >= 4
+    assert res.state.fisher is not None
+    for k, f in res.state.fisher.items():
+        assert float(f.max()) <= 1.0 + 1e-6 and float(f.min()) >= 0.0
+
+
+def test_structure_learner_with_beta0_and_unit_plausibility_is_the_plain_gin(planted):
+    batch = collate(planted.graphs[:12])
+    plain_cfg = ModelConfig(planted.n_features, 2, hidden=16)
+    sl_cfg = ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True, sl_beta=0.0, plausibility="ones")
+    torch.manual_seed(0)
+    plain = GIN(plain_cfg).eval()
+    sl = GIN(sl_cfg).eval()
+    missing = sl.load_state_dict(plain.state_dict(), strict=False)
+    assert all(k.startswith("structure.") for k in missing.missing_keys) and not missing.unexpected_keys
+    out_plain, _ = plain(batch)
+    out_sl, _ = sl(batch)
+    torch.testing.assert_close(out_sl, out_plain, atol=1e-6, rtol=0)
+    # beta > 0 changes the output (so the identity is not vacuous)
+    sl2 = GIN(ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True, sl_beta=0.5)).eval()
+    sl2.load_state_dict(plain.state_dict(), strict=False)
+    assert (sl2(batch)[0] - out_plain).abs().max() > 1e-4
+
+
+def test_one_client_server_model_equals_the_clients(small_federation):
+    clients, base = small_federation
+    res = run_federation(clients[:1], FedAvg(FLConfig(n_rounds=2)), base, seed=1)
+    for k, v in res.global_shared.items():
+        assert torch.equal(v, res.states[0].params[k]), k
+
+
+def test_noise_p0_leaves_graphs_unchanged(planted):
+    noisy = noisy_copy(planted, 0.0, seed=4)
+    for g, h in zip(planted.graphs, noisy.graphs):
+        assert h is g
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 1.0])
+def test_noise_keeps_exactly_round_1_minus_p_edges(planted, p):
+    rng = np.random.default_rng(7)
+    for g in planted.graphs:
+        h = topology_noise(g, p, rng)
+        orig = set(map(tuple, g.edges.tolist()))
+        new = set(map(tuple, h.edges.tolist()))
+        assert len(orig & new) == int(round((1 - p) * g.n_edges))
+        free = g.n_nodes * (g.n_nodes - 1) // 2 - g.n_edges
+        assert len(new - orig) == min(int(round(p * g.n_edges)), free)
+        assert (h.edges[:, 0] < h.edges[:, 1]).all()  # stored once (symmetric), no self loops
+
+
+def test_noise_on_mutag_exact_counts_and_seeded():
+    from plugins.graphpfl.data import load_tu
+
+    gs = load_tu("MUTAG")
+    a, b = noisy_copy(gs, 0.3, seed=1), noisy_copy(gs, 0.3, seed=1)
+    c = noisy_copy(gs, 0.3, seed=2)
+    assert all(np.array_equal(x.edges, y.edges) for x, y in zip(a.graphs, b.graphs))
+    assert any(not np.array_equal(x.edges, y.edges) for x, y in zip(a.graphs, c.graphs))
+    kept = sum(len(set(map(tuple, g.edges.tolist())) & set(map(tuple, h.edges.tolist()))) for g, h in zip(gs.graphs, a.graphs))
+    assert kept == sum(int(round(0.7 * g.n_edges)) for g in gs.graphs)
+    # the dense adjacency of a noisy graph is symmetric
+    batch = collate(a.graphs[:5])
+    assert torch.equal(batch.adj, batch.adj.transpose(1, 2))
+
+
+def test_dirichlet_large_alpha_gives_near_uniform_label_histograms():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(3), 400)
+    parts = partition_dirichlet(labels, 5, alpha=1e6, rng=rng, min_per_client=10)
+    hist = np.array([np.bincount(labels[p], minlength=3) / len(p) for p in parts])
+    assert np.abs(hist - 1 / 3).max() < 0.02
+    assert sorted(np.concatenate(parts).tolist()) == list(range(len(labels)))  # a partition
+    skewed = partition_dirichlet(labels, 5, alpha=0.1, rng=np.random.default_rng(0), min_per_client=10)
+    hist_s = np.array([np.bincount(labels[p], minlength=3) / len(p) for p in skewed])
+    assert np.abs(hist_s - 1 / 3).max() > 0.2
+    assert min(len(p) for p in skewed) >= 10
+
+
+def test_dirichlet_impossible_minimum_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least 50"):
+        partition_dirichlet(np.zeros(100, int), 5, 1.0, np.random.default_rng(0), min_per_client=50)
