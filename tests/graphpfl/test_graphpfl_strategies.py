@@ -1,0 +1,158 @@
+"""Strategies behind one interface, the third-party strategy hook, and the simulator's bookkeeping."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import toolkit
+from plugins.graphpfl.federation import run_federation
+from plugins.graphpfl.strategies import BUILTIN_STRATEGIES, FedPer, FLConfig, Local
+from toolkit.errors import ParameterError
+
+QUICK = {"dataset": "planted", "n_graphs": 60, "n_clients": 3, "n_rounds": 2, "hidden": 16}
+
+
+def test_every_builtin_strategy_runs_and_reports_accuracy(small_federation):
+    clients, base = small_federation
+    for name, cls in BUILTIN_STRATEGIES.items():
+        res = run_federation(clients, cls(FLConfig(n_rounds=2)), base, seed=0)
+        assert 0.0 <= res.best["test_acc_pooled"] <= 1.0, name
+        assert len(res.rounds) == 2
+
+
+def test_fedper_keeps_heads_local_and_shares_the_body(small_federation):
+    clients, base = small_federation
+    res = run_federation(clients, FedPer(FLConfig(n_rounds=2)), base, seed=0)
+    assert res.global_shared and not any(k.startswith("head.") for k in res.global_shared)
+    heads = [s.params["head.2.weight"] for s in res.states]
+    assert not torch.equal(heads[0], heads[1])
+    assert res.n_shared_params < res.n_params
+
+
+def test_local_shares_nothing_and_sends_no_bytes(small_federation):
+    clients, base = small_federation
+    res = run_federation(clients, Local(FLConfig(n_rounds=2)), base, seed=0)
+    assert res.n_shared_params == 0
+    assert all(r["bytes_up"] == 0 and r["bytes_down"] == 0 for r in res.rounds)
+
+
+def test_communication_bytes_per_method(graphpfl_registry, tmp_path):
+    got = {}
+    for alg in ("fedavg", "fedper", "fedcurv"):
+        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": alg}, seed=0, store=tmp_path / "s.sqlite",
+                        registry=graphpfl_registry)
+        got[alg] = r.records[-1]
+        assert r.summary["bytes_per_round"] > 0
+    fa = got["fedavg"]
+    assert fa["bytes_up"] == fa["bytes_down"] == 4 * 3 * fa["n_shared_params"]
+    assert got["fedper"]["bytes_up"] < fa["bytes_up"]
+    assert got["fedcurv"]["bytes_up"] == 2 * fa["bytes_up"]  # parameters and their Fisher
+
+
+def test_unknown_algorithm_names_the_allowed_ones(graphpfl_registry, tmp_path):
+    with pytest.raises(ParameterError, match="allowed: .*fedavg.*graphpfl"):
+        toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedsomething"}, seed=0,
+                    store=tmp_path / "s.sqlite", registry=graphpfl_registry)
+
+
+def test_missing_dataset_is_a_parameter_error_naming_files(graphpfl_registry, tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
+    with pytest.raises(ParameterError, match="NCI1_A.txt.*NCI1_graph_indicator.txt"):
+        toolkit.run("graphpfl.noise_robustness", {**QUICK, "dataset": "NCI1"}, seed=0, store=tmp_path / "s.sqlite",
+                    registry=graphpfl_registry)
+
+
+THIRD_PARTY = textwrap.dedent('''
+    import torch
+    import toolkit
+    from plugins.graphpfl.strategies import Strategy
+
+    __version__ = "0.0.1"
+
+    class FedMedian(Strategy):
+        name = "fedmedian"
+        description = "coordinate-wise median of the client models"
+
+        def aggregate(self, global_shared, uploads, sizes, fishers):
+            return {k: torch.stack([u[k] for u in uploads]).median(0).values for k in global_shared}
+
+    @toolkit.hookimpl
+    def toolkit_graphpfl_register_strategies():
+        return [FedMedian]
+''')
+
+
+def test_a_third_party_plugin_registers_a_strategy_and_runs_it(tmp_path, monkeypatch):
+    """A distribution with a ``toolkit.plugins`` entry point adds ``fedmedian``; the simulator runs it."""
+    (tmp_path / "fedmedian_plugin.py").write_text(THIRD_PARTY)
+    dist = tmp_path / "fedmedian_plugin-0.0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fedmedian-plugin\nVersion: 0.0.1\n")
+    (dist / "entry_points.txt").write_text("[toolkit.plugins]\nfedmedian = fedmedian_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("TOOLKIT_DISABLE_PLUGINS", "gd_perceptron,langgen,sbayfdnn,frog")
+    try:
+        pm = toolkit.get_plugin_manager()
+        assert pm.has_plugin("fedmedian") and pm.has_plugin("graphpfl")
+        from plugins.graphpfl.simulation import strategy_classes
+
+        classes = strategy_classes(pm)
+        assert "fedmedian" in classes and "graphpfl" in classes
+        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedmedian"}, seed=0,
+                        store=tmp_path / "s.sqlite")
+        assert 0.0 <= r.summary["test_acc_pooled"] <= 1.0
+        fa = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedavg"}, seed=0, store=tmp_path / "s.sqlite")
+        assert r.records[-1]["train_loss"] != fa.records[-1]["train_loss"]  # a different aggregation ran
+    finally:
+        sys.modules.pop("fedmedian_plugin", None)
+
+
+def test_a_duplicate_strategy_name_is_an_error_naming_both():
+    from plugins.graphpfl.simulation import strategy_classes
+    from plugins.graphpfl.strategies import Strategy
+
+    class Impostor(Strategy):
+        name = "fedavg"
+
+    class Plugin:
+        @toolkit.hookimpl
+        def toolkit_graphpfl_register_strategies(self):
+            return [Impostor]
+
+    import plugins.graphpfl as gp
+
+    pm = toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp, Plugin()])
+    with pytest.raises(ValueError, match="'fedavg' registered twice"):
+        strategy_classes(pm)
+
+
+def test_client_processes_give_the_serial_result(graphpfl_registry, tmp_path):
+    params = {**QUICK, "algorithm": "graphpfl"}
+    serial = toolkit.run("graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry)
+    procs = toolkit.run("graphpfl.noise_robustness", {**params, "client_executor": "processes", "n_workers": 2}, seed=3,
+                        store=tmp_path / "b.sqlite", registry=graphpfl_registry)
+    for a, b in zip(serial.records, procs.records):
+        assert a["train_loss"] == b["train_loss"] and a["test_acc_pooled"] == b["test_acc_pooled"]
+
+
+def test_partitions_and_cross_domain_run(graphpfl_registry, tmp_path):
+    for extra in ({"partition": "dirichlet", "dirichlet_alpha": 1.0, "min_per_client": 5},
+                  {"partition": "topology"},
+                  {"dataset": "planted+MUTAG", "n_clients": 4}):
+        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, **extra}, seed=0, store=tmp_path / "s.sqlite",
+                        registry=graphpfl_registry)
+        assert len(r.records) == QUICK["n_rounds"]
+
+
+def test_same_seed_pairs_data_across_algorithms():
+    from plugins.graphpfl.simulation import NoiseRobustnessParams, build_federation
+
+    a = build_federation(NoiseRobustnessParams(**{**QUICK, "algorithm": "fedavg", "noise_p": 0.3}), 4)[1]
+    b = build_federation(NoiseRobustnessParams(**{**QUICK, "algorithm": "graphpfl", "noise_p": 0.3}), 4)[1]
+    for ca, cb in zip(a, b):
+        for xa, xb in zip(ca.train + ca.test, cb.train + cb.test):
+            assert torch.equal(xa.adj, xb.adj) and torch.equal(xa.y, xb.y)
