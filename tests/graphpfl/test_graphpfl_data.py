@@ -1,0 +1,80 @@
+"""Raw TU loading from the data root, the synthetic planted-motif sets and the partitioners."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from plugins.graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
+from plugins.graphpfl.graphs import align_features, partition_random, partition_topology, split_train_val_test
+
+
+def test_mutag_from_raw_files():
+    gs = load_tu("MUTAG")
+    assert len(gs) == 188 and gs.n_classes == 2 and gs.n_features == 7
+    assert np.bincount(gs.labels()).tolist() == [63, 125]  # labels -1/1 mapped to 0/1
+    assert sum(g.n_nodes for g in gs.graphs) == 3371
+    assert sum(g.n_edges for g in gs.graphs) == 7442 // 2  # each undirected edge listed twice in MUTAG_A.txt
+    g = gs.graphs[0]
+    assert np.allclose(g.x.sum(1), 1.0)  # one-hot atom types
+    assert (g.edges[:, 0] < g.edges[:, 1]).all() and g.edges.max() < g.n_nodes
+
+
+def test_proteins_has_node_attributes_and_two_classes():
+    gs = load_tu("PROTEINS")
+    assert len(gs) == 1113 and gs.n_classes == 2 and gs.n_features == 3 + 1
+
+
+def test_loader_reads_the_configured_root_and_supports_many_classes(tmp_path, monkeypatch):
+    raw = tmp_path / "TUDataset" / "TOY" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "TOY_A.txt").write_text("1, 2\n2, 1\n3, 4\n4, 3\n5, 6\n6, 5\n")
+    (raw / "TOY_graph_indicator.txt").write_text("1\n1\n2\n2\n3\n3\n")
+    (raw / "TOY_graph_labels.txt").write_text("7\n3\n5\n")
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
+    gs = load_tu("TOY")
+    assert gs.n_classes == 3 and gs.labels().tolist() == [2, 0, 1] and gs.n_features == 1
+    assert all(g.n_edges == 1 for g in gs.graphs)
+
+
+def test_missing_dataset_names_the_expected_files(tmp_path):
+    with pytest.raises(DatasetMissingError) as err:
+        load_tu("NCI1", root=tmp_path)
+    msg = str(err.value)
+    for f in ("NCI1_A.txt", "NCI1_graph_indicator.txt", "NCI1_graph_labels.txt", "TOOLKIT_DATA_DIR"):
+        assert f in msg
+    assert str(tmp_path / "TUDataset" / "NCI1" / "raw") in msg
+
+
+def test_planted_motifs_are_seeded_balanced_and_structural():
+    a, b = make_planted_motifs(n_graphs=40, seed=1), make_planted_motifs(n_graphs=40, seed=1)
+    assert all(np.array_equal(x.edges, y.edges) and x.y == y.y for x, y in zip(a.graphs, b.graphs))
+    assert np.bincount(a.labels()).tolist() == [20, 20]
+    c = make_planted_motifs(n_graphs=40, n_classes=4, seed=1)
+    assert c.n_classes == 4 and np.bincount(c.labels()).tolist() == [10] * 4
+    # node features carry no label information: type frequencies are alike across classes
+    freq = [np.mean([g.x.mean(0) for g in a.graphs if g.y == k], axis=0) for k in (0, 1)]
+    assert np.abs(freq[0] - freq[1]).max() < 0.1
+
+
+def test_random_and_topology_partitions_cover_everything():
+    rng = np.random.default_rng(0)
+    parts = partition_random(103, 5, rng)
+    assert sorted(np.concatenate(parts).tolist()) == list(range(103))
+    assert {len(p) for p in parts} <= {20, 21}
+    deg = rng.random(50)
+    tparts = partition_topology(deg, 5, rng)
+    assert max(deg[tparts[0]]) <= min(deg[tparts[1]])  # sorted by mean degree
+    with pytest.raises(ValueError, match="exceeds"):
+        partition_random(3, 5, rng)
+
+
+def test_splits_and_cross_domain_alignment():
+    tr, va, te = split_train_val_test(38, np.random.default_rng(0))
+    assert len(va) >= 1 and len(te) >= 1 and len(tr) + len(va) + len(te) == 38
+    assert not set(tr) & set(te)
+    a = make_planted_motifs(n_graphs=20, seed=0)
+    m = load_tu("MUTAG")
+    aa, mm = align_features([a, m])
+    assert aa.n_features == mm.n_features == a.n_features + m.n_features
+    assert np.allclose(aa.graphs[0].x[:, a.n_features:], 0) and np.allclose(mm.graphs[0].x[:, :a.n_features], 0)
