@@ -107,10 +107,12 @@ def purchase_label_fn(db: Database, timestamps: np.ndarray) -> pd.DataFrame:
     """Customers who purchase in (t, t+1]; label = 1 if that purchase's category is 1."""
     p = db.resolved["purchase"]
     cat = p.table.df["category"].to_numpy()
+    c = db["customer"]
+    pkey_values = c.df[c.pkey_col].to_numpy()  # labels name customers by primary-key value
     out = []
     for t in timestamps:
         m = (p.time > t) & (p.time <= t + DELTA) & (p.fkeys["customer_id"] >= 0)
-        df = pd.DataFrame({"customer_id": p.fkeys["customer_id"][m], "label": cat[m]})
+        df = pd.DataFrame({"customer_id": pkey_values[p.fkeys["customer_id"][m]], "label": cat[m]})
         df = df.groupby("customer_id", as_index=False)["label"].max()
         df["time"] = t
         out.append(df)
