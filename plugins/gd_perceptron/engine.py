@@ -51,10 +51,10 @@ class _Primal:
         self.B, self.W = B, W
 
     def preact(self):
-        return np.einsum("rmd,nd->rmn", self.W, self.B, optimize=True)
+        return self.W @ self.B.T  # batched BLAS: (R, m, d) @ (d, n)
 
     def add(self, coef):
-        self.W += np.einsum("rmn,nd->rmd", coef, self.B, optimize=True)
+        self.W += coef @ self.B
 
     def scale(self, s):
         self.W *= s[:, None, None]
