@@ -137,3 +137,12 @@ def test_sampler_last_keeps_most_recent():
     g = make_pkey_fkey_graph(db)
     sub = TemporalSampler(g, [2], "last").sample("a", np.array([0]), 4)
     assert sorted(db["ev"].df.t.to_numpy()[sub.nodes["ev"]].tolist()) == [3, 4]
+
+
+def test_graph_sizes_with_missing_keys_counts_sum_m_m_minus_1():
+    from plugins.frog.simulation import GraphSizeParams, graph_sizes
+
+    r = graph_sizes(GraphSizeParams(n_rows=400, n_keys=3, n_entities=20, missing=0.3), seed=0)
+    assert r["n_row2edge_edges"] == r["expected_row2edge_edges"] < 400 * 3 * 2
+    assert r["rows_lost"] > 0 and not r["full_resolution"]
+    assert r["n_row2node_edges"] < 2 * 400 * 3
