@@ -163,7 +163,7 @@ BOUNDS = [
         expression=2 * d + 4, metric="iterations", sense="lower", applies=_r1_batch,
     ),
     Bound(
-        "gd_perceptron.reduction",
+        "gd_perceptron.reduction_loss_gap",
         "exact linear reduction: GD with step gamma is u_t = v_t/gamma; sigma(-gamma m) -> 1[m<0] (1/2 at 0) and "
         "|f(v_t)/gamma - perceptron loss(u_t)| <= log 2/gamma",
         claims=(GRADIENT, RESCALED_GD, SIGMA_NEGATIVE, SIGMA_POSITIVE, SIGMA_TIE, LOSS_NEGATIVE, LOSS_POSITIVE, LOSS_GAP),

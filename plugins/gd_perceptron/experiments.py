@@ -332,9 +332,9 @@ def run_margins(quick: bool) -> ExperimentOutcome:
 EXPERIMENTS = [
     Experiment("gd_perceptron.exact", "predecessor Table 1 (301; 308; 2, 2, 16, 157), Thm 4.1, R1 Batch Perceptron = 2d + 4",
                run_exact),
-    Experiment("gd_perceptron.reduction", "GD with step gamma vs its perceptron limit: linear (Thm 5.1, planted) and "
+    Experiment("gd_perceptron.reduction_fidelity", "GD with step gamma vs its perceptron limit: linear (Thm 5.1, planted) and "
                "fixed-outer ReLU", run_reduction),
-    Experiment("gd_perceptron.scaling", "iterations vs d on R1: linear GD (Omega(d)) vs quadratic two-layer (O~(sqrt d))",
+    Experiment("gd_perceptron.r1_scaling", "iterations vs d on R1: linear GD (Omega(d)) vs quadratic two-layer (O~(sqrt d))",
                run_scaling),
     Experiment("gd_perceptron.novikoff", "Batch / Normalized / classical Perceptron and Normalized LR+GD against their bounds",
                run_novikoff),

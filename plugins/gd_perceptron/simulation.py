@@ -362,7 +362,7 @@ SIMULATIONS = [
     Simulation(
         name="gd_perceptron.reduction", func=reduction, params=ReductionParams,
         description="GD with step gamma vs its perceptron limit: relative error, mistake sets, f/gamma vs perceptron loss",
-        bounds=("gd_perceptron.reduction",),
+        bounds=("gd_perceptron.reduction_loss_gap",),
         quick={"n": 100, "T": 20},
         plot=plot_reduction,
     ),

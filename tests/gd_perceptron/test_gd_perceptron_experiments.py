@@ -38,7 +38,7 @@ def test_experiment_plots_draw():
     from matplotlib.figure import Figure
 
     for e in EXPERIMENTS:
-        if e.name in ("gd_perceptron.reduction", "gd_perceptron.margins"):
+        if e.name in ("gd_perceptron.reduction_fidelity", "gd_perceptron.margins"):
             outcome = e.run(True)
             outcome.plot(Figure())
 
