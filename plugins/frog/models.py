@@ -215,11 +215,13 @@ class RDLModel(nn.Module):
         if self.roles is None or self.roles.mlp is None:
             return None
         rows = []
+        device = self.roles.logits.device
         for t in self.roles.tables:
             if t in x and len(x[t]):
-                rows.append(torch.cat([x[t].mean(0), torch.log1p(torch.tensor([float(len(x[t]))]))]))
+                size = torch.log1p(torch.tensor([float(len(x[t]))], device=device))
+                rows.append(torch.cat([x[t].mean(0), size]))
             else:
-                rows.append(torch.zeros(self.channels + 1))
+                rows.append(torch.zeros(self.channels + 1, device=device))
         return torch.stack(rows)
 
     def forward(self, batch: Batch, fd: bool = False) -> Tensor:
@@ -281,7 +283,7 @@ class RDLModel(nn.Module):
                 if len(z):
                     ent.append(((z - target) ** 2).sum(1).mean())
                     tab.append(((z.mean(0) - target.mean(0)) ** 2).sum())
-        zero = torch.zeros(())
+        zero = torch.zeros((), device=self.roles.logits.device)
         return {"fd_entity": torch.stack(ent).mean() if ent else zero,
                 "fd_table": torch.stack(tab).mean() if tab else zero}
 
