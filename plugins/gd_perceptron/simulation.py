@@ -104,8 +104,9 @@ def _perceptron_step(gamma: float) -> float:
 
 
 def run_sweep(B, y, model: models.Model, algorithm: str, gammas, seeds, *, loss: str = "logistic",
-              max_iter: int = 100_000) -> list[dict[str, Any]]:
-    """Iterations to separation for every (gamma, seed) on one dataset, batched per mode."""
+              max_iter: int = 100_000, backend: str = "numpy", device: str = "cpu") -> list[dict[str, Any]]:
+    """Iterations to separation for every (gamma, seed) on one dataset, batched per mode
+    (``backend='torch'`` runs the same batch with torch on ``device``)."""
     rows: list[dict[str, Any]] = []
     d = B.shape[1]
     if algorithm == "perceptron":
@@ -121,11 +122,16 @@ def run_sweep(B, y, model: models.Model, algorithm: str, gammas, seeds, *, loss:
         opts = algorithm_options(algorithm, gs[0])
         step = [(_perceptron_step(g) if mode == "perceptron" else g) for g in gs]
         R = len(gs) * len(seeds)
-        res = engine.run_batch(B, y, model, np.repeat(step, len(seeds)), np.tile(W0, (len(gs), 1, 1)),
-                               np.tile(a0, (len(gs), 1)), loss=loss, max_iter=max_iter, **opts)
+        args = (B, y, model, np.repeat(step, len(seeds)), np.tile(W0, (len(gs), 1, 1)), np.tile(a0, (len(gs), 1)))
+        if backend == "torch":
+            from plugins.gd_perceptron.engine_torch import run_batch_torch
+
+            iterations = run_batch_torch(*args, loss=loss, max_iter=max_iter, device=device, **opts)
+        else:
+            iterations = engine.run_batch(*args, loss=loss, max_iter=max_iter, **opts).iterations
         for r in range(R):
             rows.append({"gamma": float(gs[r // len(seeds)]), "run_seed": int(seeds[r % len(seeds)]),
-                         "iterations": int(res.iterations[r])})
+                         "iterations": int(iterations[r])})
     return rows
 
 
@@ -143,6 +149,8 @@ class ScalingParams(DataParams, ModelParams):
                                 description="step sizes; inf = the perceptron limit (perceptron form)")
     n_seeds: int = Field(1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ...")
     max_iter: int = Field(100_000, ge=1, description="iteration cap; a run reaching it has iterations = -1")
+    backend: Literal["numpy", "torch"] = Field("numpy", description="array library of the batched runs "
+                                               "(torch: on TOOLKIT_DEVICE, CUDA when available; same counts)")
 
 
 def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
@@ -156,6 +164,11 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         raise ParameterError(f"parameter 'gammas': step sizes must be > 0 (inf allowed), got {params.gammas}")
     model = build_model(params)
     seeds = [seed + k for k in range(params.n_seeds)]
+    device = "cpu"
+    if params.backend == "torch":
+        from toolkit.backend import resolve_device
+
+        device = resolve_device(None)
     rows = []
     lin = models.linear()
     for d in sorted(set(params.d_values)):
@@ -165,7 +178,7 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         bp = int(engine.run_batch(B, y, lin, [1.0], Wl, al, mode="perceptron", tie_weight=1.0,
                                   max_iter=params.max_iter).iterations[0])
         for row in run_sweep(B, y, model, params.algorithm, params.gammas, seeds, loss=params.loss,
-                             max_iter=params.max_iter):
+                             max_iter=params.max_iter, backend=params.backend, device=device):
             it = row["iterations"]
             rows.append({"d": B.shape[1], **row, "capped": it < 0, "n": B.shape[0], "R2": R2, "mu2": mu2,
                          "linear_bp_iterations": bp,

@@ -136,3 +136,31 @@ def test_planted_data_has_the_planted_margin():
     B, y = data.planted(200, 15, 0.3, seed=4)
     _, mu = measures.max_margin_svm(B, y)
     assert mu >= 0.3 - 1e-6
+
+
+TORCH_CASES = [c for c in CASES if c[0] in ("linear gd", "linear batch perceptron", "quadratic perceptron form",
+                                            "quadratic trained outer", "relu limit", "linear normalized gd",
+                                            "leaky relu trained outer gd", "linear exponential")]
+
+
+@pytest.mark.parametrize("label, model, opts, gammas", TORCH_CASES, ids=[c[0] for c in TORCH_CASES])
+def test_torch_engine_gives_the_same_counts(label, model, opts, gammas):
+    pytest.importorskip("torch")
+    from plugins.gd_perceptron.engine_torch import run_batch_torch
+
+    for B, y in (data.planted(30, 12, 0.05, seed=3), data.r1(64)):
+        W0, a0 = models.init_weights(model, B.shape[1], [0, 1])
+        args = (B, y, model, np.repeat(gammas, 2), np.tile(W0, (len(gammas), 1, 1)), np.tile(a0, (len(gammas), 1)))
+        expected = engine.run_batch(*args, max_iter=3000, **opts).iterations
+        np.testing.assert_array_equal(run_batch_torch(*args, max_iter=3000, device="cpu", **opts), expected)
+
+
+def test_torch_backend_of_the_scaling_simulation(monkeypatch):
+    pytest.importorskip("torch")
+    from plugins.gd_perceptron import simulation as sims
+
+    monkeypatch.setenv("TOOLKIT_DEVICE", "cpu")
+    p = dict(model="two_layer", activation="quadratic", width=10, gammas=[np.inf], d_values=[32, 64], n_seeds=3)
+    a = sims.scaling(sims.ScalingParams(**p), seed=0).records
+    b = sims.scaling(sims.ScalingParams(backend="torch", **p), seed=0).records
+    assert [r["iterations"] for r in a] == [r["iterations"] for r in b]
