@@ -114,7 +114,8 @@ class BatchResult:
     final state in rescaled form (W_hat, a_hat) with ``log_scale`` ell (W = e^ell W_hat); for
     degree-1 GD this is u = w / gamma. ``trajectory`` (when recorded) holds per-step arrays:
     ``margins`` (T+1, R, n) of the rescaled state, ``log_scale`` (T+1, R), ``lambdas`` (T, R, n),
-    ``active`` (T+1, R, m, n) gate pattern w_j^T b_i > 0, and ``states`` (T+1, R, m, d) if asked.
+    ``active`` (T+1, R, m, n) gate pattern w_j^T b_i > 0, and ``states`` (T+1, R, m, d) with ``outer``
+    (T+1, R, m) if asked.
     """
 
     iterations: np.ndarray
@@ -205,7 +206,7 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     final_W = np.empty_like(W0)
     final_a = np.empty_like(a0)
     final_ell = np.empty(R)
-    traj: dict[str, list] = {"margins": [], "log_scale": [], "lambdas": [], "active": [], "states": []}
+    traj: dict[str, list] = {"margins": [], "log_scale": [], "lambdas": [], "active": [], "states": [], "outer": []}
 
     def retire(keep_mask):
         nonlocal idx, a, log_scale, gam, raw_margins0
@@ -230,6 +231,7 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
             traj["active"].append(P > 0)
             if record_states:
                 traj["states"].append(rep.primal())
+                traj["outer"].append(a.copy())
             newly = separated & (iterations[idx] == -1)
             iterations[idx[newly]] = t
             iterations[idx[blown & (iterations[idx] == -1)]] = -2

@@ -157,7 +157,8 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     """Iterations to zero training error over d x gamma x seeds; all runs of one d advance together as
     one array computation. Rows: one per (d, gamma, run_seed) with ``iterations`` (-1 at the cap), ``n``,
     ``R2``, ``mu2`` (for the Novikoff checks) and ``speedup`` = linear Batch Perceptron iterations /
-    iterations. Summary: log-log slope of median iterations vs d for each gamma, speed-up at the largest d."""
+    iterations. Summary, per gamma: log-log slope of median iterations vs d, median and IQR of the
+    iterations at the largest d, the fraction of runs at the cap, and the speed-up at the largest d."""
     if any(d < 2 for d in params.d_values):
         raise ParameterError(f"parameter 'd_values': every d must be >= 2, got {params.d_values}")
     if any(not g > 0 for g in params.gammas):
@@ -192,8 +193,12 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         if len(ds) >= 2 and all(m > 0 for m in meds):
             summary[f"slope_gamma_{key}"] = measures.loglog_slope(ds, meds)
         top = [r for r in sel if r["d"] == ds[-1]]
-        med_top = float(np.median([r["iterations"] for r in top]))
+        its_top = [r["iterations"] for r in top]
+        med_top = float(np.median(its_top))
+        q1, q3 = np.quantile(its_top, [0.25, 0.75])
         summary[f"median_iterations_dmax_gamma_{key}"] = med_top
+        summary[f"iqr_iterations_dmax_gamma_{key}"] = float(q3 - q1)
+        summary[f"cap_fraction_gamma_{key}"] = float(np.mean([r["capped"] for r in sel]))
         summary[f"speedup_dmax_gamma_{key}"] = top[0]["linear_bp_iterations"] / med_top if med_top > 0 else math.nan
     return SimulationOutput(records=rows, summary=summary)
 
@@ -314,6 +319,7 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     tr = res.trajectory
     m = tr["margins"][:, 0]
     states = tr["states"][:, 0]
+    outer = tr["outer"][:, 0]
     degree = res.degree if res.degree is not None else 1.0
     if res.degree == 1.0 and opts["mode"] == "gd":
         loss = measures.logistic_loss_over_gamma(m, params.gamma)
@@ -332,7 +338,8 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     active = tr["active"][:, 0]
     rows = []
     for t in range(params.T + 1):
-        norm = float(np.linalg.norm(states[t]))
+        # ||theta|| over all trained parameters (the outer layer too when it is trained)
+        norm = float(np.sqrt(np.sum(states[t] ** 2) + (np.sum(outer[t] ** 2) if params.train_outer else 0.0)))
         rows.append({
             "t": t, "loss_over_gamma": float(loss[t]), "perceptron_loss": float(measures.perceptron_loss(m[t])),
             "n_mistakes": int(mistakes[t].sum()),
