@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import toolkit
-from plugins.gd_perceptron import data, measures
+from plugins.gd_perceptron import measures
 from plugins.gd_perceptron import simulation as sims
 from toolkit.errors import ParameterError
 
