@@ -127,17 +127,19 @@ def elnino_curves() -> FunctionalData:
                           description="El Nino SST (statsmodels): year t curve -> mean Jan-Mar of year t+1")
 
 
-def ecg_beats(n_beats: int = 300, m: int = 100, window_s: float = 0.6, qrs_halfwidth_s: float = 0.05,
+def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: float = 0.6, qrs_halfwidth_s: float = 0.05,
               snr: float = 5.0, seed: int = 0) -> FunctionalData:
     """Semi-synthetic ECG design: neurokit2-simulated beats cut around their R peaks onto a common grid
     (seconds relative to the R peak); the response depends on the QRS window only.
 
     ``y = integral_{|t| <= qrs_halfwidth} X(t) w(t) dt`` (w a half-sine bump over the window),
     standardised, plus Gaussian noise at the given SNR; the QRS window is the true region.
+    The first ``n_train`` beats are the training set, the next ``n_test`` the test set.
     """
     import neurokit2 as nk
 
     rng = np.random.default_rng(seed)
+    n_beats = n_train + n_test
     sampling_rate = 250
     grid = np.linspace(-window_s / 3, 2 * window_s / 3, m)
     beats = []
@@ -165,6 +167,7 @@ def ecg_beats(n_beats: int = 300, m: int = 100, window_s: float = 0.6, qrs_halfw
     eta = (eta - eta.mean()) / eta.std()
     noise_sd = float(np.sqrt(1.0 / snr))
     y = eta + noise_sd * rng.standard_normal(n_beats)
-    return FunctionalData(X=X, y=y, grid=grid, true_regions=[(-qrs_halfwidth_s, qrs_halfwidth_s)],
+    return FunctionalData(X=X[:n_train], y=y[:n_train], grid=grid, X_test=X[n_train:], y_test=y[n_train:],
+                          f_test=eta[n_train:], true_regions=[(-qrs_halfwidth_s, qrs_halfwidth_s)],
                           beta=weight, noise_sd=noise_sd,
                           description=f"neurokit2 ECG beats, response on the QRS window +/-{qrs_halfwidth_s}s")

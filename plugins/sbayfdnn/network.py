@@ -275,3 +275,45 @@ def output_jacobian(params_free_shapes, theta: torch.Tensor, Zk: torch.Tensor) -
         if layer > 0:
             delta = (delta @ weights[layer]) * (pres[layer - 1] > 0).to(Zk.dtype)
     return torch.cat(blocks, dim=1)
+
+
+def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, sigma0_sq: float = 1e-3,
+                            sigma1_sq: float = 1.0, seed: int = 0) -> dict:
+    """Laplace vs brute-force log evidence on a one-column toy: ``y_i = w z_i + N(0, 1)``, a single
+    weight with the spike-and-slab prior (H = 1). Returns both log evidences and their relative gap.
+
+    The brute force integrates ``exp(-n obj(w))`` over w on a fine grid (trapezoid, log-sum-exp).
+    """
+    from scipy.optimize import minimize_scalar
+    from scipy.special import logsumexp
+
+    from plugins.sbayfdnn.prior import log_mixture_prior
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(n)
+    y = w_true * z + rng.standard_normal(n)
+    zt, yt = torch.as_tensor(z), torch.as_tensor(y)
+
+    def objective(theta: torch.Tensor) -> torch.Tensor:
+        w = theta[0]
+        nll = 0.5 * ((yt - w * zt) ** 2).sum() + 0.5 * n * math.log(2 * math.pi)
+        nlp = -torch_log_mixture_prior(w ** 2, 1, lam, sigma0_sq, sigma1_sq)
+        return (nll + nlp) / n
+
+    def objective_np(w):
+        w = np.asarray(w, dtype=float)
+        nll = 0.5 * ((y[None, :] - w.reshape(-1, 1) * z[None, :]) ** 2).sum(axis=1) + 0.5 * n * math.log(2 * math.pi)
+        return (nll - log_mixture_prior(w.reshape(-1) ** 2, 1, lam, sigma0_sq, sigma1_sq)) / n
+
+    w_hat = float(np.sum(z * y) / np.sum(z * z))
+    w_star = minimize_scalar(lambda w: float(objective_np(w)[0]), bracket=(w_hat - 0.5, w_hat, w_hat + 0.5),
+                             tol=1e-12).x
+    laplace = laplace_log_evidence(objective, torch.tensor([w_star], dtype=torch.float64), n)["log_evidence"]
+    grid = np.linspace(w_star - 8.0, w_star + 8.0, 400001)
+    log_f = -n * objective_np(grid)
+    step = grid[1] - grid[0]
+    weights = np.full(grid.shape, step)
+    weights[[0, -1]] = step / 2
+    brute = float(logsumexp(log_f, b=weights))
+    return {"laplace": float(laplace), "brute_force": brute, "w_star": float(w_star),
+            "relative_gap": abs(laplace - brute) / abs(brute)}
