@@ -45,3 +45,14 @@ def test_reduction_rejects_degree_two_models():
 
     with pytest.raises(ParameterError, match="activation"):
         sims.reduction(sims.ReductionParams(model="two_layer", activation="quadratic"), seed=0)
+
+
+def test_reduction_targets_hold_across_seeds():
+    """README: planted data seeds 0..7 (linear, gamma = 1e4) and ReLU init seeds 0..7 (gamma = 1e8)."""
+    for s in range(8):
+        lin = sims.reduction(sims.ReductionParams(dataset="planted", n=100, d=20, margin=0.5, data_seed=s,
+                                                  gammas=[1e1, 1e2, 1e3, 1e4], T=60), seed=0).summary
+        assert lin["max_rel_error_gamma_10000"] <= 1e-15 and lin["error_decreasing_in_gamma"]
+        relu = sims.reduction(sims.ReductionParams(dataset="planted", n=100, d=20, model="two_layer", activation="relu",
+                                                   width=20, gammas=[1e5, 1e6, 1e8], T=40), seed=s).summary
+        assert 1e-8 < relu["max_rel_error_gamma_1e+08"] <= 1e-6 and relu["error_decreasing_in_gamma"]
