@@ -17,7 +17,7 @@ def test_linear_gd_iterations_grow_linearly_with_d_small_grid():
     out = sims.scaling(sims.ScalingParams(d_values=[64, 128, 256, 512], gammas=[100.0]), seed=0)
     assert 0.85 <= out.summary["slope_gamma_100"] <= 1.15
     # small steps separate R1 in 2 iterations whatever d: Omega(d) is a large-step phenomenon
-    small = sims.scaling(sims.ScalingParams(d_values=[16, 256, 1024], gammas=[1.0, 3.0]), seed=0)
+    small = sims.scaling(sims.ScalingParams(d_values=sims.R1_D_VALUES, gammas=[1.0, 3.0]), seed=0)
     assert {r["iterations"] for r in small.records} == {2}
 
 
