@@ -69,3 +69,8 @@ def test_r1_margin_closed_form_matches_cvxpy():
         _, mu = measures.max_margin_svm(B, y)
         assert mu * mu == pytest.approx(data.r1_margin_squared(d), rel=1e-6)
         assert measures.radius_squared(B) == pytest.approx(data.r1_radius_squared(d))
+
+
+def test_large_step_gd_on_thm51_data_takes_the_batch_perceptron_count():
+    B, y = data.thm51(1000)
+    assert _iterations(B, y, gamma=1e4) == 301
