@@ -60,15 +60,15 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
                    f"{gain.diff_vs_baseline:+.1f} [{gain.ci_low:+.1f}, {gain.ci_high:+.1f}] over {int(gain.n_seeds)} seeds",
                    bool(gain.diff_vs_baseline >= 8 and gain.ci_low > 0) if not quick else None),
         Comparison("FedAvg's drop from p = 0 to p = 0.3 on MUTAG (points)", "prototype 11.0; target >= 5",
-                   f"{fed_drop.drop:.1f} [{fed_drop.ci_low:.1f}, {fed_drop.ci_high:.1f}]",
-                   bool(fed_drop.drop >= 5) if not quick else None),
+                   f"{fed_drop['drop']:.1f} [{fed_drop.ci_low:.1f}, {fed_drop.ci_high:.1f}]",
+                   bool(fed_drop["drop"] >= 5) if not quick else None),
         Comparison("GraphP-FL - FedAvg on clean MUTAG (points)", "-3.5 (authors); target >= -4",
                    f"{clean.diff_vs_baseline:+.1f} [{clean.ci_low:+.1f}, {clean.ci_high:+.1f}]",
                    bool(clean.diff_vs_baseline >= -4) if not quick else None),
     ]
     if not quick:
         d5 = drop_table(results, 0.0, 0.5)
-        fa, gp = (float(d5[d5.algorithm == a].drop.iloc[0]) for a in ("fedavg", "graphpfl"))
+        fa, gp = (float(d5[d5.algorithm == a]["drop"].iloc[0]) for a in ("fedavg", "graphpfl"))
         comps.append(Comparison("drop p = 0 -> 0.5: FedAvg vs GraphP-FL (points)", "FedAvg's drop larger",
                                 f"FedAvg {fa:.1f}, GraphP-FL {gp:.1f}", fa > gp))
     notes = "quick: 2 seeds, 8 rounds (no verdicts); full: 10 seeds, 50 rounds, 5 clients, paired by seed"

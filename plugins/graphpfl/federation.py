@@ -45,8 +45,8 @@ class ClientData:
 
 
 def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, seed: int,
-                  device: str = "cpu", eval_batch_size: int = 256) -> list[ClientData]:
-    """Split each client's graphs into train/val/test (seeded) and pre-collate them."""
+                  device: str = "cpu", eval_batch_size: int = 64) -> list[ClientData]:
+    """Split each client's graphs into train/val/test (seeded) and pre-collate them (size-bucketed)."""
     rng = np.random.default_rng([seed, 7])
     clients = []
     for idx in parts:

@@ -33,13 +33,15 @@ class Batch:
     adj: torch.Tensor  # (B, N, N)
     mask: torch.Tensor  # (B, N) float 0/1
     y: torch.Tensor  # (B,)
+    edge_index: torch.Tensor | None = None  # (2, 2m) both directions, into the flattened B*N nodes
 
     @property
     def n_graphs(self) -> int:
         return int(self.y.shape[0])
 
     def to(self, device: str | torch.device) -> Batch:
-        return Batch(self.x.to(device), self.adj.to(device), self.mask.to(device), self.y.to(device))
+        ei = self.edge_index.to(device) if self.edge_index is not None else None
+        return Batch(self.x.to(device), self.adj.to(device), self.mask.to(device), self.y.to(device), ei)
 
 
 def collate(graphs: Sequence, device: str | torch.device = "cpu") -> Batch:
@@ -58,14 +60,29 @@ def collate(graphs: Sequence, device: str | torch.device = "cpu") -> Batch:
             adj[k, g.edges[:, 0], g.edges[:, 1]] = 1.0
             adj[k, g.edges[:, 1], g.edges[:, 0]] = 1.0
     y = np.array([g.y for g in graphs], dtype=np.int64)
-    return Batch(torch.from_numpy(x), torch.from_numpy(adj), torch.from_numpy(mask), torch.from_numpy(y)).to(device)
+    pairs = [g.edges + k * n for k, g in enumerate(graphs) if len(g.edges)]
+    e = np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
+    edge_index = torch.from_numpy(np.concatenate([e, e[:, ::-1]]).T.copy())
+    return Batch(torch.from_numpy(x), torch.from_numpy(adj), torch.from_numpy(mask), torch.from_numpy(y),
+                 edge_index).to(device)
 
 
 def make_batches(graphs: Sequence, batch_size: int, rng: np.random.Generator | None,
-                 device: str | torch.device = "cpu") -> list[Batch]:
-    """Pre-collated batches of ``batch_size`` graphs (seeded shuffle when ``rng`` is given)."""
-    order = rng.permutation(len(graphs)) if rng is not None else np.arange(len(graphs))
-    return [collate([graphs[i] for i in order[s:s + batch_size]], device) for s in range(0, len(graphs), batch_size)]
+                 device: str | torch.device = "cpu", bucket: bool = True) -> list[Batch]:
+    """Pre-collated batches of ``batch_size`` graphs.
+
+    ``bucket=True`` sorts graphs by node count (ties broken by ``rng``) before cutting batches, so a
+    batch pads to little more than its own graphs: on PROTEINS (4-620 nodes) this cuts the dense
+    cost by an order of magnitude. The simulator shuffles the order of the batches every epoch.
+    ``bucket=False`` cuts a seeded random permutation instead.
+    """
+    n = len(graphs)
+    noise = rng.random(n) if rng is not None else np.arange(n) / max(n, 1)
+    if bucket:
+        order = np.lexsort((noise, np.array([g.x.shape[0] for g in graphs])))
+    else:
+        order = rng.permutation(n) if rng is not None else np.arange(n)
+    return [collate([graphs[i] for i in order[s:s + batch_size]], device) for s in range(0, n, batch_size)]
 
 
 def dropout(h: torch.Tensor, p: float, training: bool, gen: torch.Generator | None) -> torch.Tensor:
@@ -209,8 +226,15 @@ class GIN(nn.Module):
         m = mask.unsqueeze(-1)
         h = batch.x
         readouts = []
+        sparse = self.structure is None and batch.edge_index is not None
         for i in range(self.cfg.n_layers):
-            h = self.lin1[i]((1.0 + self.eps[i]) * h + adj @ h)
+            if sparse:  # sum over the observed neighbours: cost ~ edges, not padded nodes squared
+                b, n, f = h.shape
+                flat = h.reshape(b * n, f)
+                agg = torch.zeros_like(flat).index_add_(0, batch.edge_index[1], flat[batch.edge_index[0]]).reshape(b, n, f)
+            else:
+                agg = adj @ h
+            h = self.lin1[i]((1.0 + self.eps[i]) * h + agg)
             if self.cfg.batch_norm:
                 h = self.norms[i](h, mask)
             h = self.lin2[i](torch.relu(h))
