@@ -53,12 +53,11 @@ def perceptron_loss(margins) -> np.ndarray:
     return np.mean(np.maximum(0.0, -np.asarray(margins)), axis=-1)
 
 
-def logistic_loss_over_gamma(rescaled_margins, gamma) -> np.ndarray:
-    """f(v)/gamma = (1/n) sum log(1 + exp(-gamma m_i)) / gamma for v = gamma u, m_i = y_i b_i^T u."""
+def logistic_loss_over_gamma(rescaled_margins, gamma: float) -> np.ndarray:
+    """f(v)/gamma = (1/n) sum_i log(1 + exp(-gamma m_i)) / gamma along the last axis, for v = gamma u and
+    m_i = y_i b_i^T u (computed stably with logaddexp)."""
     m = np.asarray(rescaled_margins, dtype=np.float64)
-    gamma = np.asarray(gamma, dtype=np.float64)
-    g = gamma.reshape(gamma.shape + (1,) * (m.ndim - gamma.ndim)) if gamma.ndim else gamma
-    return np.mean(np.logaddexp(0.0, -g * m), axis=-1) / (np.squeeze(g, -1) if gamma.ndim else g)
+    return np.mean(np.logaddexp(0.0, -gamma * m), axis=-1) / gamma
 
 
 def non_monotone_steps(values) -> int:

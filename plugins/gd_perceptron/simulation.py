@@ -303,7 +303,8 @@ class DynamicsParams(DataParams, ModelParams):
 
 
 def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
-    """One run for T steps. Rows per t: ``loss_over_gamma`` (f/gamma for degree-1 models, f otherwise),
+    """One run for T steps. Rows per t: ``loss_over_gamma`` (f/gamma for degree-1 models, f for other
+    models, the perceptron loss itself for gamma = inf),
     ``perceptron_loss``, ``n_mistakes``, ``normalized_margin`` min_i y_i g_i / ||theta||^L,
     ``alignment`` 1 - cos(v_t, v_SVM) with the cvxpy hard-margin SVM (linear model) and
     ``activation_changes`` (gate flips w_j^T b_i > 0 since the previous step). Summary: non-monotone loss
