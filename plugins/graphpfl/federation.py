@@ -213,7 +213,7 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
     rows: list[dict] = []
     t_start = time.perf_counter()
     for rnd in range(1, cfg.n_rounds + 1):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         n_pick = max(1, int(round(cfg.client_fraction * len(clients))))
         picked = np.sort(rng.choice(len(clients), size=n_pick, replace=False)) if n_pick < len(clients) else np.arange(len(clients))
         tasks = [ClientTask(strategy, model_cfg, states[c], global_shared, server_extra, clients[c].train,
@@ -244,6 +244,8 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
             row.update(_evaluate_all(eval_model, strategy, states, global_shared, clients))
             row["eval_time_s"] = time.perf_counter() - te0
         row["round_time_s"] = time.perf_counter() - t0
+        # CPU time of this process: robust to other load (clients in other processes are not counted)
+        row["round_cpu_time_s"] = time.process_time() - c0
         rows.append(row)
         if on_round is not None:
             on_round(row)

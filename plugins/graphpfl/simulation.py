@@ -195,6 +195,8 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
         "val_acc_pooled": b["val_acc_pooled"],
         "final_test_acc_pooled": res.rounds[-1]["test_acc_pooled"],
         "mean_round_time_s": float(np.mean([r["round_time_s"] for r in res.rounds])),
+        "mean_round_cpu_time_s": float(np.mean([r["round_cpu_time_s"] for r in res.rounds[1:] or res.rounds])),
+        "fisher_share": float(np.mean([r["fisher_time_s"] / r["round_time_s"] for r in res.rounds])),
         "mean_train_time_s": float(np.mean([r["train_time_s"] for r in res.rounds])),
         "mean_fisher_time_s": float(np.mean([r["fisher_time_s"] for r in res.rounds])),
         "setup_time_s": setup_s,
