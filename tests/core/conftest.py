@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "plugin_fixtures"
-FIRST_PARTY = ("gd_perceptron", "langgen", "sbayfdnn", "frog", "graphpfl")
+from core_paths import FIRST_PARTY, FIXTURES
 
 
 @pytest.fixture

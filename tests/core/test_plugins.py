@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from conftest import FIXTURES
+from core_paths import FIXTURES
 from toolkit.errors import DuplicateNameError, PluginLoadWarning, UnknownNameError
 from toolkit.manager import get_plugin_manager
 from toolkit.registry import get_registry

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from conftest import FIRST_PARTY, FIXTURES
+from core_paths import FIRST_PARTY, FIXTURES
 from toolkit.errors import ParameterError
 from toolkit.store import RunStore
 
