@@ -156,3 +156,13 @@ def test_same_seed_pairs_data_across_algorithms():
     for ca, cb in zip(a, b):
         for xa, xb in zip(ca.train + ca.test, cb.train + cb.test):
             assert torch.equal(xa.adj, xb.adj) and torch.equal(xa.y, xb.y)
+
+
+@pytest.mark.slow
+def test_client_dask_gives_the_serial_result(graphpfl_registry, tmp_path):
+    """Slow only because a LocalCluster takes ~10-60 s to start and stop on this machine."""
+    params = {**QUICK, "algorithm": "graphpfl"}
+    serial = toolkit.run("graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry)
+    dask = toolkit.run("graphpfl.noise_robustness", {**params, "client_executor": "dask", "n_workers": 2}, seed=3,
+                       store=tmp_path / "b.sqlite", registry=graphpfl_registry)
+    assert [r["train_loss"] for r in serial.records] == [r["train_loss"] for r in dask.records]
