@@ -39,7 +39,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import expit
 
-from plugins.gd_perceptron.models import Model, outputs
+from plugins.gd_perceptron.models import Model
 
 TINY_INIT = 1e-150  # the perceptron limit of a degree-1 model starts at 0+ in the direction of W_0
 EXP_CLIP = 300.0    # exp() arguments are clipped here (e^300 ~ 1e130 > DIVERGED, far from overflow)
@@ -47,11 +47,13 @@ DIVERGED = 1e100    # a margin of the (rescaled) state beyond this means the run
 
 
 class _Primal:
+    """The (m, d) weights. ``B`` has shape (1, n, d) (shared data) or (R, n, d) (one dataset per run)."""
+
     def __init__(self, B, W):
         self.B, self.W = B, W
 
     def preact(self):
-        return self.W @ self.B.T  # batched BLAS: (R, m, d) @ (d, n)
+        return self.W @ self.B.transpose(0, 2, 1)  # batched BLAS: (R, m, d) @ (R|1, d, n)
 
     def add(self, coef):
         self.W += coef @ self.B
@@ -67,15 +69,19 @@ class _Primal:
 
     def take(self, keep):
         self.W = self.W[keep]
+        if self.B.shape[0] > 1:
+            self.B = self.B[keep]
 
 
 class _Dual:
-    """W_r = kappa_r W0_r + C_r B: pre-activations through the Gram matrix G = B B^T."""
+    """W_r = kappa_r W0_r + C_r B_r: pre-activations through the Gram matrices G_r = B_r B_r^T."""
 
-    def __init__(self, B, W0, kappa):
-        self.B, self.G = B, B @ B.T
-        self.W0 = W0
-        self.P0 = np.einsum("rmd,nd->rmn", W0, B, optimize=True)
+    def __init__(self, B, W0, kappa, keep_primal=True):
+        # without primal() (no weights asked for) the (m, d)-sized arrays are not kept at all
+        self.B = B if keep_primal else None
+        self.G = B @ B.transpose(0, 2, 1)
+        self.W0 = W0 if keep_primal else None
+        self.P0 = W0 @ B.transpose(0, 2, 1)
         self.N0 = np.einsum("rmd,rmd->r", W0, W0)
         self.kappa = np.asarray(kappa, dtype=np.float64).copy()
         self.C = np.zeros(self.P0.shape)
@@ -99,8 +105,35 @@ class _Dual:
         return self.kappa[:, None, None] * self.W0 + self.C @ self.B
 
     def take(self, keep):
-        self.W0, self.P0, self.N0 = self.W0[keep], self.P0[keep], self.N0[keep]
+        self.P0, self.N0 = self.P0[keep], self.N0[keep]
         self.kappa, self.C = self.kappa[keep], self.C[keep]
+        if self.W0 is not None:
+            self.W0 = self.W0[keep]
+        if self.G.shape[0] > 1:
+            self.G = self.G[keep]
+            if self.B is not None:
+                self.B = self.B[keep]
+
+
+def stack_datasets(datasets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Datasets [(B_k, y_k)] with the same n but any d_k -> (B (K, n, d_max) zero-padded, y (K, n),
+    d (K,)). Zero features change no inner product, so a run on the padded data (with its initial
+    weights zero-padded too, see :func:`pad_weights`) is the run on the original data."""
+    ns = {np.shape(B)[0] for B, _ in datasets}
+    if len(ns) != 1:
+        raise ValueError(f"stacked datasets need the same number of samples, got {sorted(ns)}")
+    dims = np.array([np.shape(B)[1] for B, _ in datasets])
+    out = np.zeros((len(datasets), ns.pop(), int(dims.max())))
+    for k, (B, _) in enumerate(datasets):
+        out[k, :, : dims[k]] = B
+    return out, np.stack([np.asarray(y, dtype=np.float64) for _, y in datasets]), dims
+
+
+def pad_weights(W0, d_max: int) -> np.ndarray:
+    """Zero-pad (R, m, d) initial weights to (R, m, d_max)."""
+    out = np.zeros(W0.shape[:2] + (d_max,))
+    out[:, :, : W0.shape[2]] = W0
+    return out
 
 
 @dataclass
@@ -119,9 +152,9 @@ class BatchResult:
     """
 
     iterations: np.ndarray
-    weights: np.ndarray
-    outer: np.ndarray
-    log_scale: np.ndarray
+    weights: np.ndarray | None
+    outer: np.ndarray | None
+    log_scale: np.ndarray | None
     degree: float | None
     trajectory: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -138,8 +171,12 @@ Mode = Literal["gd", "perceptron"]
 
 
 def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter):
-    n, d = B.shape
     R = gammas.shape[0]
+    if B.ndim != 3 or B.shape[0] not in (1, R):
+        raise ValueError(f"features must have shape (n, d) or (R={R}, n, d), got {B.shape}")
+    if y.shape != (B.shape[0], B.shape[1]):
+        raise ValueError(f"labels must have shape (n,) or (R, n) matching the features {B.shape}, got {y.shape}")
+    d = B.shape[2]
     if W0.ndim != 3 or W0.shape[0] != R or W0.shape[2] != d:
         raise ValueError(f"W0 must have shape (R={R}, m, d={d}), got {W0.shape}")
     if a0.shape != W0.shape[:2]:
@@ -161,28 +198,35 @@ def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter
 def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: str = "logistic",
               normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
               max_iter: int = 10_000, record: bool = False, record_states: bool = False,
-              representation: str = "auto") -> BatchResult:
+              representation: str = "auto", keep_weights: bool = True) -> BatchResult:
     """Advance R runs on the dataset (B, y) together (see the module docstring for the maths).
 
     :param gammas: (R,) step sizes; in ``mode='perceptron'`` they are the step on the unit sphere of
         degree > 1 models and are ignored by degree-1 models (the limit does not depend on gamma).
+    :param B, y: one dataset, (n, d) and (n,), shared by all runs, or one per run, (R, n, d) and (R, n)
+        (datasets of different d: zero-pad them with :func:`stack_datasets`).
     :param W0, a0: (R, m, d) and (R, m) initial weights (see :func:`models.init_weights`).
     :param record: keep the whole trajectory and run all ``max_iter`` steps (no early exit).
+    :param keep_weights: return the final weights (``False``: ``weights``/``outer`` are None, which saves
+        rebuilding (R, m, d) arrays whenever runs finish).
     """
-    B = np.ascontiguousarray(B, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    B = np.ascontiguousarray(B[None] if B.ndim == 2 else B)  # (1 | R, n, d)
     y = np.asarray(y, dtype=np.float64)
+    y = y[None] if y.ndim == 1 else y  # (1 | R, n)
     gammas = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
     W0 = np.asarray(W0, dtype=np.float64)
     a0 = np.asarray(a0, dtype=np.float64)
     _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter)
-    n, d = B.shape
+    n, d = B.shape[1:]
     R = gammas.shape[0]
     act = model.activation
     p = 1.0 if model.kind == "linear" else model.degree
     trained = model.train_outer
     renormalize = p is not None and p > 1
+    per_run = B.shape[0] > 1
 
-    raw_margins0 = y * outputs(B, W0, a0, act)
+    raw_margins0 = y * np.einsum("rm,rmn->rn", a0, act.fn(W0 @ B.transpose(0, 2, 1)))
     if p == 1.0:
         c0 = 1.0 / gammas if mode == "gd" else np.full(R, TINY_INIT)
         log_scale = np.log(gammas) if mode == "gd" else np.zeros(R)
@@ -198,25 +242,27 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     use_dual = representation == "dual" or (representation == "auto" and n < d)
     if representation not in ("auto", "dual", "primal"):
         raise ValueError(f"representation must be 'auto', 'dual' or 'primal', got {representation!r}")
-    rep = _Dual(B, W0, c0) if use_dual else _Primal(B, W0 * c0[:, None, None])
+    rep = _Dual(B, W0, c0, keep_primal=keep_weights or record_states) if use_dual else _Primal(B, W0 * c0[:, None, None])
 
     iterations = np.full(R, -1, dtype=np.int64)
     idx = np.arange(R)  # runs still in the batch
     gam = gammas.copy()
-    final_W = np.empty_like(W0)
-    final_a = np.empty_like(a0)
-    final_ell = np.empty(R)
+    final_W = np.empty_like(W0) if keep_weights else None
+    final_a = np.empty_like(a0) if keep_weights else None
+    final_ell = np.empty(R) if keep_weights else None
     traj: dict[str, list] = {"margins": [], "log_scale": [], "lambdas": [], "active": [], "states": [], "outer": []}
 
     def retire(keep_mask):
-        nonlocal idx, a, log_scale, gam, raw_margins0
+        nonlocal idx, a, log_scale, gam, raw_margins0, y
         gone = ~keep_mask
-        if gone.any():
+        if gone.any() and keep_weights:
             final_W[idx[gone]] = rep.primal()[gone]
             final_a[idx[gone]] = a[gone]
             final_ell[idx[gone]] = log_scale[gone]
         rep.take(keep_mask)
         idx, a, log_scale, gam, raw_margins0 = idx[keep_mask], a[keep_mask], log_scale[keep_mask], gam[keep_mask], raw_margins0[keep_mask]
+        if per_run:
+            y = y[keep_mask]
 
     frozen = np.zeros(R, dtype=bool)  # diverged runs stop moving (record mode keeps them in the batch)
     for t in range(max_iter + 1):
@@ -293,11 +339,12 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
                 a = a / s[:, None]
             log_scale = log_scale + np.log(s)
 
-    if idx.size:
+    if idx.size and keep_weights:
         final_W[idx] = rep.primal()
         final_a[idx] = a
         final_ell[idx] = log_scale
-    result = BatchResult(iterations, final_W, final_a, final_ell, p)
+    result = BatchResult(iterations, final_W if keep_weights else None, final_a if keep_weights else None,
+                         final_ell if keep_weights else None, p)
     if record:
         result.trajectory = {k: np.stack(v) for k, v in traj.items() if v}
     return result

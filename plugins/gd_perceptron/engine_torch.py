@@ -37,7 +37,9 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
     gam_np = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
     W0 = np.asarray(W0, dtype=np.float64)
     a0 = np.asarray(a0, dtype=np.float64)
-    _validate(B, y_np, gam_np, W0, a0, mode, loss, tie_weight, first_step, max_iter)
+    if B.ndim != 2:
+        raise ValueError(f"the torch engine takes one dataset shared by all runs, shape (n, d); got {B.shape}")
+    _validate(B[None], y_np[None], gam_np, W0, a0, mode, loss, tie_weight, first_step, max_iter)
     if representation not in ("auto", "dual", "primal"):
         raise ValueError(f"representation must be 'auto', 'dual' or 'primal', got {representation!r}")
     dev = torch.device(device)

@@ -103,35 +103,70 @@ def _perceptron_step(gamma: float) -> float:
     return 1.0 if math.isinf(gamma) else gamma
 
 
-def run_sweep(B, y, model: models.Model, algorithm: str, gammas, seeds, *, loss: str = "logistic",
+STACK_LIMIT = 4_000_000
+
+
+def run_sweep(datasets, model: models.Model, algorithm: str, gammas, seeds, *, loss: str = "logistic",
               max_iter: int = 100_000, backend: str = "numpy", device: str = "cpu") -> list[dict[str, Any]]:
-    """Iterations to separation for every (gamma, seed) on one dataset, batched per mode
-    (``backend='torch'`` runs the same batch with torch on ``device``)."""
-    rows: list[dict[str, Any]] = []
-    d = B.shape[1]
+    """Iterations to separation for every (dataset, gamma, seed), one row each (``dataset_index``).
+
+    numpy: all runs of one mode (GD or perceptron form) on all datasets advance together as one
+    array computation (datasets of different d are zero-padded, which changes no inner product);
+    one batch per dataset instead when the datasets differ in n or when padding the random initial
+    weights of a two-layer model would exceed ``STACK_LIMIT`` entries. torch: one batch per dataset.
+    Each dataset's initial weights come from ``init_weights(model, d_k, seeds)``, so a run does not
+    depend on what it was batched with.
+    """
     if algorithm == "perceptron":
         if model.kind != "linear":
             raise ParameterError("parameter 'algorithm': the classical perceptron is defined for the linear model only")
-        it, _ = engine.classical_perceptron(B, y, max_updates=max_iter)
-        return [{"gamma": math.inf, "run_seed": s, "iterations": it} for s in seeds]
-    W0, a0 = models.init_weights(model, d, seeds)
+        rows = []
+        for k, (B, y) in enumerate(datasets):
+            it, _ = engine.classical_perceptron(B, y, max_updates=max_iter)
+            rows += [{"dataset_index": k, "gamma": math.inf, "run_seed": s, "iterations": it} for s in seeds]
+        return rows
+    same_n = len({B.shape[0] for B, _ in datasets}) == 1
+    d_max = max(B.shape[1] for B, _ in datasets)
+    width = 1 if model.kind == "linear" else model.width
+    # padding dense initial weights to the largest d costs more than it saves beyond a few million entries
+    small = model.kind == "linear" or len(datasets) * len(seeds) * width * d_max <= STACK_LIMIT
+    stack = backend == "numpy" and same_n and small
+    groups = [list(range(len(datasets)))] if stack else [[k] for k in range(len(datasets))]
     by_mode: dict[str, list[float]] = {}
     for g in gammas:
         by_mode.setdefault(algorithm_options(algorithm, g)["mode"], []).append(g)
-    for mode, gs in by_mode.items():
-        opts = algorithm_options(algorithm, gs[0])
-        step = [(_perceptron_step(g) if mode == "perceptron" else g) for g in gs]
-        R = len(gs) * len(seeds)
-        args = (B, y, model, np.repeat(step, len(seeds)), np.tile(W0, (len(gs), 1, 1)), np.tile(a0, (len(gs), 1)))
-        if backend == "torch":
-            from plugins.gd_perceptron.engine_torch import run_batch_torch
-
-            iterations = run_batch_torch(*args, loss=loss, max_iter=max_iter, device=device, **opts)
+    rows = []
+    for group in groups:
+        if len(group) == 1:
+            B, y = datasets[group[0]]
+            d_max = B.shape[1]
+            inits = [models.init_weights(model, d_max, seeds)]
+            W0, a0 = inits[0]
         else:
-            iterations = engine.run_batch(*args, loss=loss, max_iter=max_iter, **opts).iterations
-        for r in range(R):
-            rows.append({"gamma": float(gs[r // len(seeds)]), "run_seed": int(seeds[r % len(seeds)]),
-                         "iterations": int(iterations[r])})
+            B_stack, y_stack, _ = engine.stack_datasets([datasets[k] for k in group])
+            d_max = B_stack.shape[2]
+            inits = [models.init_weights(model, datasets[k][0].shape[1], seeds) for k in group]
+            W0 = np.concatenate([engine.pad_weights(w, d_max) for w, _ in inits])  # (K*S, m, d_max)
+            a0 = np.concatenate([a for _, a in inits])
+        labels = [(k, s) for k in group for s in seeds]
+        for mode, gs in by_mode.items():
+            opts = algorithm_options(algorithm, gs[0])
+            step = np.repeat([(_perceptron_step(g) if mode == "perceptron" else g) for g in gs], len(labels))
+            W, A = np.tile(W0, (len(gs), 1, 1)), np.tile(a0, (len(gs), 1))
+            if len(group) > 1:
+                run_index = np.tile(np.repeat(np.arange(len(group)), len(seeds)), len(gs))
+                B, y = B_stack[run_index], y_stack[run_index]
+            if backend == "torch":
+                from plugins.gd_perceptron.engine_torch import run_batch_torch
+
+                iterations = run_batch_torch(B, y, model, step, W, A, loss=loss, max_iter=max_iter, device=device, **opts)
+            else:
+                iterations = engine.run_batch(B, y, model, step, W, A, loss=loss, max_iter=max_iter,
+                                              keep_weights=False, **opts).iterations
+            for r, it in enumerate(iterations):
+                k, s = labels[r % len(labels)]
+                rows.append({"dataset_index": k, "gamma": float(gs[r // len(labels)]), "run_seed": int(s),
+                             "iterations": int(it)})
     return rows
 
 
@@ -154,8 +189,9 @@ class ScalingParams(DataParams, ModelParams):
 
 
 def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
-    """Iterations to zero training error over d x gamma x seeds; all runs of one d advance together as
-    one array computation. Rows: one per (d, gamma, run_seed) with ``iterations`` (-1 at the cap), ``n``,
+    """Iterations to zero training error over d x gamma x seeds; runs advance together as one array
+    computation (every d, gamma and seed at once, or per d for wide two-layer models: see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with
+    ``iterations`` (-1 at the cap, -2 diverged), ``n``,
     ``R2``, ``mu2`` (for the Novikoff checks) and ``speedup`` = linear Batch Perceptron iterations /
     iterations. Summary, per gamma: log-log slope of median iterations vs d, median and IQR of the
     iterations at the largest d, the fraction of runs at the cap, and the speed-up at the largest d."""
@@ -170,20 +206,21 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         from toolkit.backend import resolve_device
 
         device = resolve_device(None)
+    datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
+    geometries = [geometry(B, y, params.dataset) for B, y in datasets]
+    # the linear Batch Perceptron on the same data: the reference of the speed-up
+    bp = {r["dataset_index"]: r["iterations"] for r in
+          run_sweep(datasets, models.linear(), "batch_perceptron", [math.inf], [0], max_iter=params.max_iter)}
     rows = []
-    lin = models.linear()
-    for d in sorted(set(params.d_values)):
-        B, y = load_dataset(params, d)
-        R2, mu2 = geometry(B, y, params.dataset)
-        Wl, al = models.init_weights(lin, B.shape[1], [0])
-        bp = int(engine.run_batch(B, y, lin, [1.0], Wl, al, mode="perceptron", tie_weight=1.0,
-                                  max_iter=params.max_iter).iterations[0])
-        for row in run_sweep(B, y, model, params.algorithm, params.gammas, seeds, loss=params.loss,
-                             max_iter=params.max_iter, backend=params.backend, device=device):
-            it = row["iterations"]
-            rows.append({"d": B.shape[1], **row, "capped": it < 0, "n": B.shape[0], "R2": R2, "mu2": mu2,
-                         "linear_bp_iterations": bp,
-                         "speedup": (bp / it) if (it > 0 and bp > 0) else math.nan})
+    for row in run_sweep(datasets, model, params.algorithm, params.gammas, seeds, loss=params.loss,
+                         max_iter=params.max_iter, backend=params.backend, device=device):
+        k = row.pop("dataset_index")
+        B, _ = datasets[k]
+        it = row["iterations"]
+        rows.append({"d": B.shape[1], **row, "capped": it == -1, "diverged": it == -2, "n": B.shape[0],
+                     "R2": geometries[k][0], "mu2": geometries[k][1], "linear_bp_iterations": bp[k],
+                     "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan})
+    rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
     summary: dict[str, Any] = {"runs": len(rows), "capped": int(sum(r["capped"] for r in rows))}
     ds = sorted({r["d"] for r in rows})
     for g in params.gammas:

@@ -164,3 +164,24 @@ def test_torch_backend_of_the_scaling_simulation(monkeypatch):
     a = sims.scaling(sims.ScalingParams(**p), seed=0).records
     b = sims.scaling(sims.ScalingParams(backend="torch", **p), seed=0).records
     assert [r["iterations"] for r in a] == [r["iterations"] for r in b]
+
+
+@pytest.mark.parametrize("model, opts", [(models.linear(), dict(mode="gd")),
+                                         (models.two_layer("quadratic", 5), dict(mode="perceptron")),
+                                         (models.two_layer("relu", 5), dict(mode="gd"))])
+@pytest.mark.parametrize("representation", ["dual", "primal"])
+def test_runs_on_stacked_datasets_of_different_d_equal_separate_runs(model, opts, representation):
+    dims = [8, 16, 32]
+    sets = [data.r1(d) for d in dims]
+    B, y, got_dims = engine.stack_datasets(sets)
+    assert list(got_dims) == dims and B.shape == (3, 2, 32)
+    W0 = [models.init_weights(model, d, [d])[0] for d in dims]
+    a0 = np.concatenate([models.init_weights(model, d, [d])[1] for d in dims])
+    W0_padded = np.concatenate([engine.pad_weights(w, 32) for w in W0])
+    together = engine.run_batch(B, y, model, [50.0] * 3, W0_padded, a0, max_iter=3000,
+                                representation=representation, **opts)
+    alone = [engine.run_batch(*sets[k], model, [50.0], W0[k], a0[k:k + 1], max_iter=3000, **opts).iterations[0]
+             for k in range(3)]
+    np.testing.assert_array_equal(together.iterations, alone)
+    with pytest.raises(ValueError, match="same number of samples"):
+        engine.stack_datasets([data.r1(4), data.thm51(5)])
