@@ -69,3 +69,22 @@ def test_planted_must_show_full():
     comps = planted_comparisons(pd.concat([summary, s2]))
     failed = [c for c in comps if c.ok is False]
     assert not failed, "\n".join(f"{c.claim}: {c.measured}" for c in failed)
+
+
+def test_labels_name_entities_by_key_value_not_position():
+    from plugins.frog.relational import Database, Table
+    from plugins.frog.train import task_splits
+
+    base = make_planted_database("edge_easy", 1.0, 200, 10, seed=2)
+    tables = {}
+    for name, t in base.table_dict.items():
+        df = t.df.copy()
+        if name == "customer":
+            df = df.iloc[::-1].reset_index(drop=True)  # rows in another order
+            df["customer_id"] = df["customer_id"] * 7 + 1000
+        if "customer_id" in t.fkey_col_to_pkey_table:
+            df["customer_id"] = df["customer_id"] * 7 + 1000
+        tables[name] = Table(df, dict(t.fkey_col_to_pkey_table), t.pkey_col, t.time_col)
+    db = Database(tables)
+    a, b = task_splits(planted_task(base))["test"], task_splits(planted_task(db))["test"]
+    assert np.array_equal(b.entity, 199 - a.entity) and np.array_equal(a.y, b.y)
