@@ -1,6 +1,7 @@
 """Lahman baseball tasks: Row2Node / Row2Edge / FROG GNNs against LightGBM (player table / joined aggregates).
 
-Writes summary.csv (one row per task x model x seed), comparisons.md to --out.
+Writes summary.csv (one row per task x model x seed), history.csv (per epoch), comparisons.md and
+pi_over_training.png (FROG's role per link table per epoch) to --out.
 
     python simulations/frog_lahman.py                  # full: 3 seeds, allstar + games
     python simulations/frog_lahman.py --quick          # 1 seed, 4 training seasons, 3 epochs
@@ -28,7 +29,13 @@ def main() -> None:
     import pandas as pd
     import torch
 
-    from plugins.frog.experiments import LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, lahman_runs
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from plugins.frog.experiments import (LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, lahman_runs,
+                                          plot_lahman_roles)
 
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -36,17 +43,24 @@ def main() -> None:
     overrides = dict(LAHMAN_QUICK if args.quick else LAHMAN_FULL)
     if args.epochs:
         overrides["epochs"] = args.epochs
-    parts = []
+    parts, history = [], []
     for task in args.tasks.split(","):
-        parts.append(lahman_runs([task], args.models.split(","), range(args.seeds), overrides))
+        parts.append(lahman_runs([task], args.models.split(","), range(args.seeds), overrides, history))
         pd.concat(parts).to_csv(out / "summary.csv", index=False)  # partial results survive an interrupt
+        pd.DataFrame(history).to_csv(out / "history.csv", index=False)
     summary = pd.concat(parts)
+    hist = pd.DataFrame(history)
+    if (hist.model == "frog").any():
+        fig = plt.figure(figsize=(5 * hist[hist.model == "frog"].task.nunique(), 3.5))
+        plot_lahman_roles(hist)(fig)
+        fig.tight_layout()
+        fig.savefig(out / "pi_over_training.png", dpi=120)
     metric_cols = [c for c in summary.columns if c.startswith("test_") or c.startswith("pi_")]
     agg = summary.groupby(["task", "model"])[metric_cols].agg(["mean", "std"]).round(3)
     lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
     if (summary.task == "allstar").any():
         lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in lahman_comparisons(summary)]
-    (out / "comparisons.md").write_text(agg.to_markdown() + "\n\n" + "\n".join(lines) + "\n")
+    (out / "comparisons.md").write_text("```\n" + agg.to_string() + "\n```\n\n" + "\n".join(lines) + "\n")
     print(agg.to_string())
     print("\n".join(lines))
 
