@@ -22,7 +22,7 @@ class FunctionalInputError(ValueError):
     """Curves, grid or basis settings that cannot be used; the message names the problem."""
 
 
-def validate_curves(X, grid=None, y=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def validate_curves(X, grid=None, y=None, numeric_y: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Check and convert curves (n x m), a grid (m,) and an optional response (n,).
 
     ``X`` may be a scikit-fda ``FDataGrid`` (its grid is used when ``grid`` is None).
@@ -61,10 +61,15 @@ def validate_curves(X, grid=None, y=None) -> tuple[np.ndarray, np.ndarray, np.nd
     if not np.all(np.diff(grid) > 0):
         raise FunctionalInputError("grid: must be strictly increasing (sorted, no repeated points)")
     if y is not None:
-        y = np.asarray(y, dtype=float).reshape(-1)
+        y = np.asarray(y).reshape(-1)
         if y.shape[0] != n:
             raise FunctionalInputError(f"y: has {y.shape[0]} values but X has n = {n} curves (mismatched n)")
-        if not np.all(np.isfinite(y)):
+        if numeric_y:
+            try:
+                y = y.astype(float)
+            except (ValueError, TypeError):
+                raise FunctionalInputError("y: must be numeric for regression") from None
+        if numeric_y and not np.all(np.isfinite(y)):
             raise FunctionalInputError("y: contains NaN or infinite values")
     return X, grid, y
 

@@ -33,11 +33,11 @@ pip_claims = (
     Identity("pip_log_odds_closed_form",
              lhs=sp.log(lam / (1 - lam)) + sp.log(gaussian_density(s, sigma1_sq, H))
              - sp.log(gaussian_density(s, sigma0_sq, H)),
-             rhs=PIP_LOGIT, domain=PRIOR_DOMAIN,
+             rhs=PIP_LOGIT, domain=PRIOR_DOMAIN, n_samples=12,
              description="log prior odds + log density ratio (slab N(0, sigma1_sq I_H) vs spike N(0, sigma0_sq I_H)) "
                          "equals the closed-form logit q"),
     Identity("pip_half_at_threshold", lhs=1 / (1 + sp.exp(-PIP_LOGIT.subs(s, THRESHOLD))), rhs=sp.Rational(1, 2),
-             domain=PRIOR_DOMAIN, description="q = 1/2 exactly at the threshold norm"),
+             domain=PRIOR_DOMAIN, n_samples=12, description="q = 1/2 exactly at the threshold norm"),
     Inequality("pip_increasing_in_norm",
                lhs=sp.diff(PIP_LOGIT, s).subs(sigma1_sq, sigma0_sq + delta), rhs=0, relation=">",
                domain=PRIOR_DOMAIN,
@@ -45,7 +45,7 @@ pip_claims = (
                            "so q > 1/2 exactly above the threshold"),
     Identity("mixture_is_gaussian_when_equal_variances",
              lhs=lam * gaussian_density(s, sigma0_sq, H) + (1 - lam) * gaussian_density(s, sigma0_sq, H),
-             rhs=gaussian_density(s, sigma0_sq, H), domain=PRIOR_DOMAIN,
+             rhs=gaussian_density(s, sigma0_sq, H), domain=PRIOR_DOMAIN, n_samples=12,
              description="sigma0 = sigma1 makes the spike-and-slab mixture a single Gaussian"),
 )
 
@@ -62,6 +62,7 @@ PIP_THRESHOLD_SELECTED = Bound(
 PIP_THRESHOLD_EXCLUDED = Bound(
     name="sbayfdnn.pip_threshold_excluded",
     description="every excluded first-layer column has ||w_j||^2 at or below the closed-form threshold (q_j <= 1/2)",
+    claims=(pip_claims[2],),  # monotonicity of q in ||w||^2 is what puts excluded columns below
     expression=THRESHOLD,
     metric="max_excluded_norm_sq",
     sense="upper",

@@ -144,9 +144,10 @@ def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: flo
     grid = np.linspace(-window_s / 3, 2 * window_s / 3, m)
     beats = []
     chunk = 0
-    while len(beats) < 2 * n_beats and chunk < 200:
+    duration = int(np.clip(n_beats / 1.1 + 5, 10, 60))  # seconds per simulated record (~1.2 beats/s)
+    while len(beats) < n_beats and chunk < 200:
         heart_rate = float(rng.uniform(55, 85))
-        ecg = nk.ecg_simulate(duration=60, sampling_rate=sampling_rate, heart_rate=heart_rate,
+        ecg = nk.ecg_simulate(duration=duration, sampling_rate=sampling_rate, heart_rate=heart_rate,
                               heart_rate_std=3, noise=0.02, method="ecgsyn",
                               random_state=int(rng.integers(2 ** 31)))
         _, info = nk.ecg_peaks(ecg, sampling_rate=sampling_rate)

@@ -159,7 +159,7 @@ class SparseBayesianFDNN:
         """Fit on curves ``X`` (n x m array or ``FDataGrid``) observed on ``grid`` (m,), response ``y``."""
         start = time.perf_counter()
         self._validate_settings()
-        X, grid, y = basis.validate_curves(X, grid, y)
+        X, grid, y = basis.validate_curves(X, grid, y, numeric_y=self.task == "regression")
         if y is None:
             raise ValueError("y: a response is required")
         n = X.shape[0]

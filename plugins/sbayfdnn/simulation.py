@@ -69,7 +69,7 @@ class EcgParams(FitParams):
 
 
 QUICK = {"n_train": 60, "n_test": 60, "m": 30, "n_basis": 8, "first_layer_width": 16, "hidden_width": 8,
-         "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 30, "n_restarts": 2}
+         "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 20, "n_restarts": 1}
 
 
 def _estimator(params: FitParams, seed: int):
@@ -203,7 +203,7 @@ SIMULATIONS = [
                plot=_plot_design),
     Simulation(name="sbayfdnn.compare", func=compare, params=CompareParams,
                description="sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
-               quick={**QUICK, "baseline_epochs": 100}, plot=_plot_compare),
+               quick={**QUICK, "n_test": 30, "baseline_epochs": 50}, plot=_plot_compare),
     Simulation(name="sbayfdnn.ecg", func=ecg, params=EcgParams,
                description="semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),

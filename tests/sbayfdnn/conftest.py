@@ -1,0 +1,25 @@
+import numpy as np
+import pytest
+
+from plugins.sbayfdnn.designs import simulate
+
+SMALL_FIT = dict(n_basis=24, widths=(32, 16), epochs=800, anneal_epochs=200, finetune_epochs=100, n_restarts=2)
+
+
+@pytest.fixture(scope="session")
+def linear_data():
+    """A small two-region design with a linear link (train 200, test 300, m = 50)."""
+    return simulate("two_region", "linear", 5.0, 200, 300, 50, seed=0)
+
+
+@pytest.fixture(scope="session")
+def fitted(linear_data):
+    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+
+    d = linear_data
+    return SparseBayesianFDNN(random_state=0, **SMALL_FIT).fit(d.X, d.y, d.grid)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)

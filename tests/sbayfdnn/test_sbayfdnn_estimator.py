@@ -1,0 +1,144 @@
+"""The estimator: interface, learned attributes, intervals, classification, seeding, bad input."""
+
+import numpy as np
+import pytest
+from conftest import SMALL_FIT
+
+from plugins.sbayfdnn import basis
+from plugins.sbayfdnn.basis import FunctionalInputError
+from plugins.sbayfdnn.estimator import NotFittedError, SparseBayesianFDNN
+from plugins.sbayfdnn.prior import inclusion_probability
+
+
+def test_fit_recovers_the_regions_and_predicts_well(fitted, linear_data):
+    d = linear_data
+    pred = fitted.predict(d.X_test)
+    assert pred.shape == (len(d.y_test),)
+    rmse = np.sqrt(np.mean((pred - d.y_test) ** 2))
+    assert rmse / d.oracle_rmse < 1.25
+    metrics = basis.region_metrics(basis.region_mask(d.grid, fitted.selected_regions_),
+                                   basis.region_mask(d.grid, d.true_regions))
+    assert metrics["tpr"] >= 0.9 and metrics["fpr"] <= 0.45, metrics
+
+
+def test_learned_attributes_are_consistent(fitted, linear_data):
+    q = fitted.inclusion_probabilities_
+    assert q.shape == (24,) and np.all((q >= 0) & (q <= 1))
+    np.testing.assert_array_equal(fitted.selected_, np.flatnonzero(q > 0.5))
+    # the PIPs are the closed form at the MAP column norms, and the threshold separates them
+    np.testing.assert_allclose(q, inclusion_probability(fitted.column_norms_sq_, 32, 1e-5, 1e-5, 5e-3))
+    assert np.all(fitted.column_norms_sq_[fitted.selected_] > fitted.pip_threshold_norm_sq_)
+    unit = basis.selected_regions(fitted.selected_, 24, 3)
+    assert fitted.selected_regions_ == [(float(a), float(b)) for a, b in unit]  # grid is [0, 1]
+    assert len(fitted.region_inclusion_probabilities_) == len(fitted.selected_regions_)
+    assert np.all(fitted.region_inclusion_probabilities_ > 0.5)
+    assert fitted.weight_functions_.shape == (32, len(linear_data.grid))
+    assert len(fitted.log_evidences_) == 3  # two restarts + the empty-model candidate
+    assert fitted.noise_variance_ > 0
+
+
+def test_predictive_intervals_cover_and_contain_the_prediction(fitted, linear_data):
+    d = linear_data
+    lo, hi = fitted.predict_interval(d.X_test, level=0.95)
+    pred = fitted.predict(d.X_test)
+    assert np.all(lo < pred) and np.all(pred < hi)
+    coverage = np.mean((d.y_test >= lo) & (d.y_test <= hi))
+    assert 0.85 <= coverage <= 1.0
+    lo50, hi50 = fitted.predict_interval(d.X_test, level=0.5)
+    assert np.all(hi50 - lo50 < hi - lo)
+    with pytest.raises(ValueError, match="level"):
+        fitted.predict_interval(d.X_test, level=1.5)
+
+
+def test_effective_weight_function_tracks_beta_on_a_linear_truth(fitted, linear_data):
+    d = linear_data
+    eff = fitted.effective_weight_function(d.X)
+    assert np.corrcoef(eff, d.beta)[0, 1] > 0.8
+
+
+def test_same_seed_same_fit_and_different_seed_differs(linear_data):
+    d = linear_data
+    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 1}
+    a = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
+    b = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
+    c = SparseBayesianFDNN(random_state=4, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_accepts_scikit_fda_fdatagrid(linear_data):
+    skfda = pytest.importorskip("skfda")
+    d = linear_data
+    small = {**SMALL_FIT, "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 10, "n_restarts": 1}
+    fd = skfda.FDataGrid(d.X, d.grid)
+    a = SparseBayesianFDNN(**small).fit(fd, d.y).predict(skfda.FDataGrid(d.X_test, d.grid))
+    b = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid).predict(d.X_test)
+    np.testing.assert_allclose(a, b)
+
+
+def test_binary_classification_with_logistic_head(rng):
+    from plugins.sbayfdnn.designs import simulate
+
+    d = simulate("one_region", "linear", 20.0, 300, 300, 40, seed=1)
+    labels = np.where(d.y > np.median(d.y), "high", "low")
+    test_labels = np.where(d.y_test > np.median(d.y), "high", "low")
+    model = SparseBayesianFDNN(task="classification", **{**SMALL_FIT, "epochs": 400}).fit(
+        d.X, labels, d.grid)
+    assert set(model.predict(d.X_test)) <= {"high", "low"}
+    assert np.mean(model.predict(d.X_test) == test_labels) > 0.8
+    proba = model.predict_proba(d.X_test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="regression"):
+        model.predict_interval(d.X_test)
+    with pytest.raises(ValueError, match="exactly 2 classes"):
+        SparseBayesianFDNN(task="classification").fit(d.X, np.arange(300) % 3, d.grid)
+
+
+def test_sklearn_style_params():
+    model = SparseBayesianFDNN(n_basis=10)
+    assert model.get_params()["n_basis"] == 10
+    assert model.set_params(degree=2).degree == 2
+    with pytest.raises(ValueError, match="unknown parameter"):
+        model.set_params(nbasis=3)
+    with pytest.raises(NotFittedError, match="fit"):
+        model.predict(np.zeros((2, 5)))
+
+
+GRID = np.linspace(0, 1, 20)
+
+
+@pytest.mark.parametrize("X, grid, y, match", [
+    ([np.zeros(20), np.zeros(19)], GRID, [0.0, 1.0], "ragged"),
+    (np.where(np.eye(3, 20) > 0, np.nan, 0.0), GRID, np.zeros(3), "NaN"),
+    (np.zeros((3, 20)), GRID[::-1], np.zeros(3), "strictly increasing"),
+    (np.zeros((3, 20)), np.r_[GRID[:10], GRID[9:18], 1.0], np.zeros(3), "strictly increasing"),
+    (np.zeros((3, 20)), GRID, np.zeros(4), "mismatched n"),
+    (np.zeros((3, 20)), GRID[:15], np.zeros(3), "one point per column"),
+    (np.zeros(20), GRID, np.zeros(1), "2-D"),
+])
+def test_bad_input_gets_a_clear_error(X, grid, y, match):
+    with pytest.raises(FunctionalInputError, match=match):
+        SparseBayesianFDNN().fit(X, y, grid)
+
+
+def test_basis_too_small_for_the_degree():
+    X, y = np.zeros((3, 20)), np.zeros(3)
+    with pytest.raises(FunctionalInputError, match=r"J = 3 is too small for degree 3"):
+        SparseBayesianFDNN(n_basis=3, degree=3).fit(X, y, GRID)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"task": "survival"}, "task"), ({"sigma0_sq": 1.0, "sigma1_sq": 0.1}, "sigma0_sq"),
+    ({"epochs": 0}, "epochs"), ({"threshold": 1.0}, "threshold"), ({"lam": 0.0}, "lam"),
+])
+def test_bad_settings_get_a_clear_error(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SparseBayesianFDNN(**kwargs).fit(np.zeros((3, 20)), np.zeros(3), GRID)
+
+
+def test_simulation_rejects_bad_parameters():
+    import toolkit
+    from toolkit.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="link"):
+        toolkit.run("sbayfdnn.two_region", {"link": "cubic"}, seed=0, store=None, cache=False)
