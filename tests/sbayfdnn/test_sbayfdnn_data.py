@@ -1,0 +1,71 @@
+"""Designs and data loaders: planted truth, SNR, seeding, El Nino and ECG shapes."""
+
+import numpy as np
+import pytest
+
+from plugins.sbayfdnn.designs import LINKS, beta_function, ecg_beats, elnino_curves, simulate
+
+
+def test_true_region_is_forty_percent_and_beta_vanishes_outside():
+    t = np.linspace(0, 1, 100001)
+    beta = beta_function("two_region", t)
+    assert np.mean(beta != 0) == pytest.approx(0.4, abs=1e-3)
+    assert np.all(beta[(t < 0.1) | ((t > 0.3) & (t < 0.6)) | (t > 0.8)] == 0)
+    assert np.all(beta_function("null", t) == 0)
+    assert np.all(beta_function("one_region", t)[t > 0.3] == 0)
+
+
+@pytest.mark.parametrize("link", list(LINKS))
+def test_snr_and_oracle(link):
+    d = simulate("two_region", link, 5.0, 2000, 2000, 50, seed=0)
+    signal = LINKS[link]
+    assert d.oracle_rmse == pytest.approx(d.noise_sd, rel=0.05)
+    assert np.var(d.f_test) / d.noise_sd ** 2 == pytest.approx(5.0, rel=0.15)
+    assert signal is LINKS[link]
+
+
+def test_eta_is_standardised_by_its_population_sd():
+    d = simulate("two_region", "linear", 1e6, 5000, 10, 50, seed=1)  # nearly noiseless: y ~ eta
+    assert np.std(d.y) == pytest.approx(1.0, rel=0.05)
+    assert abs(np.mean(d.y)) < 0.05
+
+
+def test_simulation_is_seeded():
+    a, b, c = (simulate("one_region", "sin", 5.0, 20, 10, 30, seed=s) for s in (3, 3, 4))
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    assert not np.allclose(a.y, c.y)
+
+
+def test_bad_design_arguments():
+    with pytest.raises(ValueError, match="link"):
+        simulate(link="cubic")
+    with pytest.raises(ValueError, match="design"):
+        simulate(design="three_region")
+    with pytest.raises(ValueError, match="snr"):
+        simulate(snr=0.0)
+
+
+def test_elnino_curves():
+    d = elnino_curves()
+    assert d.X.shape == (60, 12) and d.y.shape == (60,)
+    np.testing.assert_array_equal(d.grid, np.arange(1, 13))
+    assert 20 < d.X.mean() < 30  # sea-surface temperatures in deg C
+
+
+def test_ecg_beats_are_aligned_on_the_r_peak():
+    d = ecg_beats(n_train=40, n_test=10, m=60, seed=0)
+    assert d.X.shape == (40, 60) and d.X_test.shape == (10, 60)
+    peak = np.argmin(np.abs(d.grid))
+    # the R peak (largest deflection) sits at t = 0 for most beats
+    assert np.mean(np.abs(np.argmax(d.X, axis=1) - peak) <= 2) > 0.8
+    assert d.true_regions == [(-0.05, 0.05)]
+    assert np.all(d.beta[np.abs(d.grid) > 0.05] == 0)
+
+
+def test_registered_datasets_load():
+    import toolkit
+
+    registry = toolkit.get_registry()
+    data = registry.datasets["sbayfdnn.synthetic"].load(n_train=20, n_test=5, m=20, link="exp")
+    assert data.X.shape == (20, 20)
