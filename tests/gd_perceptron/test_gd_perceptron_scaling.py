@@ -109,3 +109,15 @@ def test_full_r1_scaling_reproduction():
     assert quad.summary["slope_gamma_inf"] <= 0.6
     assert quad.summary["speedup_dmax_gamma_inf"] >= 20
     assert all(r["linear_bp_iterations"] == 2 * r["d"] + 4 for r in quad.records)
+
+
+def test_readme_python_snippet_runs_on_arrays():
+    from plugins.gd_perceptron import data, models
+    from plugins.gd_perceptron.simulation import run_sweep
+
+    B, y = data.planted(n=200, d=50, margin=0.05, seed=0)
+    rows = run_sweep([(B, y)], models.two_layer("quadratic", width=16), "gd", gammas=[1.0, math.inf], seeds=range(10),
+                     max_iter=2000)
+    assert len(rows) == 20
+    assert {r["gamma"] for r in rows} == {1.0, math.inf}
+    assert all(0 < r["iterations"] < 100 for r in rows)
