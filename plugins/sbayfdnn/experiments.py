@@ -60,7 +60,7 @@ def laplace_toy(quick: bool) -> ExperimentOutcome:
 
 def _fit_settings(quick: bool) -> dict:
     if quick:
-        return dict(n_train=300, n_test=500, epochs=1200, anneal_epochs=300, finetune_epochs=200, n_restarts=2)
+        return dict(n_train=250, n_test=400, epochs=800, anneal_epochs=200, finetune_epochs=150, n_restarts=2)
     return dict(n_train=500, n_test=2000, epochs=3000, anneal_epochs=500, finetune_epochs=500, n_restarts=3)
 
 
@@ -119,7 +119,7 @@ def two_region_gates(quick: bool) -> ExperimentOutcome:
     seeds = (0,) if quick else (0, 1, 2)
     methods = ("sbayfdnn", "flm", "select_all") if quick else ("sbayfdnn", "flm", "select_all", "dense")
     table = run_gates(links, seeds, settings, methods)
-    note = ("QUICK setting: n = 300, 1200 epochs, 1 seed, two links; the gates are calibrated for the full "
+    note = ("QUICK setting: n = 250, 800 epochs, 1 seed, two links; the gates are calibrated for the full "
             "setting (n = 500, 3000 epochs, 3 seeds, four links)") if quick else ""
 
     def plot(fig):
@@ -158,7 +158,7 @@ def real_data(quick: bool) -> ExperimentOutcome:
     fit = dict(epochs=settings["epochs"], anneal_epochs=settings["anneal_epochs"],
                finetune_epochs=settings["finetune_epochs"], n_restarts=settings["n_restarts"])
     rows = []
-    ecg = ecg_beats(n_train=200 if quick else 400, n_test=200 if quick else 400, seed=0)
+    ecg = ecg_beats(n_train=150 if quick else 400, n_test=150 if quick else 400, seed=0)
     model = SparseBayesianFDNN(n_basis=24, **fit).fit(ecg.X, ecg.y, ecg.grid)
     metrics = basis.region_metrics(basis.region_mask(ecg.grid, model.selected_regions_),
                                    basis.region_mask(ecg.grid, ecg.true_regions))

@@ -309,7 +309,7 @@ def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, 
     w_star = minimize_scalar(lambda w: float(objective_np(w)[0]), bracket=(w_hat - 0.5, w_hat, w_hat + 0.5),
                              tol=1e-12).x
     laplace = laplace_log_evidence(objective, torch.tensor([w_star], dtype=torch.float64), n)["log_evidence"]
-    grid = np.linspace(w_star - 8.0, w_star + 8.0, 400001)
+    grid = np.linspace(w_star - 8.0, w_star + 8.0, 160001)
     log_f = -n * objective_np(grid)
     step = grid[1] - grid[0]
     weights = np.full(grid.shape, step)
