@@ -74,6 +74,11 @@ NOVIKOFF_ALGEBRA = Identity(
     rhs=Kp / (np_ * Rp ** 2 / mup ** 2),
     description="(K mu/n)^2 <= ||theta_K||^2 <= K R^2/n  <=>  K <= n R^2/mu^2: the ratio of the two sides is K/(nR^2/mu^2)",
 )
+NOVIKOFF_NORMALIZED_ALGEBRA = Identity(
+    "novikoff_algebra_normalized",
+    lhs=(Kp * mup) ** 2 / (Kp * Rp ** 2), rhs=Kp / (Rp ** 2 / mup ** 2),
+    description="with unit-weight updates (classical; normalized batch): (K mu)^2 <= ||theta_K||^2 <= K R^2  <=>  K <= R^2/mu^2",
+)
 excess = sp.Symbol("e", nonnegative=True)  # R^2 - mu^2 >= 0 (mu <= R)
 NOVIKOFF_AT_LEAST_N = Inequality(
     "batch_bound_at_least_n", lhs=n * (mu2 + excess) / mu2, rhs=n, relation=">=",
@@ -139,7 +144,7 @@ BOUNDS = [
     Bound(
         "gd_perceptron.novikoff_normalized",
         "classical and Normalized Batch Perceptron need at most R^2 / mu^2 iterations",
-        claims=(NOVIKOFF_ALGEBRA,),
+        claims=(NOVIKOFF_NORMALIZED_ALGEBRA,),
         expression=R2 / mu2, metric="iterations", sense="upper",
         applies=lambda row: _algorithm_is("normalized_batch_perceptron", "perceptron")(row) and row.get("model") == "linear",
     ),
