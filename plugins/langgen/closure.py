@@ -1,0 +1,194 @@
+"""Closure dimension C(H) of finite classes of regular languages, exact or explicitly unresolved.
+
+C(H) = largest |S| with VS(H, S) non-empty and <S>_H finite (Li-Raman-Tewari). We use the
+equivalent form C(H) = max{|∩F| : F ⊆ H non-empty, ∩F finite} (0 if no such F; RECON, easy: the
+closure of S is the intersection of VS(S) ⊇ S, and conversely S = ∩F is its own closure).
+
+Search: best-first over the distinct intersection languages (canonical minimal DFAs). Only
+infinite intersections are expanded (each carries a pumping certificate x y^j z); a member L with
+I ⊆ L is dropped (it leaves I unchanged). Every maximal finite intersection is a child of an
+infinite one, so the search is exact when it finishes; when a cap is hit the result says
+``status="unresolved"``, which cap, and how many infinite intersections were left unexpanded.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from plugins.langgen.dfa import DFA, enumerate_dfa_languages
+from plugins.langgen.languages import ltt_automaton
+
+
+@dataclass
+class ClosureResult:
+    value: int                      # exact C(H) if status == "exact", else a certified lower bound
+    status: str                     # "exact" | "unresolved"
+    witness_family: tuple[int, ...]  # indices F with |∩F| = value (empty if value == 0 and no F)
+    witness_words: tuple[str, ...]
+    nodes_expanded: int
+    intersections_seen: int
+    unexpanded: int = 0             # infinite intersections left unexpanded (status unresolved)
+    cap_hit: str = ""               # which cap stopped the search
+    seconds: float = 0.0
+    certificates: dict = field(default_factory=dict, repr=False)  # node key -> (x, y, z)
+
+    def row(self) -> dict:
+        return {"closure_dimension": self.value, "status": self.status, "nodes_expanded": self.nodes_expanded,
+                "intersections_seen": self.intersections_seen, "unexpanded": self.unexpanded,
+                "cap_hit": self.cap_hit, "seconds": self.seconds,
+                "witness": " ".join(w or "ε" for w in self.witness_words)}
+
+
+def _size_key(dfa: DFA, length: int = 6) -> int:
+    # explore small languages first: their intersections become finite sooner
+    return sum(dfa.count_words_of_length(n) for n in range(length + 1))
+
+
+def closure_dimension(languages: Sequence[DFA], *, include: int | None = None, max_nodes: int = 100_000,
+                      time_limit: float | None = None, max_states: int = 10_000) -> ClosureResult:
+    """C(H) for a finite class of infinite regular languages (see module doc).
+
+    :param include: only families containing ``languages[include]`` (the largest finite closed set
+        seen by that target, used by the intersection-first adversary).
+    :param max_nodes: cap on expanded infinite intersections.
+    :param time_limit: cap in seconds.
+    :param max_states: intersections whose minimal DFA exceeds this are left unexpanded.
+    """
+    t0 = time.perf_counter()
+    langs = [L.minimize() for L in languages]
+    for i, L in enumerate(langs):
+        if L.is_finite():
+            raise ValueError(f"class member {i} is finite; classes hold infinite languages only")
+    best, best_family, best_words = 0, (), ()
+    seen: dict = {}
+    heap: list = []
+    counter = itertools.count()
+    certificates = {}
+    starts = [include] if include is not None else range(len(langs))
+    for i in starts:
+        key = langs[i].key()
+        if key not in seen:
+            seen[key] = (i,)
+            certificates[key] = langs[i].pumping_certificate()
+            heapq.heappush(heap, (_size_key(langs[i]), next(counter), langs[i], (i,)))
+    expanded, skipped_states, cap = 0, 0, ""
+    while heap:
+        if expanded >= max_nodes:
+            cap = f"max_nodes={max_nodes}"
+            break
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            cap = f"time_limit={time_limit}s"
+            break
+        _, _, node, family = heapq.heappop(heap)
+        if node.n_states > max_states:
+            skipped_states += 1
+            continue
+        expanded += 1
+        pkey = node.key()
+        for j, L in enumerate(langs):
+            child = node.product(L, "and")
+            ckey = child.key()
+            if ckey == pkey or ckey in seen:
+                continue  # L ⊇ node (non-minimal), or an intersection already found
+            child = child.minimize()
+            fam = family + (j,)
+            seen[ckey] = fam
+            if child.is_finite():
+                size = child.cardinality()
+                if size > best:
+                    best, best_family, best_words = size, fam, tuple(child.words(child.n_states))
+            else:
+                certificates[ckey] = child.pumping_certificate()
+                heapq.heappush(heap, (_size_key(child), next(counter), child, fam))
+    unexpanded = len(heap) + skipped_states
+    if skipped_states and not cap:
+        cap = f"max_states={max_states}"
+    status = "exact" if unexpanded == 0 else "unresolved"
+    return ClosureResult(best, status, tuple(sorted(set(best_family))), best_words, expanded, len(seen),
+                         unexpanded, cap, time.perf_counter() - t0, certificates)
+
+
+def closure_dimension_bruteforce(languages: Sequence[DFA]) -> int:
+    """Reference: max |∩F| over all 2^N - 1 subfamilies (small N only)."""
+    best = 0
+    for r in range(1, len(languages) + 1):
+        for fam in itertools.combinations(languages, r):
+            inter = fam[0]
+            for L in fam[1:]:
+                inter = inter.product(L, "and")
+            if inter.is_finite():
+                best = max(best, inter.cardinality())
+    return best
+
+
+def closure_of(languages: Sequence[DFA], sample) -> DFA | None:
+    """<S>_H: intersection of the version space; None if no language is consistent."""
+    vs = [L for L in languages if all(w in L for w in sample)]
+    if not vs:
+        return None
+    inter = vs[0]
+    for L in vs[1:]:
+        inter = inter.product(L, "and")
+    return inter.minimize()
+
+
+# -- size-indexed classes ------------------------------------------------------------------------------
+def dfa_class(n: int) -> list[DFA]:
+    """H_n: the infinite languages of complete binary DFAs with <= n states, one DFA each."""
+    langs, inf = enumerate_dfa_languages(n)
+    return [L for L, i in zip(langs, inf) if i]
+
+
+CERTIFICATE_DFA3 = ("no factor bb", "(a|b)*bb(a|b)*", "at most one a", "b*|b*ab*")
+
+
+def ltt_profile_classes(k: int, t: int, alphabet=("a", "b")):
+    """The LTT(k, t) profile classes: list of (profile, size) with size = inf for infinite classes."""
+    alphabet, trans, finals = ltt_automaton(k, t, alphabet)
+    by_profile: dict = {}
+    for q, p in enumerate(finals):
+        by_profile.setdefault(p, []).append(q)
+    out = []
+    for p, states in by_profile.items():
+        acc = [False] * len(trans)
+        for q in states:
+            acc[q] = True
+        out.append((p, DFA(alphabet, trans, acc, 0).cardinality()))
+    return out
+
+
+def ltt_closure_dimension(k: int, t: int, alphabet=("a", "b")) -> dict:
+    """C(LTT(k, t)) = total size of the finite profile classes (RECON).
+
+    LTT(k, t) languages are exactly the unions of profile classes, so the class is a Boolean algebra.
+    A finite intersection of members is a finite union of classes, hence <= the union U of all finite
+    classes; and U = (U ∪ X) ∩ (U ∪ Y) for two distinct infinite classes X, Y (those of a^N and b^N),
+    both infinite members. So C = |U|.
+    """
+    classes = ltt_profile_classes(k, t, alphabet)
+    finite = [s for _, s in classes if s != math.inf]
+    n_inf = len(classes) - len(finite)
+    if n_inf < 2:
+        raise ValueError("the identity needs two infinite profile classes")
+    return {"k": k, "t": t, "closure_dimension": int(sum(finite)), "profile_classes": len(classes),
+            "finite_classes": len(finite), "infinite_classes": n_inf}
+
+
+def ltt_union_class(k: int, t: int, alphabet=("a", "b")) -> list[DFA]:
+    """Every infinite LTT(k, t) language (all unions of profile classes): for cross-checks, tiny k, t."""
+    alphabet, trans, finals = ltt_automaton(k, t, alphabet)
+    profiles = sorted(set(finals), key=repr)
+    if len(profiles) > 12:
+        raise ValueError(f"LTT({k},{t}) has {len(profiles)} profile classes: too many to list every union")
+    out = []
+    for mask in range(1, 2 ** len(profiles)):
+        chosen = {p for i, p in enumerate(profiles) if mask >> i & 1}
+        L = DFA(alphabet, trans, [p in chosen for p in finals], 0).minimize()
+        if not L.is_finite():
+            out.append(L)
+    return out

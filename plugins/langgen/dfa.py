@@ -1,0 +1,529 @@
+"""A small, fast DFA core (tuple-encoded, pure Python + vectorised numpy enumeration).
+
+automata-lib is the interoperable reference; this core exists because brute force over thousands of
+small DFAs (closure-dimension searches, enumerating all n-state DFAs) is too slow through it.
+
+A ``DFA`` is complete: ``trans[q][i]`` is the successor of state ``q`` on ``alphabet[i]``.
+No toolkit imports here: pure maths.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+
+
+class LanguageError(ValueError):
+    """Malformed language description (unknown symbol, non-deterministic table, bad grammar...)."""
+
+
+class InfiniteLanguageError(ValueError):
+    """An operation that needs a finite language (cardinality, listing) got an infinite one."""
+
+
+class DFA:
+    """A complete deterministic automaton over a tuple of single-character symbols."""
+
+    __slots__ = ("alphabet", "trans", "accept", "start", "_index", "_key", "_useful", "_finite")
+
+    def __init__(self, alphabet: Iterable[str], trans: Iterable[Iterable[int]], accept: Iterable[bool], start: int = 0):
+        self.alphabet = tuple(alphabet)
+        self.trans = tuple(tuple(int(x) for x in row) for row in trans)
+        self.accept = tuple(bool(x) for x in accept)
+        self.start = int(start)
+        n, k = len(self.trans), len(self.alphabet)
+        if n == 0:
+            raise LanguageError("a DFA needs at least one state")
+        if len(set(self.alphabet)) != k or any(len(s) != 1 for s in self.alphabet):
+            raise LanguageError(f"alphabet must be distinct single characters, got {self.alphabet!r}")
+        if len(self.accept) != n:
+            raise LanguageError(f"accept has {len(self.accept)} entries for {n} states")
+        if not 0 <= self.start < n:
+            raise LanguageError(f"start state {self.start} is not one of the states 0..{n - 1}")
+        for q, row in enumerate(self.trans):
+            if len(row) != k or any(not 0 <= r < n for r in row):
+                raise LanguageError(f"transition row of state {q} must have {k} targets in 0..{n - 1}, got {row}")
+        self._index = {s: i for i, s in enumerate(self.alphabet)}
+        self._key = None
+        self._useful = None
+        self._finite = None
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_table(cls, table: Mapping, start, accepting: Iterable, alphabet: Iterable[str] | None = None) -> DFA:
+        """Build from ``{state: {symbol: next_state}}``; missing transitions go to a dead state.
+
+        Raises :class:`LanguageError` for an unknown symbol, a non-deterministic entry (a set or list
+        of targets), a target that is not a state, or a start state that is not in the table.
+        """
+        states = list(table)
+        if start not in table:
+            raise LanguageError(f"start state {start!r} is not a state of the table (states: {states})")
+        symbols = tuple(alphabet) if alphabet is not None else tuple(sorted({s for row in table.values() for s in row}))
+        accepting = set(accepting)
+        bad_accept = accepting - set(states)
+        if bad_accept:
+            raise LanguageError(f"accepting states {sorted(map(str, bad_accept))} are not states of the table")
+        index = {q: i for i, q in enumerate(states)}
+        dead = len(states)
+        rows, need_dead = [], False
+        for q in states:
+            row = []
+            edges = table[q]
+            for sym in edges:
+                if sym not in symbols:
+                    raise LanguageError(f"state {q!r} has a transition on unknown symbol {sym!r} (alphabet {symbols})")
+            for sym in symbols:
+                if sym not in edges:
+                    row.append(dead)
+                    need_dead = True
+                    continue
+                target = edges[sym]
+                if isinstance(target, (set, frozenset, list, tuple)):
+                    if len(target) != 1:
+                        raise LanguageError(f"non-deterministic table: state {q!r} on {sym!r} goes to {target!r}")
+                    (target,) = tuple(target)
+                if target not in index:
+                    raise LanguageError(f"state {q!r} on {sym!r} goes to {target!r}, which is not a state")
+                row.append(index[target])
+            rows.append(row)
+        acc = [q in accepting for q in states]
+        if need_dead:
+            rows.append([dead] * len(symbols))
+            acc.append(False)
+        return cls(symbols, rows, acc, index[start])
+
+    @classmethod
+    def universal(cls, alphabet: Iterable[str] = ("a", "b")) -> DFA:
+        alphabet = tuple(alphabet)
+        return cls(alphabet, [[0] * len(alphabet)], [True])
+
+    @classmethod
+    def from_words(cls, words: Iterable[str], alphabet: Iterable[str] = ("a", "b")) -> DFA:
+        """The finite language ``words`` (a trie plus a dead state)."""
+        alphabet = tuple(alphabet)
+        idx = {s: i for i, s in enumerate(alphabet)}
+        trans, acc = [[None] * len(alphabet)], [False]
+        for w in words:
+            q = 0
+            for ch in w:
+                if ch not in idx:
+                    raise LanguageError(f"word {w!r} has symbol {ch!r} outside the alphabet {alphabet}")
+                if trans[q][idx[ch]] is None:
+                    trans.append([None] * len(alphabet))
+                    acc.append(False)
+                    trans[q][idx[ch]] = len(trans) - 1
+                q = trans[q][idx[ch]]
+            acc[q] = True
+        dead = len(trans)
+        rows = [[dead if t is None else t for t in row] for row in trans] + [[dead] * len(alphabet)]
+        return cls(alphabet, rows, acc + [False]).minimize()
+
+    # -- basic queries -----------------------------------------------------------------------------
+    @property
+    def n_states(self) -> int:
+        return len(self.trans)
+
+    def run(self, word: str) -> int:
+        q, trans, index = self.start, self.trans, self._index
+        for ch in word:
+            try:
+                q = trans[q][index[ch]]
+            except KeyError:
+                raise LanguageError(f"symbol {ch!r} of word {word!r} is not in the alphabet {self.alphabet}") from None
+        return q
+
+    def accepts(self, word: str) -> bool:
+        return self.accept[self.run(word)]
+
+    __contains__ = accepts
+
+    def _check_alphabet(self, other: DFA) -> None:
+        if self.alphabet != other.alphabet:
+            raise LanguageError(f"alphabets differ: {self.alphabet} vs {other.alphabet}")
+
+    def product(self, other: DFA, op: str = "and") -> DFA:
+        """Reachable product automaton; ``op`` in and/or/diff/xor."""
+        self._check_alphabet(other)
+        k = len(self.alphabet)
+        ta, tb, aa, ab = self.trans, other.trans, self.accept, other.accept
+        start = (self.start, other.start)
+        ids = {start: 0}
+        order = [start]
+        rows = []
+        i = 0
+        while i < len(order):
+            p, q = order[i]
+            i += 1
+            rp, rq = ta[p], tb[q]
+            row = []
+            for c in range(k):
+                nxt = (rp[c], rq[c])
+                j = ids.get(nxt)
+                if j is None:
+                    j = ids[nxt] = len(order)
+                    order.append(nxt)
+                row.append(j)
+            rows.append(row)
+        if op == "and":
+            acc = [aa[p] and ab[q] for p, q in order]
+        elif op == "or":
+            acc = [aa[p] or ab[q] for p, q in order]
+        elif op == "diff":
+            acc = [aa[p] and not ab[q] for p, q in order]
+        elif op == "xor":
+            acc = [aa[p] != ab[q] for p, q in order]
+        else:
+            raise ValueError(f"op must be one of and/or/diff/xor, got {op!r}")
+        return DFA(self.alphabet, rows, acc, 0)
+
+    def intersect(self, other: DFA) -> DFA:
+        return self.product(other, "and").minimize()
+
+    __and__ = intersect
+
+    def union(self, other: DFA) -> DFA:
+        return self.product(other, "or").minimize()
+
+    __or__ = union
+
+    def complement(self) -> DFA:
+        return DFA(self.alphabet, self.trans, [not a for a in self.accept], self.start)
+
+    def issubset(self, other: DFA) -> bool:
+        return self.product(other, "diff").is_empty()
+
+    def equivalent(self, other: DFA) -> bool:
+        return self.product(other, "xor").is_empty()
+
+    def reachable(self) -> list[int]:
+        seen = [False] * self.n_states
+        seen[self.start] = True
+        order = [self.start]
+        for q in order:
+            for r in self.trans[q]:
+                if not seen[r]:
+                    seen[r] = True
+                    order.append(r)
+        return order
+
+    def useful(self) -> frozenset[int]:
+        """States that are reachable from the start and can reach an accepting state."""
+        if self._useful is None:
+            reach = self.reachable()
+            rev: dict[int, list[int]] = {q: [] for q in reach}
+            for q in reach:
+                for r in self.trans[q]:
+                    rev[r].append(q)
+            live = {q for q in reach if self.accept[q]}
+            stack = list(live)
+            while stack:
+                r = stack.pop()
+                for q in rev[r]:
+                    if q not in live:
+                        live.add(q)
+                        stack.append(q)
+            self._useful = frozenset(live)
+        return self._useful
+
+    def is_empty(self) -> bool:
+        return not self.useful()
+
+    def _cycle_state(self):
+        """A useful state on a cycle of useful states, or None (then the language is finite)."""
+        useful = self.useful()
+        color = dict.fromkeys(useful, 0)
+        for root in useful:
+            if color[root]:
+                continue
+            stack = [(root, iter(self.trans[root]))]
+            color[root] = 1
+            while stack:
+                q, it = stack[-1]
+                for r in it:
+                    if r not in useful:
+                        continue
+                    if color[r] == 1:
+                        return r
+                    if color[r] == 0:
+                        color[r] = 1
+                        stack.append((r, iter(self.trans[r])))
+                        break
+                else:
+                    color[q] = 2
+                    stack.pop()
+        return None
+
+    def is_finite(self) -> bool:
+        if self._finite is None:
+            self._finite = self._cycle_state() is None
+        return self._finite
+
+    def pumping_certificate(self):
+        """``(x, y, z)`` with y non-empty and x y^j z accepted for every j >= 0; None if finite."""
+        q = self._cycle_state()
+        if q is None:
+            return None
+        useful = self.useful()
+
+        def path(src, targets, nonempty=False):
+            # shortlex-shortest word from src to a state in targets through useful states
+            start = [(src, "")]
+            if not nonempty and src in targets:
+                return ""
+            seen = set() if nonempty else {src}
+            frontier = start
+            while frontier:
+                nxt = []
+                for s, w in frontier:
+                    for c, r in enumerate(self.trans[s]):
+                        if r not in useful or r in seen:
+                            continue
+                        if r in targets:
+                            return w + self.alphabet[c]
+                        seen.add(r)
+                        nxt.append((r, w + self.alphabet[c]))
+                frontier = nxt
+            raise AssertionError("unreachable")
+
+        x = path(self.start, {q})
+        y = path(q, {q}, nonempty=True)
+        z = path(q, {s for s in useful if self.accept[s]})
+        return x, y, z
+
+    def _count_from(self) -> dict[int, int]:
+        useful = self.useful()
+        memo: dict[int, int] = {}
+
+        def count(q: int) -> int:
+            if q in memo:
+                return memo[q]
+            total = 1 if self.accept[q] else 0
+            for r in self.trans[q]:
+                if r in useful:
+                    total += count(r)
+            memo[q] = total
+            return total
+
+        for q in useful:
+            count(q)
+        return memo
+
+    def cardinality(self) -> int | float:
+        """Number of accepted words; ``math.inf`` if infinite."""
+        if self.is_empty():
+            return 0
+        if not self.is_finite():
+            return math.inf
+        return self._count_from()[self.start]
+
+    def count_words_of_length(self, length: int) -> int:
+        vec = [0] * self.n_states
+        vec[self.start] = 1
+        for _ in range(length):
+            nxt = [0] * self.n_states
+            for q, v in enumerate(vec):
+                if v:
+                    for r in self.trans[q]:
+                        nxt[r] += v
+            vec = nxt
+        return sum(v for q, v in enumerate(vec) if self.accept[q])
+
+    def words_of_length(self, length: int) -> Iterator[str]:
+        """Accepted words of exactly ``length``, in lexicographic (alphabet) order, lazily."""
+        useful = self.useful()
+        if self.start not in useful:
+            return
+        # can[r] = states from which some accepted word of length exactly r starts
+        can = [{q for q in useful if self.accept[q]}]
+        for _ in range(length):
+            prev = can[-1]
+            can.append({q for q in useful if any(r in prev for r in self.trans[q])})
+        if self.start not in can[length]:
+            return
+        stack = [(self.start, "")]
+        while stack:
+            q, w = stack.pop()
+            rem = length - len(w)
+            if rem == 0:
+                yield w
+                continue
+            nxt = []
+            for c, r in enumerate(self.trans[q]):
+                if r in can[rem - 1]:
+                    nxt.append((r, w + self.alphabet[c]))
+            stack.extend(reversed(nxt))
+
+    def shortlex(self) -> Iterator[str]:
+        """All accepted words in shortlex order (infinite iterator for infinite languages)."""
+        if self.is_empty():
+            return
+        finite = self.is_finite()
+        horizon = len(self.useful()) if finite else None
+        length = 0
+        while horizon is None or length < horizon:
+            yield from self.words_of_length(length)
+            length += 1
+
+    def words(self, max_length: int) -> list[str]:
+        """Accepted words of length <= max_length, shortlex."""
+        out = []
+        for length in range(max_length + 1):
+            out.extend(self.words_of_length(length))
+        return out
+
+    def fresh_word(self, exclude) -> str | None:
+        """Shortlex-first accepted word not in ``exclude``; None if every word is excluded."""
+        for w in self.shortlex():
+            if w not in exclude:
+                return w
+        return None
+
+    def minimize(self) -> DFA:
+        """Minimal complete DFA, states numbered in breadth-first (alphabet) order from the start."""
+        reach = self.reachable()
+        pos = {q: i for i, q in enumerate(reach)}
+        trans = [[pos[r] for r in self.trans[q]] for q in reach]
+        acc = [self.accept[q] for q in reach]
+        cls = [1 if a else 0 for a in acc]
+        n_cls = len(set(cls))
+        while True:
+            sig = {}
+            new = []
+            for q in range(len(reach)):
+                s = (cls[q],) + tuple(cls[r] for r in trans[q])
+                new.append(sig.setdefault(s, len(sig)))
+            if len(sig) == n_cls:
+                break
+            cls, n_cls = new, len(sig)
+        # canonical BFS numbering of the classes
+        rep = {}
+        for q in range(len(reach)):
+            rep.setdefault(cls[q], q)
+        order = [cls[0]]
+        num = {cls[0]: 0}
+        for c in order:
+            for r in trans[rep[c]]:
+                if cls[r] not in num:
+                    num[cls[r]] = len(order)
+                    order.append(cls[r])
+        rows = [[num[cls[r]] for r in trans[rep[c]]] for c in order]
+        out = DFA(self.alphabet, rows, [acc[rep[c]] for c in order], 0)
+        out._key = (self.alphabet, out.trans, out.accept)
+        return out
+
+    def key(self) -> tuple:
+        """Canonical form: equal keys <=> equal languages."""
+        if self._key is None:
+            self._key = self.minimize()._key
+        return self._key
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DFA) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __repr__(self) -> str:
+        return f"DFA(states={self.n_states}, alphabet={''.join(self.alphabet)}, accept={sum(self.accept)})"
+
+    # -- automata-lib interop ----------------------------------------------------------------------
+    def to_automata(self):
+        from automata.fa.dfa import DFA as ADFA
+
+        return ADFA(
+            states=set(range(self.n_states)),
+            input_symbols=set(self.alphabet),
+            transitions={q: {s: self.trans[q][i] for i, s in enumerate(self.alphabet)} for q in range(self.n_states)},
+            initial_state=self.start,
+            final_states={q for q in range(self.n_states) if self.accept[q]},
+        )
+
+    @classmethod
+    def from_automata(cls, dfa, alphabet: Iterable[str] | None = None) -> DFA:
+        symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(dfa.input_symbols))
+        table = {q: dict(dfa.transitions.get(q, {})) for q in dfa.states}
+        return cls.from_table(table, dfa.initial_state, dfa.final_states, symbols)
+
+
+# -- enumeration of all n-state binary DFAs up to language equivalence -----------------------------
+def _all_words(max_length: int, k: int):
+    """Words of length <= max_length as (parent index, letter) in shortlex order (word 0 = epsilon)."""
+    parent, letter, lengths = [-1], [-1], [0]
+    start = 0
+    for length in range(1, max_length + 1):
+        end = len(parent)
+        for p in range(start, end):
+            for c in range(k):
+                parent.append(p)
+                letter.append(c)
+                lengths.append(length)
+        start = end
+    return np.array(parent), np.array(letter), np.array(lengths)
+
+
+def enumerate_dfa_languages(n: int, alphabet: tuple[str, ...] = ("a", "b"), chunk: int = 1 << 16):
+    """All languages of complete DFAs with <= n states (start fixed), one minimal DFA per language.
+
+    Vectorised: every transition table is run on all words of length <= 2n - 1 at once; two DFAs with
+    <= n states are equivalent iff they agree on those words (a distinguishing word of a product
+    of two n-state DFAs has length <= 2n - 2), and a <= n-state DFA accepts an infinite language iff
+    it accepts a word of length in [n, 2n - 1]. Returns ``(languages, infinite_flags)`` sorted by
+    the fingerprint (deterministic).
+    """
+    if n < 1:
+        raise LanguageError(f"n must be >= 1, got {n}")
+    k = len(alphabet)
+    parent, letter, lengths = _all_words(2 * n - 1, k)
+    n_words = len(parent)
+    n_tables = n ** (n * k)
+    long_mask = (lengths >= n)
+    found: dict[bytes, tuple[int, int]] = {}
+    for lo in range(0, n_tables, chunk):
+        idx = np.arange(lo, min(lo + chunk, n_tables), dtype=np.int64)
+        # digits of the table index: T[:, q, c] = digit q*k + c in base n
+        digits = np.empty((len(idx), n * k), dtype=np.int64)
+        rest = idx.copy()
+        for j in range(n * k):
+            digits[:, j] = rest % n
+            rest //= n
+        T = digits.reshape(len(idx), n, k)
+        states = np.zeros((len(idx), n_words), dtype=np.int64)
+        rows = np.arange(len(idx))
+        for w in range(1, n_words):
+            states[:, w] = T[rows, states[:, parent[w]], letter[w]]
+        for mask in range(2 ** n):
+            acc_bits = (mask >> states) & 1
+            packed = np.packbits(acc_bits.astype(np.uint8), axis=1)
+            # first table of each distinct fingerprint in this chunk
+            view = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+            _, first = np.unique(view, return_index=True)
+            for f in first:
+                fp = packed[f].tobytes()
+                if fp not in found:
+                    found[fp] = (int(idx[f]), mask, bool(acc_bits[f][long_mask].any()))
+    languages, infinite = [], []
+    for fp in sorted(found):
+        t, mask, inf = found[fp]
+        digits = []
+        for _ in range(n * k):
+            digits.append(t % n)
+            t //= n
+        rows = [digits[q * k:(q + 1) * k] for q in range(n)]
+        dfa = DFA(alphabet, rows, [(mask >> q) & 1 == 1 for q in range(n)], 0).minimize()
+        languages.append(dfa)
+        infinite.append(inf)
+    return languages, infinite
+
+
+def canonical_dfas(n: int, alphabet: tuple[str, ...] = ("a", "b")) -> Iterator[DFA]:
+    """Plain-Python reference enumeration (slow; for cross-checking small n)."""
+    k = len(alphabet)
+    for targets in itertools.product(range(n), repeat=n * k):
+        rows = [targets[q * k:(q + 1) * k] for q in range(n)]
+        for mask in range(2 ** n):
+            yield DFA(alphabet, rows, [(mask >> q) & 1 == 1 for q in range(n)], 0)

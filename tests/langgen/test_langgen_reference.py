@@ -1,0 +1,101 @@
+"""Exact reference values of the langgen spec."""
+
+from math import comb
+
+import pytest
+
+from plugins.langgen.closure import (closure_dimension, closure_dimension_bruteforce, dfa_class,
+                                     ltt_closure_dimension, ltt_union_class)
+from plugins.langgen.dfa import DFA, enumerate_dfa_languages
+from plugins.langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
+                                        km_nonuniform_class, race, sample_complexity, worst_case)
+from plugins.langgen.languages import counting, regex
+
+
+@pytest.mark.parametrize("m,value", list(enumerate([1, 5, 19, 69, 251, 923])))
+def test_counting_class_closure_dimension(m, value):
+    H = counting_class(m)
+    assert comb(2 * m + 2, m + 1) - 1 == value
+    if m <= 3:
+        res = closure_dimension(H)
+        assert (res.value, res.status) == (value, "exact")
+    assert (H[0] & H[1]).cardinality() == value
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 3])
+@pytest.mark.parametrize("gen", sorted(GENERATORS))
+def test_counting_class_generators_first_correct(m, gen):
+    H = counting_class(m)
+    horizon = comb(2 * m + 2, m + 1) + 10
+    per_target = sample_complexity(H, GENERATORS[gen], intersection_first_adversary, horizon)
+    assert worst_case(per_target, horizon) == comb(2 * m + 2, m + 1)
+
+
+def test_counting_three_letters():
+    A = ("a", "b", "c")
+    sizes = [(counting("a", m, A) & counting("b", m, A) & counting("c", m, A)).cardinality() for m in range(3)]
+    assert sizes == [1, 16, 271]
+
+
+def test_km_nonuniformity_example():
+    H = km_nonuniform_class()
+    stream = ["a" * i for i in range(60)]
+    km = race(H, GENERATORS["km"], stream, 1)
+    # KM's critical language is always a* ∪ ba*; its shortlex-first fresh word is 'a' at sample 1
+    # (correct) and 'b' (not in the target) at every later sample.
+    assert km.correct[0] and not any(km.correct[1:]) and km.first_permanent is None
+    for gen in ("closure", "greedy"):
+        r = race(H, GENERATORS[gen], stream, 1)
+        assert all(r.correct) and r.first_permanent == 1
+
+
+def test_dfa_enumeration_counts():
+    got = []
+    for n in (1, 2, 3):
+        langs, inf = enumerate_dfa_languages(n)
+        got.append((len(langs), sum(inf)))
+        assert len({L.key() for L in langs}) == len(langs)
+        assert all(L.is_finite() != i for L, i in zip(langs, inf))
+    assert got == [(2, 1), (26, 24), (1054, 1046)]
+
+
+def test_dfa_closure_dimension_small():
+    assert closure_dimension(dfa_class(1)).row()["closure_dimension"] == 0
+    res = closure_dimension(dfa_class(2))
+    assert (res.value, res.status, res.witness_words) == (1, "exact", ("",))
+
+
+def test_dfa3_certificate():
+    no_bb = regex("(a|b)*bb(a|b)*").complement().minimize()
+    one_a = regex("b*|b*ab*")
+    keys = {L.key() for L in dfa_class(3)}
+    assert no_bb.key() in keys and one_a.key() in keys
+    assert no_bb.n_states <= 3 and one_a.n_states <= 3
+    assert (no_bb & one_a).words(10) == ["", "a", "b", "ab", "ba", "bab"]
+    assert (no_bb & one_a).cardinality() == 6
+
+
+def test_dfa3_search_reports_unresolved_within_cap():
+    res = closure_dimension(dfa_class(3), max_nodes=3)
+    assert res.status == "unresolved" and res.cap_hit == "max_nodes=3" and res.unexpanded > 0
+    # the value is a certified lower bound: its witness family really intersects to that many words
+    assert res.witness_family
+    if res.witness_family:
+        H = dfa_class(3)
+        inter = H[res.witness_family[0]]
+        for j in res.witness_family[1:]:
+            inter = inter & H[j]
+        assert inter.cardinality() == res.value
+
+
+def test_ltt_closure_dimension_matches_search():
+    assert ltt_closure_dimension(1, 1)["closure_dimension"] == 1
+    H = ltt_union_class(1, 1)
+    assert len(H) == 14
+    assert closure_dimension(H).value == closure_dimension_bruteforce(H) == 1
+    assert ltt_closure_dimension(1, 2)["closure_dimension"] == 5  # ε, a, b, ab, ba
+
+
+def test_search_matches_bruteforce_on_counting():
+    H = counting_class(2) + [regex("a*b*"), regex("(ab)*|b*")]
+    assert closure_dimension(H).value == closure_dimension_bruteforce(H)
