@@ -45,7 +45,7 @@ def main() -> None:
     agg = summary.groupby(["kind", "model"])[["test_auroc", "pi_review"]].agg(["mean", "std"]).round(3)
     lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
     lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in planted_comparisons(summary)]
-    (out / "comparisons.md").write_text(agg.to_markdown() + "\n\n" + "\n".join(lines) + "\n")
+    (out / "comparisons.md").write_text("```\n" + agg.to_string() + "\n```\n\n" + "\n".join(lines) + "\n")
     fig = plt.figure(figsize=(4 * summary.kind.nunique(), 3.5))
     _plot_pi(history)(fig)
     fig.tight_layout()
