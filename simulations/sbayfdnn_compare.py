@@ -64,7 +64,7 @@ def main(argv=None) -> int:
         mean_sel = float(null["n_selected"].mean())
         comps.append(Comparison("null design: basis functions selected", "on average at most one",
                                 f"mean {mean_sel:.2f} over {len(null)} seeds", mean_sel <= 1.0))
-    gates = pd.DataFrame([c.__dict__ for c in comps])
+    gates = pd.DataFrame([c.__dict__ for c in comps], columns=["claim", "paper", "measured", "ok"])
     gates.to_csv(out / "gates.csv", index=False)
     print(gates.to_string())
     fig, ax = plt.subplots(figsize=(8, 4))

@@ -3,8 +3,8 @@
 - :class:`FunctionalLinearModel`: y = a + z^T b, ridge penalty chosen by generalised cross-validation
   over a grid that includes 0 (ordinary least squares);
 - :class:`GroupLassoFLM`: the same linear model with a group-lasso penalty over contiguous groups of
-  basis functions (cvxpy); the penalty is chosen on a validation split; non-zero groups are its
-  selected region;
+  basis functions (cvxpy); the penalty is chosen on a validation split by the one-standard-error
+  rule (the largest penalty within one SE of the best); non-zero groups are its selected region;
 - :class:`FPCARegression`: functional principal components (quadrature-weighted SVD), least squares
   on the leading scores (enough components for ``variance`` of the curves' variance);
 - :class:`DenseNetwork`: the same network as the sparse model without the spike-and-slab prior
@@ -73,7 +73,7 @@ class GroupLassoFLM:
     """Functional linear model with a group-lasso penalty on contiguous groups of B-spline coefficients."""
 
     def __init__(self, n_basis: int = 24, degree: int = 3, group_size: int = 3,
-                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2), val_fraction: float = 0.2, random_state: int = 0):
+                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), val_fraction: float = 0.2, random_state: int = 0):
         self.n_basis, self.degree, self.group_size = n_basis, degree, group_size
         self.lambdas, self.val_fraction, self.random_state = lambdas, val_fraction, random_state
 
@@ -97,11 +97,16 @@ class GroupLassoFLM:
         self.z_scale_ = float(Z.std()) or 1.0  # the penalty needs comparable units across data sets
         Zs = Z / self.z_scale_
         tr, va = _split(len(y), self.val_fraction, self.random_state)
-        scores = []
+        errors = []
         for lam in self.lambdas:
             b, a, _ = self._solve(Zs[tr], y[tr], lam)
-            scores.append(np.mean((y[va] - Zs[va] @ b - a) ** 2))
-        self.lambda_ = self.lambdas[int(np.argmin(scores))]
+            errors.append((y[va] - Zs[va] @ b - a) ** 2)
+        means = np.array([e.mean() for e in errors])
+        best = int(np.argmin(means))
+        # one-standard-error rule: the largest penalty within one SE of the best validation error
+        se = errors[best].std(ddof=1) / np.sqrt(len(errors[best]))
+        within = [i for i, lam in enumerate(self.lambdas) if means[i] <= means[best] + se]
+        self.lambda_ = max(self.lambdas[i] for i in within)
         self.coef_, self.intercept_, groups = self._solve(Zs, y, self.lambda_)
         active = [g for g in groups if np.linalg.norm(self.coef_[g]) > 1e-6 * max(1.0, np.abs(self.coef_).max())]
         self.selected_ = np.asarray(sorted(j for g in active for j in g), dtype=int)
@@ -191,7 +196,7 @@ class AdaFNN:
         self.val_fraction, self.device, self.random_state = val_fraction, device, random_state
 
     def _build(self):
-        torch.manual_seed(int(self.random_state))  # nn.Linear init; seeded, restored by the caller's seed
+        torch.manual_seed(int(self.random_state))  # nn.Linear init; fit() restores the global state after
         K = self.n_bases
         self.micro_ = torch.nn.ModuleList([torch.nn.Sequential(torch.nn.Linear(1, 32), torch.nn.Tanh(),
                                                                torch.nn.Linear(32, 32), torch.nn.Tanh(),

@@ -273,7 +273,8 @@ class SparseBayesianFDNN:
         if self.task != "regression":
             raise ValueError("predictive intervals are for task='regression'; use predict_proba for classification")
         lap = self.laplace_
-        Zk = self._scores(X, grid).double()[:, torch.as_tensor(lap["keep"])]
+        Zs = self._scores(X, grid).double()
+        Zk = Zs[:, torch.as_tensor(lap["keep"], device=Zs.device)]
         jac = output_jacobian(lap["shapes"], lap["theta"], Zk)  # (n, d)
         epistemic = posterior_predictive_variance(jac, lap["precision_chol"]).cpu().numpy()
         sd = np.sqrt(lap["noise_var"] + np.maximum(epistemic, 0.0)) * self.y_scale_

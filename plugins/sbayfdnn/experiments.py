@@ -85,6 +85,8 @@ def gate_comparisons(table: pd.DataFrame) -> list[Comparison]:
     out = []
     proto = {"linear": (1.020, 1.00, 0.17, 0.886), "sin": (1.069, 0.99, 0.20, 0.869), "square": (1.075, 1.00, 0.29, 0.820)}
     for link in table["link"].unique():
+        if (link, "sbayfdnn") not in mean.index:
+            continue
         s = mean.loc[(link, "sbayfdnn")]
         p = proto.get(link)
         paper = f"prototype {p[1]:.2f}/{p[2]:.2f}/{p[3]:.3f}; gate TPR>=0.90, FPR<=0.35, F1>=0.75" if p else \

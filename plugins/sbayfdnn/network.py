@@ -103,8 +103,10 @@ def train(params: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task:
     n = Z.shape[0]
     best = None
     if Z_val is not None:
-        best = {"loss": torch.full((params[0].shape[0],), float("inf")), "params": [p.detach().clone() for p in params],
-                "epoch": torch.zeros(params[0].shape[0], dtype=torch.long)}
+        dev = params[0].device
+        best = {"loss": torch.full((params[0].shape[0],), float("inf"), device=dev),
+                "params": [p.detach().clone() for p in params],
+                "epoch": torch.zeros(params[0].shape[0], dtype=torch.long, device=dev)}
         stale = 0
     for epoch in range(epochs):
         ramp = 1.0 if anneal_epochs <= 0 else min(1.0, (epoch + 1) / anneal_epochs)
@@ -171,7 +173,8 @@ def laplace_log_evidence(objective, theta_star: torch.Tensor, n: int, hessian: t
     jitter = 0.0
     while int(info) != 0:  # not positive definite (exact Hessian off a strict minimum): add a ridge
         jitter = max(jitter * 10, 1e-10 * float(hessian.diagonal().abs().max()))
-        chol, info = torch.linalg.cholesky_ex(hessian + jitter * torch.eye(d, dtype=hessian.dtype))
+        chol, info = torch.linalg.cholesky_ex(hessian + jitter * torch.eye(d, dtype=hessian.dtype,
+                                                                            device=hessian.device))
     logdet = 2.0 * float(torch.log(chol.diagonal()).sum())
     value = float(objective(theta_star))
     log_ev = -n * value + 0.5 * d * math.log(2 * math.pi) - 0.5 * d * math.log(n) - 0.5 * logdet
@@ -197,14 +200,14 @@ def gauss_newton_hessian(params_free_shapes, theta: torch.Tensor, Z: torch.Tenso
             p = torch.sigmoid(forward([parts[0].unsqueeze(0)] + parts[1:], Z)[0])
         lam_diag = p * (1 - p)
     else:
-        lam_diag = torch.full((n,), 1.0 / noise_var, dtype=theta.dtype)
+        lam_diag = torch.full((n,), 1.0 / noise_var, dtype=theta.dtype, device=theta.device)
     ggn = (jac * lam_diag[:, None]).T @ jac
     k = params_free_shapes[0][1]
     H = params_free_shapes[0][0]
     n_first = H * k
     hess = ggn
     # prior: other weights Gaussian -> diagonal 1/sigma_other_sq; first-layer columns: mixture in ||w||^2
-    diag = torch.full((theta.numel(),), 1.0 / prior.sigma_other_sq, dtype=theta.dtype)
+    diag = torch.full((theta.numel(),), 1.0 / prior.sigma_other_sq, dtype=theta.dtype, device=theta.device)
     diag[:n_first] = 0.0
     hess = hess + torch.diag(diag)
     W1 = theta[:n_first].reshape(H, k)
@@ -215,8 +218,9 @@ def gauss_newton_hessian(params_free_shapes, theta: torch.Tensor, Z: torch.Tenso
         (d1,) = torch.autograd.grad(phi, s, create_graph=True)
         (d2,) = torch.autograd.grad(d1, s)
         # columns of W1 are stored row-major (H, k): entry (h, j) sits at h * k + j
-        idx = torch.arange(H) * k + j
-        block = 2 * d1.detach() * torch.eye(H, dtype=theta.dtype) + 4 * d2 * torch.outer(w, w)
+        idx = torch.arange(H, device=theta.device) * k + j
+        eye = torch.eye(H, dtype=theta.dtype, device=theta.device)
+        block = 2 * d1.detach() * eye + 4 * d2 * torch.outer(w, w)
         hess[idx[:, None], idx[None, :]] += block
     return hess / n
 
