@@ -294,7 +294,6 @@ class TemporalSampler:
         seed_nodes = np.asarray(seed_nodes, dtype=np.int64)
         uniq, seed_local = np.unique(seed_nodes, return_inverse=True)
         nodes: dict[str, list[np.ndarray]] = {nt: [] for nt in g.num_nodes}
-        local: dict[str, dict] = {}
         count = {nt: 0 for nt in g.num_nodes}
         lookup: dict[str, np.ndarray] = {}
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from typing import Literal
 
-import numpy as np
 import pandas as pd
 
 from plugins.frog.relational import Database, EntityTask, Table, events_label_fn

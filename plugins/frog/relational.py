@@ -10,7 +10,7 @@ visible (their time is :data:`ALWAYS`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -497,13 +497,3 @@ def events_label_fn(entity_col: str, time_col: str, target_col: str, event_table
         return pd.concat(rows, ignore_index=True)
 
     return label_fn
-
-
-def make_events_task(db: Database, *, label_fn, **kwargs: Any) -> EntityTask:
-    """An :class:`EntityTask` whose label_fn is an :func:`events_label_fn` closure (passes Δ)."""
-    delta = delta_to_int(kwargs["timedelta"])
-    return EntityTask(db=db, label_fn=lambda d, ts: label_fn(d, ts, delta), **kwargs)
-
-
-def iter_tables(db: Database) -> Iterable[tuple[str, ResolvedTable]]:
-    return db.resolved.items()

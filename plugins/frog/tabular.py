@@ -8,6 +8,7 @@ of the entity's rows with time <= t, the sum over its rows in (t - window, t], a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -69,9 +70,13 @@ def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, Seed
                   subsample=0.8, subsample_freq=1, colsample_bytree=0.8, random_state=seed,
                   n_jobs=1, verbose=-1)
     stop = [lgb.early_stopping(30, verbose=False)]
-    import warnings
+    with warnings.catch_warnings():  # lightgbm 4.7 deprecates eval_set; older versions lack eval_X
+        warnings.filterwarnings("ignore", message=".*eval_set.*deprecated")
+        pred = _fit_predict(lgb, params, X, splits, task_type, stop)
+    return {s: metric(task_type, splits[s].y, pred[s]) for s in ("val", "test")}
 
-    warnings.filterwarnings("ignore", message=".*eval_set.*deprecated", category=Warning)
+
+def _fit_predict(lgb, params, X, splits, task_type, stop):
     if task_type == "binary_classification":
         model = lgb.LGBMClassifier(**params)
         model.fit(X["train"], splits["train"].y, eval_set=[(X["val"], splits["val"].y)], eval_metric="auc",
@@ -81,4 +86,4 @@ def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, Seed
         model = lgb.LGBMRegressor(objective="l1", **params)
         model.fit(X["train"], splits["train"].y, eval_set=[(X["val"], splits["val"].y)], callbacks=stop)
         pred = {s: model.predict(X[s]) for s in ("val", "test")}
-    return {s: metric(task_type, splits[s].y, pred[s]) for s in ("val", "test")}
+    return pred
