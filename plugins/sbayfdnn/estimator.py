@@ -148,10 +148,12 @@ class SparseBayesianFDNN:
         return PriorConfig(self.lam, self.sigma0_sq, self.sigma1_sq, self.sigma_other_sq)
 
     def _scores(self, X, grid=None) -> torch.Tensor:
-        X, grid, _ = basis.validate_curves(X, self.grid_ if grid is None else grid)
-        if X.shape[1] != self.grid_.shape[0]:
-            raise basis.FunctionalInputError(
-                f"X: has {X.shape[1]} grid points but the model was fitted on m = {self.grid_.shape[0]}")
+        if hasattr(X, "grid_points") and grid is None:
+            grid = np.asarray(X.grid_points[0], dtype=float)
+        if grid is not None and (np.shape(grid) != self.grid_.shape or not np.allclose(grid, self.grid_)):
+            raise basis.FunctionalInputError("grid: new curves must be observed on the training grid "
+                                             "(interpolate them onto it first)")
+        X, grid, _ = basis.validate_curves(X, self.grid_)
         Z = (X @ self.projection_ - self.z_mean_) / self.z_scale_
         return torch.as_tensor(Z, dtype=torch.float32, device=self.device)
 

@@ -37,6 +37,15 @@ def test_learned_attributes_are_consistent(fitted, linear_data):
     assert fitted.noise_variance_ > 0
 
 
+def test_new_curves_must_use_the_training_grid(fitted, linear_data):
+    d = linear_data
+    with pytest.raises(FunctionalInputError, match="training grid"):
+        fitted.predict(d.X_test, grid=d.grid * 2)
+    with pytest.raises(FunctionalInputError, match="one point per column"):
+        fitted.predict(d.X_test[:, :-1])
+    np.testing.assert_array_equal(fitted.predict(d.X_test, grid=d.grid), fitted.predict(d.X_test))
+
+
 def test_predictive_intervals_cover_and_contain_the_prediction(fitted, linear_data):
     d = linear_data
     lo, hi = fitted.predict_interval(d.X_test, level=0.95)
