@@ -154,9 +154,11 @@ class DenseNetwork:
     """The sparse model's network without the spike-and-slab prior, early-stopped on a validation split."""
 
     def __init__(self, n_basis: int = 24, degree: int = 3, widths=(64, 32), epochs: int = 3000, lr: float = 2e-3,
-                 weight_decay_var: float = 1.0, val_fraction: float = 0.2, device: str = "cpu", random_state: int = 0):
+                 weight_decay_var: float = 1.0, val_fraction: float = 0.2, early_stopping: bool = True,
+                 device: str = "cpu", random_state: int = 0):
         self.n_basis, self.degree, self.widths, self.epochs, self.lr = n_basis, degree, widths, epochs, lr
         self.weight_decay_var, self.val_fraction = weight_decay_var, val_fraction
+        self.early_stopping = early_stopping
         self.device, self.random_state = device, random_state
 
     def fit(self, X, y, grid=None):
@@ -166,15 +168,20 @@ class DenseNetwork:
         Z = X @ self.projection_
         self.z_mean_ = Z.mean(axis=0)
         self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
-        tr, va = _split(len(y), self.val_fraction, self.random_state)
         Zt = torch.as_tensor(Z - self.z_mean_, dtype=torch.float32, device=self.device)
         yt = torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32, device=self.device)
         gen = torch.Generator().manual_seed(int(self.random_state))
         params = init_params(1, self.n_basis, tuple(self.widths), gen, device=self.device)
         prior = PriorConfig(sigma_other_sq=self.weight_decay_var)
-        self.params_, info = train(params, Zt[tr], yt[tr], task="regression", prior=prior, epochs=self.epochs,
-                                   lr=self.lr, spike_slab=False, Z_val=Zt[va], y_val=yt[va])
-        self.best_epoch_ = info["best_epoch"][0]
+        if self.early_stopping:
+            tr, va = _split(len(y), self.val_fraction, self.random_state)
+            self.params_, info = train(params, Zt[tr], yt[tr], task="regression", prior=prior, epochs=self.epochs,
+                                       lr=self.lr, spike_slab=False, Z_val=Zt[va], y_val=yt[va])
+            self.best_epoch_ = info["best_epoch"][0]
+        else:  # all epochs on all training curves (the spec's prototype dense network, as we read it)
+            self.params_, _ = train(params, Zt, yt, task="regression", prior=prior, epochs=self.epochs,
+                                    lr=self.lr, spike_slab=False)
+            self.best_epoch_ = self.epochs
         return self
 
     def predict(self, X):
@@ -267,6 +274,7 @@ class AdaFNN:
 
 
 METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn", "select_all")
+EXTRA_METHODS = ("dense_no_early_stopping",)  # not in the default comparison; see compare_methods
 
 
 def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, epochs: int = 3000,
@@ -277,12 +285,14 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
     (methods that select), number of selected basis functions, interval coverage (sbayfdnn), wall time.
 
     ``select_all`` is the region baseline that selects the whole domain (the FLM's predictions).
+    ``dense_no_early_stopping`` (not in the default list) trains the dense network for all epochs on
+    all training curves without weight decay.
     """
     from plugins.sbayfdnn.estimator import SparseBayesianFDNN
 
-    unknown = [m for m in methods if m not in METHODS]
+    unknown = [m for m in methods if m not in METHODS + EXTRA_METHODS]
     if unknown:
-        raise ValueError(f"methods: unknown {unknown}; choose from {', '.join(METHODS)}")
+        raise ValueError(f"methods: unknown {unknown}; choose from {', '.join(METHODS + EXTRA_METHODS)}")
     true_mask = basis.region_mask(data.grid, data.true_regions) if data.true_regions is not None else None
     oracle = data.oracle_rmse if data.f_test is not None else float("nan")
     records = []
@@ -314,6 +324,9 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
         elif method == "dense":
             model = DenseNetwork(n_basis, degree, epochs=epochs, device=device, random_state=seed).fit(
                 data.X, data.y, data.grid)
+        elif method == "dense_no_early_stopping":  # no validation split, no weight decay, every epoch
+            model = DenseNetwork(n_basis, degree, epochs=epochs, weight_decay_var=float("inf"), early_stopping=False,
+                                 device=device, random_state=seed).fit(data.X, data.y, data.grid)
         else:  # adafnn
             model = AdaFNN(epochs=epochs, device=device, random_state=seed).fit(data.X, data.y, data.grid)
         pred = model.predict(data.X_test)

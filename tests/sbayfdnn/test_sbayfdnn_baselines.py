@@ -54,9 +54,17 @@ def test_fpca_scores_are_orthonormal_projections(easy):
 
 def test_networks_beat_the_mean_predictor(easy):
     sd = np.std(easy.y_test)
-    for model in (DenseNetwork(epochs=200, widths=(16, 8)), AdaFNN(epochs=100)):
+    for model in (DenseNetwork(epochs=200, widths=(16, 8)), AdaFNN(epochs=100),
+                  DenseNetwork(epochs=200, widths=(16, 8), early_stopping=False, weight_decay_var=float("inf"))):
         model.fit(easy.X, easy.y, easy.grid)
         assert np.sqrt(np.mean((model.predict(easy.X_test) - easy.y_test) ** 2)) < 0.7 * sd
+
+
+def test_dense_without_early_stopping_runs_every_epoch(easy):
+    model = DenseNetwork(epochs=40, widths=(8, 4), early_stopping=False).fit(easy.X, easy.y, easy.grid)
+    assert model.best_epoch_ == 40
+    stopped = DenseNetwork(epochs=40, widths=(8, 4)).fit(easy.X, easy.y, easy.grid)
+    assert stopped.best_epoch_ in (25,)  # validation is checked every 25 epochs
 
 
 def test_compare_methods_returns_one_record_per_method():
