@@ -48,7 +48,7 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
         results = paired_study("MUTAG", [0.0, 0.3], ["fedavg", "graphpfl"], range(2), n_clients=5, n_rounds=8)
     else:
         results = paired_study("MUTAG", [0.0, 0.3, 0.5], ["fedavg", "graphpfl", "fedavg_sl", "frpa", "local"],
-                               range(10), n_clients=5, n_rounds=50)
+                               range(20), n_clients=5, n_rounds=50)
     table = paired_table(results, by=("dataset", "noise_p"))
     drops = drop_table(results, 0.0, 0.3)
     gain = table[(table.noise_p == 0.3) & (table.algorithm == "graphpfl")].iloc[0]
@@ -71,7 +71,7 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
         fa, gp = (float(d5[d5.algorithm == a]["drop"].iloc[0]) for a in ("fedavg", "graphpfl"))
         comps.append(Comparison("drop p = 0 -> 0.5: FedAvg vs GraphP-FL (points)", "FedAvg's drop larger",
                                 f"FedAvg {fa:.1f}, GraphP-FL {gp:.1f}", fa > gp))
-    notes = "quick: 2 seeds, 8 rounds (no verdicts); full: 10 seeds, 50 rounds, 5 clients, paired by seed"
+    notes = "quick: 2 seeds, 8 rounds (no verdicts); full: 20 seeds, 50 rounds, 5 clients, paired by seed"
     return ExperimentOutcome(table=table, comparisons=comps, plot=_accuracy_plot(results), notes=notes)
 
 
