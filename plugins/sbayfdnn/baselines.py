@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from plugins.sbayfdnn import basis
-from plugins.sbayfdnn.network import PriorConfig, data_loss, forward, init_params, train
+from plugins.sbayfdnn.network import PriorConfig, forward, init_params, train
 
 
 def _split(n: int, val_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 from plugins.sbayfdnn.designs import simulate
@@ -19,7 +18,3 @@ def fitted(linear_data):
     d = linear_data
     return SparseBayesianFDNN(random_state=0, **SMALL_FIT).fit(d.X, d.y, d.grid)
 
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(0)

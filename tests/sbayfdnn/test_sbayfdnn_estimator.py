@@ -85,7 +85,7 @@ def test_accepts_scikit_fda_fdatagrid(linear_data):
     np.testing.assert_allclose(a, b)
 
 
-def test_binary_classification_with_logistic_head(rng):
+def test_binary_classification_with_logistic_head():
     from plugins.sbayfdnn.designs import simulate
 
     d = simulate("one_region", "linear", 20.0, 300, 300, 40, seed=1)
