@@ -105,9 +105,9 @@ def lahman(params: LahmanParams, seed: int) -> SimulationOutput:
     from plugins.frog.train import run_models, task_splits
     from toolkit.errors import ParameterError
 
-    if not params.train_start + 1 <= params.val_year and params.val_year + 1 <= params.test_year:
-        raise ParameterError("parameters train_start < val_year < test_year are required, got "
-                             f"{params.train_start}, {params.val_year}, {params.test_year}")
+    if not (params.train_start < params.val_year < params.test_year):
+        raise ParameterError("parameters train_start, val_year, test_year must increase (train_start < val_year "
+                             f"< test_year), got {params.train_start}, {params.val_year}, {params.test_year}")
     set_threads(1)
     torch.set_num_threads(1)
     db = load_lahman()

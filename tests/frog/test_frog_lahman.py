@@ -84,3 +84,11 @@ def test_lahman_must_show_full():
     summary = lahman_runs(["allstar"], ["row2node", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL)
     failed = [c for c in lahman_comparisons(summary) if c.ok is False]
     assert not failed, "\n".join(f"{c.claim}: {c.measured}" for c in failed)
+
+
+def test_lahman_simulation_rejects_unordered_years():
+    from plugins.frog.simulation import LahmanParams, lahman
+    from toolkit.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="train_start, val_year, test_year must increase"):
+        lahman(LahmanParams(train_start=2010, val_year=2018, test_year=2016), 0)
