@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from plugins.graphpfl.federation import client_update, run_federation, ClientTask, init_params
-from plugins.graphpfl.graphs import Graph, GraphSet, noisy_copy, partition_dirichlet, topology_noise
+from plugins.graphpfl.federation import ClientTask, client_update, init_params, run_federation
+from plugins.graphpfl.graphs import noisy_copy, partition_dirichlet, topology_noise
 from plugins.graphpfl.model import GIN, ModelConfig, collate
 from plugins.graphpfl.strategies import (
     FRPA,
