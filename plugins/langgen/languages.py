@@ -148,7 +148,32 @@ def strictly_local(k: int, allowed: Iterable[str], alphabet: Iterable[str] = BIN
     for f in allowed:
         if any(ch not in valid for ch in f):
             raise LanguageError(f"strictly_local: factor {f!r} uses a symbol outside {sorted(valid)}")
-    return ltt(k, 1, lambda counts: all(f in allowed for f in counts), alphabet)
+    if k == 1:  # the factors are single symbols, markers included: the profile automaton is tiny
+        return ltt(1, 1, lambda counts: all(f in allowed for f in counts), alphabet)
+    # states: the last k-1 symbols of <w (or all of <w while shorter), plus a dead state (None)
+    start = LEFT_MARK
+    ids, order, rows, ok = {start: 0}, [start], [], []
+    for buf in order:
+        if buf is None:
+            rows.append([ids[None]] * len(alphabet))
+            ok.append(False)
+            continue
+        row = []
+        for ch in alphabet:
+            s = buf + ch
+            if len(s) >= k and s[len(s) - k:] not in allowed:
+                nxt = None
+            else:
+                nxt = s[len(s) - k + 1:] if len(s) >= k else s
+            if nxt not in ids:
+                ids[nxt] = len(order)
+                order.append(nxt)
+            row.append(ids[nxt])
+        rows.append(row)
+        # accept: closing with the right marker; short padded words must be allowed as a whole
+        closed = buf + RIGHT_MARK
+        ok.append(closed[max(len(closed) - k, 0):] in allowed)  # a short <w> is its own factor
+    return DFA(alphabet, rows, ok, 0).minimize()
 
 
 # -- context-free ------------------------------------------------------------------------------------
