@@ -40,7 +40,7 @@ def all_words(alphabet: Iterable[str], max_length: int) -> list[str]:
 # -- regular -----------------------------------------------------------------------------------------
 def regex(expression: str, alphabet: Iterable[str] = BINARY) -> DFA:
     """Regular expression in automata-lib syntax (``|`` union, ``*``, ``+``, ``?``, ``()``, ``.``)."""
-    from automata.base.exceptions import AutomatonException
+    from automata.base.exceptions import AutomatonException, RegexException
     from automata.fa.dfa import DFA as ADFA
     from automata.fa.nfa import NFA
 
@@ -50,7 +50,7 @@ def regex(expression: str, alphabet: Iterable[str] = BINARY) -> DFA:
         raise LanguageError(f"regex {expression!r}: unknown symbol(s) {unknown} (alphabet {alphabet})")
     try:
         nfa = NFA.from_regex(expression, input_symbols=set(alphabet))
-    except AutomatonException as exc:
+    except (AutomatonException, RegexException) as exc:
         raise LanguageError(f"regex {expression!r} is malformed: {exc}") from None
     return DFA.from_automata(ADFA.from_nfa(nfa), alphabet).minimize()
 
