@@ -527,3 +527,70 @@ def canonical_dfas(n: int, alphabet: tuple[str, ...] = ("a", "b")) -> Iterator[D
         rows = [targets[q * k:(q + 1) * k] for q in range(n)]
         for mask in range(2 ** n):
             yield DFA(alphabet, rows, [(mask >> q) & 1 == 1 for q in range(n)], 0)
+
+
+# -- batched (vectorised numpy) operations for brute force over many small DFAs ------------------------
+def stack_dfas(dfas) -> tuple[np.ndarray, np.ndarray]:
+    """(N, n_max, k) transitions and (N, n_max) accepting flags; padding states are unreachable
+    self-loops, start state 0 (the DFAs are re-numbered so that the start is 0)."""
+    n_max = max(d.n_states for d in dfas)
+    k = len(dfas[0].alphabet)
+    T = np.tile(np.arange(n_max)[None, :, None], (len(dfas), 1, k))
+    F = np.zeros((len(dfas), n_max), dtype=bool)
+    for i, d in enumerate(dfas):
+        perm = list(range(d.n_states))
+        perm[0], perm[d.start] = d.start, 0  # swap start into position 0
+        inv = {q: j for j, q in enumerate(perm)}
+        T[i, :d.n_states] = [[inv[r] for r in d.trans[q]] for q in perm]
+        F[i, :d.n_states] = [d.accept[q] for q in perm]
+    return T, F
+
+
+def batch_membership(T: np.ndarray, F: np.ndarray, words: list[str], alphabet: tuple[str, ...]) -> np.ndarray:
+    """(N, len(words)) acceptance of every word by every stacked DFA."""
+    index = {s: i for i, s in enumerate(alphabet)}
+    N = T.shape[0]
+    rows = np.arange(N)
+    out = np.empty((N, len(words)), dtype=bool)
+    cache: dict[str, np.ndarray] = {"": np.zeros(N, dtype=np.int64)}
+    for j, w in enumerate(words):
+        if w not in cache:
+            prefix = w[:-1]
+            if prefix not in cache:  # words need not be prefix-closed: run from the longest cached prefix
+                state = np.zeros(N, dtype=np.int64)
+                for ch in prefix:
+                    state = T[rows, state, index[ch]]
+                cache[prefix] = state
+            cache[w] = T[rows, cache[prefix], index[w[-1]]]
+        out[:, j] = F[rows, cache[w]]
+    return out
+
+
+def batch_intersection_finite(TA, FA, TB, FB) -> tuple[np.ndarray, np.ndarray]:
+    """For stacked pairs (A_i, B_i): (is_empty, is_finite) of A_i ∩ B_i, via the product graph's
+    transitive closure (repeated boolean squaring)."""
+    N, na, k = TA.shape
+    nb = TB.shape[1]
+    p = na * nb
+    rows = np.arange(N)[:, None, None]
+    # product state (i, j) -> i * nb + j
+    PT = TA[:, :, None, :] * nb + TB[:, None, :, :]           # (N, na, nb, k)
+    PT = PT.reshape(N, p, k)
+    PF = (FA[:, :, None] & FB[:, None, :]).reshape(N, p)
+    A = np.zeros((N, p, p), dtype=np.int32)
+    src = np.broadcast_to(np.arange(p)[None, :, None], (N, p, k))
+    A[np.broadcast_to(rows, (N, p, k)), src, PT] = 1
+    R = A.copy()
+    steps = 1
+    while steps < p:
+        R = ((R + R @ R) > 0).astype(np.int32)
+        steps *= 2
+    Rb = R > 0
+    reach = Rb[:, 0, :].copy()
+    reach[:, 0] = True
+    co = (Rb & PF[:, None, :]).any(axis=2) | PF
+    useful = reach & co
+    empty = ~(reach & PF).any(axis=1)
+    cyclic = np.diagonal(Rb, axis1=1, axis2=2)
+    finite = ~(useful & cyclic).any(axis=1)
+    return empty, finite

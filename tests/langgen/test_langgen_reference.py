@@ -99,3 +99,23 @@ def test_ltt_closure_dimension_matches_search():
 def test_search_matches_bruteforce_on_counting():
     H = counting_class(2) + [regex("a*b*"), regex("(ab)*|b*")]
     assert closure_dimension(H).value == closure_dimension_bruteforce(H)
+
+
+def test_batched_core_agrees_with_per_dfa_core():
+    import random
+
+    from plugins.langgen.dfa import batch_intersection_finite, batch_membership, stack_dfas
+    from plugins.langgen.languages import all_words
+
+    H = dfa_class(3)
+    rng = random.Random(1)
+    pairs = [(rng.choice(H), rng.choice(H)) for _ in range(200)]
+    words = all_words("ab", 5)
+    TA, FA = stack_dfas([a for a, _ in pairs])
+    TB, FB = stack_dfas([b for _, b in pairs])
+    member = batch_membership(TA, FA, words, ("a", "b"))
+    empty, finite = batch_intersection_finite(TA, FA, TB, FB)
+    for i, (a, b) in enumerate(pairs):
+        inter = a.product(b, "and")
+        assert list(member[i]) == [w in a for w in words]
+        assert (bool(empty[i]), bool(finite[i])) == (inter.is_empty(), inter.is_finite())
