@@ -119,3 +119,10 @@ def test_batched_core_agrees_with_per_dfa_core():
         inter = a.product(b, "and")
         assert list(member[i]) == [w in a for w in words]
         assert (bool(empty[i]), bool(finite[i])) == (inter.is_empty(), inter.is_finite())
+
+
+def test_dfa3_all_pairs_lower_bound_is_six():
+    from plugins.langgen.closure import pairwise_lower_bound
+
+    res = pairwise_lower_bound(dfa_class(3))
+    assert res["lower_bound"] == 6 and len(res["words"]) == 6
