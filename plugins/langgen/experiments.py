@@ -113,17 +113,17 @@ def dfa_experiment(quick: bool) -> ExperimentOutcome:
                    [by.loc[n, "languages"] for n in (1, 2, 3)] == [2, 26, 1054]),
         Comparison("infinite ones", "1, 24, 1046", ", ".join(str(by.loc[n, "infinite"]) for n in (1, 2, 3)),
                    [by.loc[n, "infinite"] for n in (1, 2, 3)] == [1, 24, 1046]),
-        Comparison("C(DFA_1), C(DFA_2)", "0, 1", f"{by.loc[1, 'closure_dimension']}, {by.loc[2, 'closure_dimension']}",
+        Comparison("C(DFA_1), C(DFA_2)", "0, 1", f"{int(by.loc[1, 'closure_dimension'])}, {int(by.loc[2, 'closure_dimension'])}",
                    (by.loc[1, "closure_dimension"], by.loc[2, "closure_dimension"]) == (0, 1)),
         Comparison("C(DFA_3) >= 6 certificate", "{ε, a, b, ab, ba, bab}", "{" + ", ".join(w or "ε" for w in cert) + "}",
                    cert == ["", "a", "b", "ab", "ba", "bab"]),
         Comparison("C(DFA_3) >= 6 found by the all-pairs scan", ">= 6", f">= {int(by.loc[3, 'pairwise_lower_bound'])}",
                    bool(by.loc[3, "pairwise_lower_bound"] == 6)),
         Comparison("C(DFA_3) search", "6 exact, or what is unresolved",
-                   f"{by.loc[3, 'status']}: search alone >= {by.loc[3, 'closure_dimension']}, with the pair scan >= "
+                   f"{by.loc[3, 'status']}: search alone >= {int(by.loc[3, 'closure_dimension'])}, with the pair scan >= "
                    f"{int(max(by.loc[3, 'closure_dimension'], by.loc[3, 'pairwise_lower_bound']))} "
                    f"({by.loc[3, 'cap_hit'] or 'no cap'}, "
-                   f"{by.loc[3, 'unexpanded']} infinite intersections unexpanded)",
+                   f"{int(by.loc[3, 'unexpanded'])} infinite intersections unexpanded)",
                    None if by.loc[3, "status"] != "exact" else bool(by.loc[3, "closure_dimension"] == 6)),
     ]
     if not quick:

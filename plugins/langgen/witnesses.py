@@ -91,7 +91,11 @@ def cfg_power_family(j: int) -> FamilyInstance:
     anbn = CFGLanguage("S -> a S b | $")
     power = CFGLanguage(power_grammar(j))
     max_len = 2 ** j + 4
-    profile = intersection_profile([anbn, power], max_len)
+    # candidates from the first grammar's own bounded-length words, CYK membership in the second
+    profile = [0] * (max_len + 1)
+    for w in anbn.words(max_len):
+        if w in power:
+            profile[len(w)] += 1
     return FamilyInstance("cfg_power", j, [anbn, power], [2, j + 3], sum(profile), 2 ** (j - 1) + 1,
                           evidence=f"bounded-length (<= {max_len}); counts by length {profile}")
 

@@ -126,3 +126,18 @@ def test_dfa3_all_pairs_lower_bound_is_six():
 
     res = pairwise_lower_bound(dfa_class(3))
     assert res["lower_bound"] == 6 and len(res["words"]) == 6
+
+
+@pytest.mark.slow
+def test_dfa4_enumeration_finishes():
+    langs, inf = enumerate_dfa_languages(4)
+    assert (len(langs), sum(inf)) == (57068, 57000)  # measured here (README); no reference value in the spec
+
+
+@pytest.mark.slow
+def test_dfa3_search_is_exact_or_says_what_is_unresolved():
+    res = closure_dimension(dfa_class(3), time_limit=120)
+    if res.status == "exact":
+        assert res.value == 6
+    else:
+        assert res.cap_hit and res.unexpanded > 0 and res.value <= 6
