@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np

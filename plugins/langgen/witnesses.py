@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from math import comb, factorial
 
 from plugins.langgen.dfa import DFA
-from plugins.langgen.languages import CFGLanguage, PatternLanguage, counting, intersection_profile, regex, strictly_local
+from plugins.langgen.languages import CFGLanguage, PatternLanguage, counting, intersection_profile, strictly_local
 
 
 @dataclass
@@ -118,4 +118,4 @@ def make_family(family: str, param: int) -> FamilyInstance:
     return FAMILIES[family](param)
 
 
-__all__ = ["FAMILIES", "FamilyInstance", "make_family", "pattern_intersection_evidence", "power_grammar", "regex", "DFA"]
+__all__ = ["FAMILIES", "FamilyInstance", "make_family", "pattern_intersection_evidence", "power_grammar"]

@@ -1,6 +1,5 @@
 """Language classes: membership against brute force, decidable operations, clear errors."""
 
-import itertools
 
 import pytest
 

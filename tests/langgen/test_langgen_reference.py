@@ -6,7 +6,7 @@ import pytest
 
 from plugins.langgen.closure import (closure_dimension, closure_dimension_bruteforce, dfa_class,
                                      ltt_closure_dimension, ltt_union_class)
-from plugins.langgen.dfa import DFA, enumerate_dfa_languages
+from plugins.langgen.dfa import enumerate_dfa_languages
 from plugins.langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
                                         km_nonuniform_class, race, sample_complexity, worst_case)
 from plugins.langgen.languages import counting, regex
