@@ -20,14 +20,15 @@ Adversary = Callable[[Sequence[DFA], int, int, int], list]
 
 
 class _Cache:
-    """Per-class memo of intersections and inclusions (keyed by language identity)."""
+    """Memo of intersections and inclusions, keyed by the languages' canonical forms (never by
+    object ids, which Python reuses once a class is garbage-collected)."""
 
     def __init__(self):
         self.inter: dict = {}
         self.subset: dict = {}
 
     def intersection(self, languages, idx: tuple[int, ...]) -> DFA:
-        key = (id(languages), idx)
+        key = frozenset(languages[i].key() for i in idx)
         if key not in self.inter:
             inter = languages[idx[0]]
             for j in idx[1:]:
@@ -36,7 +37,7 @@ class _Cache:
         return self.inter[key]
 
     def issubset(self, languages, i: int, j: int) -> bool:
-        key = (id(languages), i, j)
+        key = (languages[i].key(), languages[j].key())
         if key not in self.subset:
             self.subset[key] = languages[i].issubset(languages[j])
         return self.subset[key]
