@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 import mpmath
@@ -160,13 +161,54 @@ def sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tup
     return [{s: _sample_value(s, domain, rng) for s in symbols} for _ in range(n_samples)]
 
 
-def _numeric(expr: sympy.Expr, point: Mapping[sympy.Symbol, sympy.Expr], dps: int = 40) -> mpmath.mpf | None:
-    """High-precision value of ``expr`` at ``point``; None where undefined or not real."""
+NUMERIC_SECONDS = 5.0  # per spot-check evaluation through sympy (the mpmath path is fast)
+
+
+@lru_cache(maxsize=512)
+def _mpmath_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Callable[..., Any] | None:
     try:
-        value = expr.subs(point).evalf(dps)
-    except Exception:
+        return sympy.lambdify(symbols, expr, modules="mpmath")
+    except Exception:  # a function the mpmath printer does not know: evaluate through sympy instead
         return None
-    if value.has(sympy.zoo, sympy.nan) or not value.is_number:
+
+
+def _as_mpf(value: Any, dps: int) -> Any:
+    number = sympy.sympify(value)
+    if number.is_Integer:
+        return mpmath.mpf(int(number))
+    return mpmath.mpf(sympy.Float(number, dps))
+
+
+def _real_or_none(value: Any) -> mpmath.mpf | None:
+    if isinstance(value, mpmath.mpc):
+        if abs(value.imag) > mpmath.mpf(10) ** -20 * (1 + abs(value.real)):
+            return None
+        value = value.real
+    try:
+        value = mpmath.mpf(value)
+    except (TypeError, ValueError):
+        return None
+    return None if mpmath.isnan(value) else value
+
+
+def _numeric(expr: sympy.Expr, point: Mapping[sympy.Symbol, sympy.Expr], dps: int = 40) -> mpmath.mpf | None:
+    """High-precision value of ``expr`` at ``point``; None where undefined or not real.
+
+    Evaluated with mpmath (so factorial(10**12) costs a gamma function, not an exact integer);
+    expressions mpmath cannot take go through sympy under a time limit.
+    """
+    symbols = tuple(sorted(point, key=lambda s: s.name))
+    function = _mpmath_function(expr, symbols)
+    if function is not None:
+        with mpmath.workdps(dps):
+            try:
+                return _real_or_none(function(*(_as_mpf(point[s], dps) for s in symbols)))
+            except (ZeroDivisionError, ValueError, OverflowError, ArithmeticError):
+                return None  # undefined at this point
+            except Exception:
+                pass  # the mpmath translation does not apply: fall back to sympy
+    value = _attempt(lambda: expr.subs(point).evalf(dps), NUMERIC_SECONDS)
+    if value is None or value.has(sympy.zoo, sympy.nan) or not value.is_number:
         return None
     try:
         if value.is_real is False and abs(sympy.im(value)) > 1e-20:
@@ -409,6 +451,15 @@ def _definite(value: Any) -> bool:
         and value is not sympy.nan and not value.free_symbols and value.is_number
 
 
+def _settled(value: Any, var: sympy.Symbol) -> bool:
+    """A limit sympy actually computed: a number, or an expression in the other symbols only."""
+    if value is None or value is sympy.nan or isinstance(value, sympy.AccumBounds) or value.has(sympy.Limit):
+        return False
+    if value.has(sympy.AccumBounds) or value.has(sympy.nan):
+        return False
+    return _definite(value) or (bool(value.free_symbols) and var not in value.free_symbols)
+
+
 def _approach(point: Any, direction: str, k: int) -> sympy.Expr:
     if point == oo:
         return sympy.Integer(10) ** k
@@ -442,7 +493,7 @@ class Limit(Claim):
         direction = "-" if self.point == oo else ("+" if self.point == -oo else self.direction)
         computed = _limit(expr, self.var, self.point, direction)
         numeric = self._numeric(expr, value, seed)
-        if _definite(computed):
+        if _settled(computed, self.var):
             same = _is_zero(sympy.simplify(computed - value)) if value not in (oo, -oo) else computed == value
             if same:
                 return _warn(Verdict(self.name, self.kind, "proved", "sympy.limit", numeric))
@@ -516,8 +567,7 @@ class Asymptotic(Claim):
         ratio = sympy.simplify(f / g)
         direction = "-" if self.point == oo else "+"
         L = _limit(ratio, self.var, self.point, direction)
-        if _definite(L) or (L is not None and not L.has(sympy.Limit) and not isinstance(L, sympy.AccumBounds)
-                            and L not in (sympy.nan,) and L.free_symbols and L.is_finite):
+        if _settled(L, self.var) and (_definite(L) or L.is_finite):
             holds = self._decide(L)
             numeric = self._numeric(ratio, L, seed, holds)
             if holds:
