@@ -28,6 +28,7 @@ def bound_function(bound: Bound) -> Callable[[Mapping[str, Any]], float]:
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
     names = [bound.columns.get(s.name, s.name) for s in symbols]
     numeric = sympy.lambdify(symbols, expr, modules="math")
+    precise = None  # built on first overflow: mpmath gives the huge value, float() turns it into +-inf
 
     def value(row: Mapping[str, Any]) -> float:
         missing = [n for n in names if n not in row]
@@ -36,7 +37,14 @@ def bound_function(bound: Bound) -> Callable[[Mapping[str, Any]], float]:
                 f"bound {bound.name!r} needs column(s) {', '.join(missing)} that the results do not have "
                 f"(columns: {', '.join(map(str, row.keys()))})"
             )
-        return float(numeric(*(float(row[n]) for n in names)))
+        args = [float(row[n]) for n in names]
+        try:
+            return float(numeric(*args))
+        except OverflowError:
+            nonlocal precise
+            if precise is None:
+                precise = sympy.lambdify(symbols, expr, modules="mpmath")
+            return float(precise(*args))
 
     return value
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
@@ -150,6 +151,20 @@ def _is_text_field(model: type[Params] | None, name: str) -> bool:
     return annotation is str
 
 
+_INF_TOKEN = re.compile(r'(?<![\w".])([+-]?)inf(?:inity)?(?![\w"])', re.IGNORECASE)
+
+
+def _loads(text: str) -> Any:
+    """json.loads that also takes bare ``inf`` / ``-inf`` inside lists (``[1, inf]``)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        spelled = _INF_TOKEN.sub(lambda m: ("-" if m.group(1) == "-" else "") + "Infinity", text)
+        if spelled == text:
+            raise
+        return json.loads(spelled)
+
+
 def parse_value(text: str, *, model: type[Params] | None = None, name: str = "") -> Any:
     """Turn one CLI string into a value: JSON where it parses (numbers, lists, true/null), else text."""
     if _is_text_field(model, name):
@@ -162,7 +177,7 @@ def parse_value(text: str, *, model: type[Params] | None = None, name: str = "")
     if lowered == "-inf":
         return float("-inf")
     try:
-        return json.loads(text)
+        return _loads(text)
     except (json.JSONDecodeError, ValueError):
         return text
 
@@ -196,7 +211,7 @@ def parse_grid(items: Iterable[str], *, model: type[Params] | None = None) -> di
         key, value = _split_assignment(item, "--grid")
         if value.strip().startswith("[") and not _is_text_field(model, key):
             try:
-                parsed = json.loads(value)
+                parsed = _loads(value)
             except json.JSONDecodeError:
                 parsed = None
             if isinstance(parsed, list):
