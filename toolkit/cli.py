@@ -151,12 +151,21 @@ def list_cmd(state: _State, kind: str | None) -> None:
 
 @cli.command("show")
 @click.argument("name")
+@click.option("--kind", type=click.Choice(["simulation", "bound", "dataset", "experiment"]), default=None,
+              help="Only this kind (a plugin may give a dataset and a simulation the same name).")
 @click.pass_obj
-def show_cmd(state: _State, name: str) -> None:
-    """Show parameters (type, default, allowed range) and docs of one simulation, bound, dataset or experiment."""
+def show_cmd(state: _State, name: str, kind: str | None) -> None:
+    """Show parameters (type, default, allowed range) and docs of a simulation, bound, dataset or experiment."""
+    found = [state.registry.find(name, kind)] if kind else state.registry.find_all(name)
+    for i, (found_kind, spec) in enumerate(found):
+        if i:
+            click.echo("\n" + "-" * 60 + "\n")
+        _show_spec(found_kind, spec)
+
+
+def _show_spec(kind: str, spec: Any) -> None:
     from toolkit.config import describe_params
 
-    kind, spec = state.registry.find(name)
     click.echo(f"{spec.name}  ({kind}, plugin {spec.plugin})\n")
     params = getattr(spec, "params", None)
     if params is not None:
@@ -179,7 +188,7 @@ def show_cmd(state: _State, name: str) -> None:
             op = "<=" if spec.sense == "upper" else ">="
             click.echo(f"\nholds results to: {spec.metric} {op} {spec.expression}")
         for claim in spec.claims:
-            click.echo(f"  claim {claim}")
+            click.echo(f"  claim {claim}" + ("" if claim.expect == "proved" else f"  (expected: {claim.expect})"))
     elif kind == "dataset":
         import inspect
 
@@ -315,26 +324,30 @@ def check_cmd(state: _State, ident: str, bounds: tuple[str, ...], out: str | Non
 @cli.command("prove")
 @click.argument("names", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every registered bound.")
+@click.option("--plugin", "plugins", multiple=True, metavar="PLUGIN", help="Every bound of this plugin (repeatable).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the numeric spot-checks.")
+@click.option("--strict", is_flag=True, help="Exit 1 when a verdict is not the expected one or a spot-check disagrees.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the verdict table.")
 @click.pass_obj
-def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, seed: int, out: str | None) -> None:
+def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, plugins: tuple[str, ...], seed: int, strict: bool,
+              out: str | None) -> None:
     """Check the symbolic claims of bounds: proved / refuted (with counterexample) / unknown."""
-    from toolkit.report import prove_bounds
+    from toolkit.proving import SHOWN_COLUMNS, prove_bounds, summary_line, unexpected
 
-    if not names and not all_:
-        raise UserError("name one or more bounds, or use --all (see `toolkit list --kind bounds`)")
-    table = prove_bounds(state.registry, None if all_ else list(names), seed=seed)
+    if sum(map(bool, (names, all_, plugins))) != 1:
+        raise UserError("name one or more bounds, or use --plugin NAME, or --all (see `toolkit list --kind bounds`)")
+    table = prove_bounds(state.registry, list(names) or None, plugins=plugins, seed=seed)
     if table.empty:
         click.echo("no claims to check")
         return
-    _echo_table(table, rows=1000)
-    counts = table["verdict"].value_counts().to_dict()
-    click.echo("verdicts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("proved", "refuted", "unknown")))
+    _echo_table(table[SHOWN_COLUMNS], rows=1000)
+    click.echo(summary_line(table))
     disagree = int((table["numeric"] == "disagree").sum())
     if disagree:
         click.echo(f"WARNING: {disagree} symbolic verdict(s) DISAGREE with their numeric spot-checks", err=True)
     _save(table, out)
+    if strict and not unexpected(table).empty:
+        sys.exit(1)
 
 
 @cli.command("report")

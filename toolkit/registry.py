@@ -1,18 +1,23 @@
 """Collects what plugins register into name -> spec maps.
 
 Each hook implementation is called on its own so that every spec is stamped with its provider; a
-name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both.
+name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both. A
+plugin whose register hook raises is reported (:class:`~toolkit.errors.PluginLoadWarning`) and
+skipped as a whole, like a plugin that fails to import. One plugin may use a name for different
+kinds (a dataset and the simulation on it): ``find_all`` returns every kind that has the name.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import traceback
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from toolkit.errors import DuplicateNameError, UnknownNameError
-from toolkit.manager import ToolkitPluginManager, get_plugin_manager
+from toolkit.errors import DuplicateNameError, PluginLoadWarning, UnknownNameError
+from toolkit.manager import PluginInfo, ToolkitPluginManager, get_plugin_manager
 from toolkit.specs import Bound, Dataset, Experiment, Simulation
 
 SpecT = TypeVar("SpecT", Simulation, Bound, Dataset, Experiment)
@@ -25,14 +30,21 @@ KINDS: dict[str, tuple[str, type]] = {
 }
 
 
-def _collect(pm: ToolkitPluginManager, kind: str) -> dict[str, Any]:
+def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dict[str, Any]:
+    """Name -> spec of one kind; a provider whose hook raises goes into ``broken`` (name -> error)."""
     hook_name, spec_type = KINDS[kind]
     caller = getattr(pm.hook, hook_name)
     out: dict[str, Any] = {}
     # pluggy calls the last-registered first; reverse so that the registration order is kept
     for impl in reversed(caller.get_hookimpls()):
         provider = impl.plugin_name
-        items = impl.function() or ()
+        if provider in broken:
+            continue
+        try:
+            items = impl.function() or ()
+        except Exception as exc:  # a broken plugin must not take the others down
+            broken[provider] = f"{hook_name} raised " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            continue
         if isinstance(items, spec_type):
             items = [items]
         for spec in items:
@@ -50,6 +62,18 @@ def _collect(pm: ToolkitPluginManager, kind: str) -> dict[str, Any]:
     return out
 
 
+def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, dict[str, Any]], broken: dict[str, str]) -> None:
+    """Remove everything the broken plugins registered, mark them failed and warn once each."""
+    for provider, error in broken.items():
+        for table in tables.values():
+            for name in [n for n, spec in table.items() if spec.plugin == provider]:
+                del table[name]
+        info = pm.plugin_infos.get(provider)
+        pm.plugin_infos[provider] = PluginInfo(provider, info.distribution if info else "?", info.version if info else "?",
+                                               info.module if info else provider, "failed", error)
+        warnings.warn(f"plugin {provider!r} was skipped: {error}", PluginLoadWarning, stacklevel=3)
+
+
 @dataclass
 class Registry:
     """Everything the loaded plugins registered, by kind and name."""
@@ -63,13 +87,11 @@ class Registry:
     @classmethod
     def from_manager(cls, pm: ToolkitPluginManager | None = None) -> Registry:
         pm = pm or get_plugin_manager()
-        return cls(
-            manager=pm,
-            simulations=_collect(pm, "simulation"),
-            bounds=_collect(pm, "bound"),
-            datasets=_collect(pm, "dataset"),
-            experiments=_collect(pm, "experiment"),
-        )
+        broken: dict[str, str] = {}
+        tables = {kind: _collect(pm, kind, broken) for kind in KINDS}
+        _drop_broken(pm, tables, broken)
+        return cls(manager=pm, simulations=tables["simulation"], bounds=tables["bound"],
+                   datasets=tables["dataset"], experiments=tables["experiment"])
 
     def _get(self, table: dict[str, SpecT], kind: str, name: str) -> SpecT:
         try:
@@ -89,14 +111,34 @@ class Registry:
     def experiment(self, name: str) -> Experiment:
         return self._get(self.experiments, "experiment", name)
 
-    def find(self, name: str) -> tuple[str, Any]:
-        """Look ``name`` up among all kinds; the error lists close matches across all of them."""
-        for kind, table in (("simulation", self.simulations), ("bound", self.bounds),
-                            ("dataset", self.datasets), ("experiment", self.experiments)):
-            if name in table:
-                return kind, table[name]
-        every = [*self.simulations, *self.bounds, *self.datasets, *self.experiments]
-        raise UnknownNameError("name", name, every)
+    def _tables(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        return (("simulation", self.simulations), ("bound", self.bounds),
+                ("dataset", self.datasets), ("experiment", self.experiments))
+
+    def find_all(self, name: str) -> list[tuple[str, Any]]:
+        """Every ``(kind, spec)`` registered under ``name``; the error lists close matches of all kinds."""
+        found = [(kind, table[name]) for kind, table in self._tables() if name in table]
+        if not found:
+            every = [n for _, table in self._tables() for n in table]
+            raise UnknownNameError("name", name, every)
+        return found
+
+    def find(self, name: str, kind: str | None = None) -> tuple[str, Any]:
+        """The one ``(kind, spec)`` named ``name``; pass ``kind`` when several kinds share the name."""
+        found = self.find_all(name)
+        if kind is not None:
+            if kind not in KINDS:
+                raise UnknownNameError("kind", kind, list(KINDS))
+            found = [(k, spec) for k, spec in found if k == kind]
+            if not found:
+                table = dict(self._tables())[kind]
+                raise UnknownNameError(kind, name, table)
+        if len(found) > 1:
+            from toolkit.errors import ParameterError
+
+            raise ParameterError(f"{name!r} names a {' and a '.join(k for k, _ in found)}; choose one with kind="
+                                 f"{' or '.join(repr(k) for k, _ in found)}")
+        return found[0]
 
     def by_plugin(self, plugin: str) -> dict[str, list[Any]]:
         return {
