@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from toolkit.manager import get_plugin_manager
+from toolkit.proving import prove_bounds, summary_line
 from toolkit.registry import Registry
 from toolkit.specs import Comparison, Experiment, ExperimentOutcome, Simulation
 
@@ -139,11 +140,19 @@ def _execute_by_name(name: str, quick: bool, out_dir: Path, disable: tuple[str, 
     return execute_experiment(registry.experiment(name), quick, out_dir)
 
 
+def _prove_all(disable: tuple[str, ...]) -> pd.DataFrame:
+    """Worker side: the verdicts of every registered bound."""
+    return prove_bounds(Registry.from_manager(get_plugin_manager(disable=disable)))
+
+
 def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: Path, echo: Any = print,
-                    jobs: int = 1, disable: Sequence[str] = ()) -> list[ExperimentReport]:
+                    jobs: int = 1, disable: Sequence[str] = (), prove: bool = False,
+                    registry: Registry | None = None) -> tuple[list[ExperimentReport], pd.DataFrame | None]:
     """Run each experiment (``jobs`` at a time), saving tables and figures under ``out_dir``.
 
-    A failing experiment is reported (with its traceback) and the others still run.
+    A failing experiment is reported (with its traceback) and the others still run. With ``prove``
+    the verdicts of all bounds are computed too (alongside the experiments when ``jobs > 1``) and
+    returned second; otherwise None.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -155,19 +164,25 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
             echo(f"[reproduce] {rep.name} done in {rep.seconds:.1f} s: {sum(1 for c in judged if c.ok)}/{len(judged)} claims met")
         return rep
 
-    if jobs <= 1 or len(experiments) <= 1:
+    if jobs <= 1:
         reports = []
         for exp in experiments:
             echo(f"[reproduce] {exp.name} ({'quick' if quick else 'full'}) ...")
             reports.append(done(execute_experiment(exp, quick, out_dir)))
-        return reports
+        verdicts = None
+        if prove:
+            echo("[reproduce] proving bounds ...")
+            verdicts = prove_bounds(registry) if registry is not None else _prove_all(tuple(disable))
+        return reports, verdicts
     import concurrent.futures as cf
     import multiprocessing
 
-    echo(f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'}) on {jobs} processes ...")
+    echo(f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'})"
+         f"{' and the bounds' if prove else ''} on {jobs} processes ...")
     by_name: dict[str, ExperimentReport] = {}
     ctx = multiprocessing.get_context("forkserver")
     with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+        proof = pool.submit(_prove_all, tuple(disable)) if prove else None  # the longest task goes first
         futures = {pool.submit(_execute_by_name, e.name, quick, out_dir, tuple(disable)): e for e in experiments}
         for fut in cf.as_completed(futures):
             exp = futures[fut]
@@ -175,7 +190,10 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
                 by_name[exp.name] = done(fut.result())
             except Exception:
                 by_name[exp.name] = done(ExperimentReport(exp.name, exp.description, 0.0, error=traceback.format_exc()))
-    return [by_name[e.name] for e in experiments]
+        verdicts = proof.result() if proof is not None else None
+        if proof is not None:
+            echo("[reproduce] bounds proved")
+    return [by_name[e.name] for e in experiments], verdicts
 
 
 def _comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
@@ -216,7 +234,13 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
         if r.error:
             lines += ["```", r.error.strip(), "```", ""]
     lines += ["## Verdicts of all bounds", ""]
-    lines += [_markdown_table(verdicts, max_rows=500) if len(verdicts) else "(no claims registered)\n"]
+    if len(verdicts):
+        lines += [summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
+                  "stated to show that something fails is expected `refuted`.", ""]
+        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points") if c in verdicts.columns])
+        lines += [_markdown_table(shown, max_rows=500)]
+    else:
+        lines += ["(no claims registered)\n"]
     text = "\n".join(lines)
     out_dir.mkdir(parents=True, exist_ok=True)
     if fmt == "md":
@@ -273,19 +297,6 @@ def markdown_to_html(text: str) -> str:
     return "\n".join(out)
 
 
-def prove_bounds(registry: Registry, names: Sequence[str] | None = None, seed: int = 0) -> pd.DataFrame:
-    """The verdict table of the claims of the named bounds (all bounds when ``names`` is None)."""
-    from toolkit.symbolic import verdict_table
-
-    bounds = [registry.bound(n) for n in names] if names else list(registry.bounds.values())
-    verdicts, owners = [], []
-    for b in bounds:
-        for claim in b.claims:
-            verdicts.append(claim.check(seed=seed))
-            owners.append(b.name)
-    return verdict_table(verdicts, owners)
-
-
 def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "reproduction",
               fmt: str = "md", only: Sequence[str] = (), echo: Any = print, jobs: int = 1,
               disable: Sequence[str] = ()) -> tuple[Path, list[ExperimentReport]]:
@@ -296,8 +307,7 @@ def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "
         raise ParameterError(f"--format must be 'md' or 'html', got {fmt!r}")
     out = Path(out_dir)
     experiments = [registry.experiment(n) for n in only] if only else list(registry.experiments.values())
-    reports = run_experiments(experiments, quick=quick, out_dir=out, echo=echo, jobs=jobs, disable=disable)
-    echo("[reproduce] proving bounds ...")
-    verdicts = prove_bounds(registry)
+    reports, verdicts = run_experiments(experiments, quick=quick, out_dir=out, echo=echo, jobs=jobs, disable=disable,
+                                        prove=True, registry=registry)
     plugins = [p for p, i in registry.manager.plugin_infos.items() if i.status == "loaded"]
     return write_report(reports, verdicts, quick=quick, out_dir=out, fmt=fmt, plugins=plugins), reports
