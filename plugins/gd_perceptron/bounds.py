@@ -103,6 +103,20 @@ R1_MARGIN = Asymptotic("r1_margin_squared", f=(d - 1) / (4 * d ** 2 + d - 1), g=
 R1_NOVIKOFF = Asymptotic("r1_novikoff_linear_in_d", f=2 * (1 + (d - 1) / d ** 2) * (4 * d ** 2 + d - 1) / (d - 1),
                          g=8 * d, var=d, order="~", description="the Batch Perceptron bound n R^2/mu^2 on R1 ~ 8d")
 
+# R1 under GD's own gamma -> oo limit (weight 1/2 on ties): see r1_exact.py and README.md
+R1_HALF_STOP = Identity("r1_half_tie_stop_rule", lhs=1 / q, rhs=d + 1 + 1 / (d - 1), domain={d: (3, None)},
+                        description="1/q = d + 1 + 1/(d-1): with a = +-1/4 the limit separates at the first odd "
+                                    "2k+1 > 1/q, i.e. T = d + 4 for even d")
+R1_HALF_NEAR_TIE = Identity("r1_half_tie_near_tie_margin", lhs=((d + 1) * q - 1) / 4, rhs=-1 / (4 * d ** 2),
+                            domain={d: (3, None)},
+                            description="the limit's last non-separating step t = d + 2 (even d) has margin "
+                                        "m_2 = 1/4 (2k+1) q - 1/4 with 2k+1 = d+1: exactly -1/(4 d^2), a near-tie")
+xa = sp.Symbol("x", positive=True)  # gamma q / 4
+R1_FIRST_AMPLITUDE = Identity("r1_gd_first_amplitude", lhs=(sp.Rational(1, 2) - sigma(-xa)) / 2,
+                              rhs=(sp.exp(xa) - 1) / (sp.exp(xa) + 1) / 4,
+                              description="u_1 = (0, -1/4) has m_1 = 0 and m_2 = q/4, so GD's a_2 = (1/2 - sigma(-gamma q/4))/2 "
+                                          "= (e^x - 1)/(4(e^x + 1)) = tanh(gamma q/8)/4 (x = gamma q/4)")
+
 # -- predecessor Thm 4.1 and Thm 5.1 ------------------------------------------------------------------
 THM41_LOSS = Limit(
     "thm41_loss_over_gamma",
@@ -166,6 +180,12 @@ BOUNDS = [
         "gd_perceptron.r1_exact_lower",
         "R1 (reconstruction): Batch Perceptron takes exactly 2d + 4 iterations for d >= 4 (lower side)",
         expression=2 * d + 4, metric="iterations", sense="lower", applies=_r1_batch,
+    ),
+    Bound(
+        "gd_perceptron.r1_gd_limit",
+        "R1 (reconstruction): GD's gamma -> oo limit (tie weight 1/2) separates at t = d + 4 for even d, its last "
+        "non-separating margin is -1/(4d^2), and GD's first sample-1 coordinate is tanh(gamma q/8)/4",
+        claims=(R1_HALF_STOP, R1_HALF_NEAR_TIE, R1_FIRST_AMPLITUDE),
     ),
     Bound(
         "gd_perceptron.reduction_loss_gap",
