@@ -4,7 +4,7 @@ Writes summary.csv (one row per task x model x seed), history.csv (per epoch), c
 pi_over_training.png (FROG's role per link table per epoch) to --out.
 
     python simulations/frog_lahman.py                  # full: 3 seeds, allstar + games
-    python simulations/frog_lahman.py --quick          # 1 seed, 4 training seasons, 3 epochs
+    python simulations/frog_lahman.py --quick          # 1 seed, 4 training seasons, 32 channels, fan-out 10
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     agg = summary.groupby(["task", "model"])[metric_cols].agg(["mean", "std"]).round(3)
     lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
     if (summary.task == "allstar").any():
-        lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in lahman_comparisons(summary)]
+        lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in lahman_comparisons(summary, args.quick)]
     (out / "comparisons.md").write_text("```\n" + agg.to_string() + "\n```\n\n" + "\n".join(lines) + "\n")
     print(agg.to_string())
     print("\n".join(lines))

