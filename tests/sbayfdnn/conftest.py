@@ -1,8 +1,7 @@
 import pytest
 
 from plugins.sbayfdnn.designs import simulate
-
-SMALL_FIT = dict(n_basis=24, widths=(32, 16), epochs=800, anneal_epochs=200, finetune_epochs=100, n_restarts=2)
+from sbayfdnn_fixtures import SMALL_FIT
 
 
 @pytest.fixture(scope="session")

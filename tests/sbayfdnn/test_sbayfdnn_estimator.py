@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import SMALL_FIT
+from sbayfdnn_fixtures import SMALL_FIT
 
 from plugins.sbayfdnn import basis
 from plugins.sbayfdnn.basis import FunctionalInputError
