@@ -88,13 +88,16 @@ rate_claims = (
     Asymptotic("rate_balanced_basis", f=RATE.subs(Jn, Hn ** (2 / alpha_beta)), g=Hn ** (-2 * alpha1), var=Hn,
                order="Theta", domain=RATE_DOMAIN,
                description="J_n = H_n^(2/alpha_beta) balances the two terms: the rate is Theta(H_n^(-2 alpha_1))"),
-    Limit("rate_with_fixed_basis_does_not_vanish",
+    # A deliberately FALSE claim, expected (and checked by proofs/sbayfdnn.py and the contract test) to be
+    # REFUTED. The verdict table shows only the name, so the name states the false claim: the verdict
+    # "refuted" then reads as "with a fixed basis the rate does NOT vanish".
+    Limit("FALSE_rate_vanishes_with_fixed_basis_expect_refuted",
           expr=RATE.subs({Jn: 10, alpha_beta: 2, alpha1: sp.Rational(1, 2)}), var=Hn, point=sp.oo, value=0,
           domain=RATE_DOMAIN,
           expect="refuted",
-          description="deliberately false: with J_n = 10 fixed (alpha_beta = 2, alpha_1 = 1/2) the error tends to "
-                      "10^-1 > 0, so the "
-                      "basis size must grow (a condition of the theorem)"),
+          description="deliberately false claim, expected to be refuted: 'with J_n = 10 fixed (alpha_beta = 2, "
+                      "alpha_1 = 1/2) the error H_n^-1 + 10^-1 tends to 0 as H_n -> infinity'. Its true limit is "
+                      "10^-1 > 0, so the basis size J_n must grow (a condition of the theorem)"),
 )
 
 APPROXIMATION_RATE = Bound(
