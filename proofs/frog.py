@@ -10,7 +10,6 @@ does not have the edge counts the formulas give.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
@@ -32,37 +31,12 @@ def construction_check() -> pd.DataFrame:
     return t
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the numeric spot-checks")
-    parser.add_argument("--csv", default=None, help="also write the verdict table to this CSV file")
-    args = parser.parse_args(argv)
-
-    from plugins.frog.bounds import BOUNDS
-    from toolkit.symbolic import prove, verdict_table
-
-    claims, owners = [], []
-    for bound in BOUNDS:
-        for claim in bound.claims:
-            claims.append(claim)
-            owners.append(bound.name)
-    verdicts = prove(claims, seed=args.seed)
-    table = verdict_table(verdicts, owners)
-    table["expected"] = [c.expect for c in claims]
-    with pd.option_context("display.max_colwidth", 60, "display.width", 200):
-        print(table[["bound", "claim", "kind", "verdict", "expected", "numeric"]].to_string(index=False))
-        built = construction_check()
-        print("\nEdge counts of built graphs (all keys present):")
-        print(built.to_string(index=False))
-    if args.csv:
-        table.to_csv(args.csv, index=False)
-    bad = [c.name for c, v in zip(claims, verdicts) if v.status != c.expect or v.numeric.status == "disagree"]
-    if bad or not built.ok.all():
-        print(f"\nFAILED: {', '.join(bad) or 'construction check'}", file=sys.stderr)
-        return 1
-    print(f"\nall {len(claims)} claims as expected; construction matches the formulas")
-    return 0
+def construction_check_result() -> tuple[str, pd.DataFrame, bool]:
+    built = construction_check()
+    return "Edge counts of built graphs (all keys present)", built, bool(built.ok.all())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from toolkit.proving import main
+
+    sys.exit(main("frog", description=__doc__, extras=[construction_check_result]))
