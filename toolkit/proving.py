@@ -24,7 +24,8 @@ def prove_bounds(registry: Registry, names: Sequence[str] | None = None, *, plug
 
     Columns: ``bound``, ``claim``, ``kind``, ``verdict`` (proved / refuted / unknown), ``expected``
     (the author's expected verdict), ``as_expected`` (verdict == expected and the numeric
-    spot-check agrees), ``method``, ``numeric``, ``n_points``, ``counterexample``, ``detail``.
+    spot-check agrees), ``method``, ``numeric``, ``n_points``, ``counterexample``, ``detail``,
+    ``description`` (the claim's own).
     """
     from toolkit.symbolic import verdict_table
 
@@ -48,6 +49,7 @@ def prove_bounds(registry: Registry, names: Sequence[str] | None = None, *, plug
     table.insert(table.columns.get_loc("verdict") + 1, "expected", expected)
     table.insert(table.columns.get_loc("expected") + 1, "as_expected",
                  [v.status == e and v.numeric.status != "disagree" for v, e in zip(verdicts, expected)])
+    table["description"] = [claim.description for _, claim in claims]
     return table
 
 

@@ -237,8 +237,15 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
     if len(verdicts):
         lines += [summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
                   "stated to show that something fails is expected `refuted`.", ""]
-        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points") if c in verdicts.columns])
+        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points", "description") if c in verdicts.columns])
         lines += [_markdown_table(shown, max_rows=500)]
+        if "description" in verdicts.columns:
+            meant = verdicts[verdicts["expected"] != "proved"]
+            if len(meant):
+                lines += ["Claims not expected to be proved, in their authors' words:", ""]
+                lines += [f"- `{r.bound}` / `{r.claim}` (expected {r.expected}): {r.description or '(no description)'}"
+                          for r in meant.itertuples()]
+                lines.append("")
     else:
         lines += ["(no claims registered)\n"]
     text = "\n".join(lines)

@@ -99,7 +99,8 @@ def _claims_registry(expect: str):
     n = sympy.Symbol("n", positive=True)
     bound = Bound(name="claims.demo", description="demo", claims=(
         Identity("square", lhs=(n + 1) ** 2, rhs=n**2 + 2 * n + 1),
-        Identity("false on purpose", lhs=n + 1, rhs=n, expect=expect)))
+        Identity("false on purpose", lhs=n + 1, rhs=n, expect=expect,
+                 description="n + 1 = n is false: stated to show the checker refutes it")))
     return get_registry(plugins=[_plugin("claims_plugin", toolkit_register_bounds=lambda: [bound])],
                         load_entrypoints=False)
 
@@ -176,3 +177,13 @@ def test_inf_inside_lists_on_the_command_line():
     assert parse_value("[1, inf, -inf]") == [1, float("inf"), float("-inf")]
     assert parse_value('["inf"]') == ["inf"] and parse_value("info") == "info"
     assert parse_grid(["caps=[[1,inf],[2]]"]) == {"caps": [[1, float("inf")], [2]]}
+
+
+def test_report_explains_claims_expected_not_to_be_proved(tmp_path):
+    from toolkit.proving import prove_bounds
+    from toolkit.report import write_report
+
+    verdicts = prove_bounds(_claims_registry("refuted"), plugins=["claims_plugin"])
+    text = write_report([], verdicts, quick=True, out_dir=tmp_path).read_text()
+    assert "2 claims: 1 proved, 1 refuted, 0 unknown; all as expected" in text
+    assert "`claims.demo` / `false on purpose` (expected refuted): n + 1 = n is false" in text
