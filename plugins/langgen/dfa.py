@@ -27,7 +27,7 @@ class InfiniteLanguageError(ValueError):
 class DFA:
     """A complete deterministic automaton over a tuple of single-character symbols."""
 
-    __slots__ = ("alphabet", "trans", "accept", "start", "_index", "_key", "_useful", "_finite")
+    __slots__ = ("alphabet", "trans", "accept", "start", "_index", "_key", "_useful", "_finite", "_parts")
 
     def __init__(self, alphabet: Iterable[str], trans: Iterable[Iterable[int]], accept: Iterable[bool], start: int = 0):
         self.alphabet = tuple(alphabet)
@@ -50,6 +50,7 @@ class DFA:
         self._key = None
         self._useful = None
         self._finite = None
+        self._parts = None  # alternatives of a union given by the user: the language's own enumeration
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
@@ -375,9 +376,48 @@ class DFA:
             out.extend(self.words_of_length(length))
         return out
 
-    def fresh_word(self, exclude) -> str | None:
-        """Shortlex-first accepted word not in ``exclude``; None if every word is excluded."""
-        for w in self.shortlex():
+    def with_parts(self, parts) -> DFA:
+        """This language, with its own enumeration set to the round robin of ``parts`` (the
+        alternatives of a union, in the order given; their union must be this language)."""
+        parts = tuple(parts)
+        union = parts[0]
+        for p in parts[1:]:
+            union = union.product(p, "or")
+        if not union.equivalent(self):
+            raise LanguageError("with_parts: the union of the parts is not this language")
+        out = DFA(self.alphabet, self.trans, self.accept, self.start)
+        out._key = self._key
+        out._parts = parts if len(parts) > 1 else None
+        return out
+
+    def enumeration(self) -> Iterator[str]:
+        """The language's own enumeration: round robin over the alternatives of a union it was
+        built from (each in shortlex, repeats skipped), plain shortlex otherwise. Every word
+        appears exactly once."""
+        if self._parts is None:
+            yield from self.shortlex()
+            return
+        its = [p.shortlex() for p in self._parts]
+        seen = set()
+        while its:
+            alive = []
+            for it in its:
+                w = next(it, None)
+                if w is None:
+                    continue
+                alive.append(it)
+                if w not in seen:
+                    seen.add(w)
+                    yield w
+            its = alive
+
+    def fresh_word(self, exclude, order: str = "shortlex") -> str | None:
+        """First accepted word not in ``exclude``, in shortlex order (``order="shortlex"``) or in the
+        language's own enumeration (``order="own"``, see :meth:`enumeration`); None if every
+        word is excluded."""
+        if order not in ("shortlex", "own"):
+            raise ValueError(f"order must be 'shortlex' or 'own', got {order!r}")
+        for w in (self.shortlex() if order == "shortlex" else self.enumeration()):
             if w not in exclude:
                 return w
         return None

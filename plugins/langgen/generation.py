@@ -68,17 +68,30 @@ def closure_generator(languages, sample) -> str:
     return _fresh(languages[vs[0]], sample)
 
 
-def km_generator(languages, sample) -> str:
-    """Kleinberg-Mullainathan: a fresh word of the highest-index critical language among L_1..L_t."""
+def _km(languages, sample, order: str) -> str:
     t = max(len(sample), 1)
     cons = _consistent(languages[:t], sample)
     critical = None
     for n in cons:
         if all(_CACHE.issubset(languages, n, i) for i in cons if i < n):
             critical = n
-    if critical is None:
-        return _fresh(languages[0], sample)
-    return _fresh(languages[critical], sample)
+    L = languages[0 if critical is None else critical]
+    w = L.fresh_word(set(sample), order=order)
+    return "" if w is None else w
+
+
+def km_generator(languages, sample) -> str:
+    """Kleinberg-Mullainathan: the highest-index critical language among L_1..L_t (t = number of
+    samples) and its first word not in S **in the language's own enumeration** (``DFA.enumeration``:
+    round robin over the alternatives of a user-given union, shortlex otherwise). KM output "a string
+    of L_{n_t} - S_t"; which one is ours (RECON): the own-enumeration rule is the reading under which
+    the spec's non-uniformity example holds (see the plugin README)."""
+    return _km(languages, sample, "own")
+
+
+def km_shortlex_generator(languages, sample) -> str:
+    """KM with the shortlex-first fresh word of the critical language (the alternative reading)."""
+    return _km(languages, sample, "shortlex")
 
 
 def greedy_generator(languages, sample) -> str:

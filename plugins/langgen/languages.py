@@ -38,8 +38,28 @@ def all_words(alphabet: Iterable[str], max_length: int) -> list[str]:
 
 
 # -- regular -----------------------------------------------------------------------------------------
+def _top_level_alternatives(expression: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in expression:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "|" and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
 def regex(expression: str, alphabet: Iterable[str] = BINARY) -> DFA:
-    """Regular expression in automata-lib syntax (``|`` union, ``*``, ``+``, ``?``, ``()``, ``.``)."""
+    """Regular expression in automata-lib syntax (``|`` union, ``*``, ``+``, ``?``, ``()``, ``.``).
+
+    A top-level union ``r1|r2|...`` keeps its alternatives as the language's own enumeration
+    (round robin, :meth:`DFA.enumeration`); membership and every other operation are unaffected.
+    """
     from automata.base.exceptions import AutomatonException, RegexException
     from automata.fa.dfa import DFA as ADFA
     from automata.fa.nfa import NFA
@@ -52,7 +72,11 @@ def regex(expression: str, alphabet: Iterable[str] = BINARY) -> DFA:
         nfa = NFA.from_regex(expression, input_symbols=set(alphabet))
     except (AutomatonException, RegexException) as exc:
         raise LanguageError(f"regex {expression!r} is malformed: {exc}") from None
-    return DFA.from_automata(ADFA.from_nfa(nfa), alphabet).minimize()
+    out = DFA.from_automata(ADFA.from_nfa(nfa), alphabet).minimize()
+    alternatives = _top_level_alternatives(expression)
+    if len(alternatives) > 1 and all(alternatives):
+        out = out.with_parts(regex(alt, alphabet) for alt in alternatives)
+    return out
 
 
 def from_table(table, start, accepting, alphabet: Iterable[str] | None = None) -> DFA:

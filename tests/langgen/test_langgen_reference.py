@@ -8,7 +8,8 @@ from plugins.langgen.closure import (closure_dimension, closure_dimension_brutef
                                      ltt_closure_dimension, ltt_union_class)
 from plugins.langgen.dfa import enumerate_dfa_languages
 from plugins.langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
-                                        km_nonuniform_class, race, sample_complexity, worst_case)
+                                        km_nonuniform_class, km_shortlex_generator, race,
+                                        sample_complexity, worst_case)
 from plugins.langgen.languages import counting, regex
 
 
@@ -41,12 +42,33 @@ def test_km_nonuniformity_example():
     H = km_nonuniform_class()
     stream = ["a" * i for i in range(60)]
     km = race(H, GENERATORS["km"], stream, 1)
-    # KM's critical language is always a* ∪ ba*; its shortlex-first fresh word is 'a' at sample 1
-    # (correct) and 'b' (not in the target) at every later sample.
-    assert km.correct[0] and not any(km.correct[1:]) and km.first_permanent is None
+    # KM's critical language is always a* ∪ ba*; its first unseen word in its own enumeration
+    # (round robin ε, b, a, ba, aa, ...) is 'b', not in the target, at every sample.
+    assert not any(km.correct) and km.first_permanent is None and set(km.outputs) == {"b"}
     for gen in ("closure", "greedy"):
         r = race(H, GENERATORS[gen], stream, 1)
         assert all(r.correct) and r.first_permanent == 1
+
+
+def test_km_nonuniformity_example_shortlex_reading():
+    # the alternative reading (shortlex-first fresh word) is right at sample 1 only
+    H = km_nonuniform_class()
+    km = race(H, km_shortlex_generator, ["a" * i for i in range(60)], 1)
+    assert km.correct[0] and not any(km.correct[1:]) and km.outputs[:2] == ["a", "b"]
+
+
+def test_own_enumeration_is_a_bijection_onto_the_language():
+    for expr in ("a*|ba*", "a*|bb(a|b)*", "(ab)*|b*|a", "b*|b*ab*"):
+        L = regex(expr)
+        words = [w for w, _ in zip(L.enumeration(), range(400))]
+        assert len(set(words)) == len(words) and all(w in L for w in words)
+        assert set(L.words(5)) <= set(words)
+    assert list(regex("a|b|ab").enumeration()) == ["a", "b", "ab"]
+    assert regex("a*|ba*").fresh_word({"", "b"}, order="own") == "a"
+    with pytest.raises(ValueError, match="order must be"):
+        regex("a*").fresh_word(set(), order="lex")
+    with pytest.raises(ValueError, match="union of the parts"):
+        regex("a*").with_parts([regex("a"), regex("b")])
 
 
 def test_dfa_enumeration_counts():
