@@ -64,6 +64,12 @@ def _fit_settings(quick: bool) -> dict:
     return dict(n_train=500, n_test=2000, epochs=3000, anneal_epochs=500, finetune_epochs=500, n_restarts=3)
 
 
+QUICK_GATE_SETTINGS = dict(n_train=500, n_test=1000, epochs=1000, anneal_epochs=300, finetune_epochs=200, n_restarts=2)
+"""The quick two_region_gates setting: the issue's n = 500 and SNR 5, a third of the epochs, 2 restarts,
+1000 test curves, links linear and u^2, seeds 0 and 1 (~20 s on an idle core)."""
+QUICK_GATE_SEEDS = (0, 1)
+
+
 def run_gates(links, seeds, settings: dict, methods=("sbayfdnn", "flm", "select_all", "dense")) -> pd.DataFrame:
     """The comparison table (rows: link x seed x method) on the two-region design at SNR 5."""
     from plugins.sbayfdnn.baselines import compare_methods
@@ -79,8 +85,13 @@ def run_gates(links, seeds, settings: dict, methods=("sbayfdnn", "flm", "select_
     return pd.DataFrame(rows)
 
 
-def gate_comparisons(table: pd.DataFrame) -> list[Comparison]:
-    """The issue's simulation gates, each as paper/spec claim vs measured mean over seeds."""
+def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
+    """The issue's simulation gates, each as paper/spec claim vs measured mean over seeds.
+
+    ``label`` prefixes every claim (the quick setting says there that it is the quick check).
+    The dense-network comparison also reports the true regression function's own RMSE as a multiple
+    of the dense network's: when that is above 0.9 no method can meet the gate.
+    """
     mean = table.groupby(["link", "method"]).mean(numeric_only=True)
     out = []
     proto = {"linear": (1.020, 1.00, 0.17, 0.886), "sin": (1.069, 0.99, 0.20, 0.869), "square": (1.075, 1.00, 0.29, 0.820)}
@@ -106,23 +117,33 @@ def gate_comparisons(table: pd.DataFrame) -> list[Comparison]:
             out.append(Comparison(f"{link}: RMSE vs FLM", f"gate <= {limit} x FLM", f"{ratio:.3f} x FLM",
                                   bool(ratio <= limit)))
         if (link, "dense") in mean.index:
-            ratio = s["rmse"] / mean.loc[(link, "dense"), "rmse"]
-            out.append(Comparison(f"{link}: RMSE vs dense network", "prototype dense 1.42-1.45 x oracle; gate <= 0.9 x dense",
-                                  f"{ratio:.3f} x dense", bool(ratio <= 0.9)))
+            dense = mean.loc[(link, "dense"), "rmse"]
+            ratio = s["rmse"] / dense
+            rows = table[(table["link"] == link) & (table["method"] == "sbayfdnn")]
+            oracle = float((rows["rmse"] / rows["rmse_ratio"]).mean())
+            out.append(Comparison(f"{link}: RMSE vs early-stopped dense network",
+                                  "gate <= 0.9 x dense (calibrated on the prototype's dense net, 1.42-1.45 x oracle)",
+                                  f"{ratio:.3f} x dense; dense = {dense / oracle:.3f} x oracle, so the true f "
+                                  f"itself is {oracle / dense:.3f} x dense", bool(ratio <= 0.9)))
         if link == "linear":
             out.append(Comparison("linear: Laplace 95% interval coverage", "between 90% and 99%",
                                   f"{s['coverage']:.3f}", bool(0.90 <= s["coverage"] <= 0.99)))
+    if label:
+        out = [Comparison(f"{label}{c.claim}", c.paper, c.measured, c.ok) for c in out]
     return out
 
 
 def two_region_gates(quick: bool) -> ExperimentOutcome:
-    settings = _fit_settings(quick)
+    settings = QUICK_GATE_SETTINGS if quick else _fit_settings(False)
     links = ("linear", "square") if quick else LINKS
-    seeds = (0,) if quick else (0, 1, 2)
-    methods = ("sbayfdnn", "flm", "select_all") if quick else ("sbayfdnn", "flm", "select_all", "dense")
+    seeds = QUICK_GATE_SEEDS if quick else (0, 1, 2)
+    methods = ("sbayfdnn", "flm", "select_all", "dense")
     table = run_gates(links, seeds, settings, methods)
-    note = ("QUICK setting: n = 250, 800 epochs, 1 seed, two links; the gates are calibrated for the full "
-            "setting (n = 500, 3000 epochs, 3 seeds, four links)") if quick else ""
+    label = "QUICK check (1000 epochs, 2 seeds): " if quick else ""
+    note = ("QUICK check: n = 500, SNR 5, 1000 epochs (full: 3000), 2 restarts, seeds 0-1, links linear and u^2, "
+            "1000 test curves; the full gates (3000 epochs, 3 seeds, four links, 2000 test curves) are checked by "
+            "`pytest tests/sbayfdnn -m slow` and `python simulations/sbayfdnn_compare.py` (README). The quick "
+            "setting's region FPR on u^2 varies by seed (0.28-0.53 over seeds 0-5, mean 0.36).") if quick else ""
 
     def plot(fig):
         ax = fig.subplots()
@@ -130,7 +151,7 @@ def two_region_gates(quick: bool) -> ExperimentOutcome:
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_ylabel("test RMSE / oracle")
 
-    return ExperimentOutcome(table=table, comparisons=gate_comparisons(table), plot=plot, notes=note)
+    return ExperimentOutcome(table=table, comparisons=gate_comparisons(table, label), plot=plot, notes=note)
 
 
 def null_design(quick: bool) -> ExperimentOutcome:
