@@ -9,6 +9,9 @@ infinite intersections are expanded (each carries a pumping certificate x y^j z)
 I ⊆ L is dropped (it leaves I unchanged). Every maximal finite intersection is a child of an
 infinite one, so the search is exact when it finishes; when a cap is hit the result says
 ``status="unresolved"``, which cap, and how many infinite intersections were left unexpanded.
+
+For classes of <= n-state DFAs, :func:`closure_dimension_power_free` is exact whenever the
+(n-1)-power-free words are finite (binary n <= 3): it proves C(DFA_3) = 6 in about a second.
 """
 
 from __future__ import annotations
@@ -220,3 +223,126 @@ def pairwise_lower_bound(languages: Sequence[DFA], chunk: int = 20_000) -> dict:
     words = tuple(languages[best_pair[0]].intersect(languages[best_pair[1]]).words(64)) if best_pair else ()
     return {"lower_bound": int(best), "pair": best_pair, "words": words, "pairs": len(ii),
             "finite_pairs": n_finite, "seconds": time.perf_counter() - t0}
+
+
+# -- exact C(H) for classes of <= n-state DFAs via power-free words -----------------------------------
+def power_free_words(alphabet: Sequence[str], k: int, max_words: int = 100_000) -> list[str] | None:
+    """All words with no factor y^k (y non-empty), shortlex; None if there are more than ``max_words``
+    (the set is infinite for binary k >= 3). Built by extension: a word is k-power-free iff its prefix
+    is and no suffix is a k-th power."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+
+    def suffix_power(w: str) -> bool:
+        for p in range(1, len(w) // k + 1):
+            y = w[len(w) - p:]
+            if w.endswith(y * k):
+                return True
+        return False
+
+    out, level = [""], [""]
+    while level:
+        nxt = [w + s for w in level for s in alphabet if not suffix_power(w + s)]
+        out.extend(nxt)
+        if len(out) > max_words:
+            return None
+        level = nxt
+    return out
+
+
+@dataclass
+class PowerFreeResult:
+    value: int                       # exact C(H)
+    status: str                      # "exact" | "unresolved"
+    n_states: int                    # every language has a <= n_states DFA
+    power: int                       # k = max(n_states - 1, 1): words with a factor y^k have an infinite closure
+    ground_set: tuple[str, ...]      # the k-power-free words (every finite closed set lies inside)
+    closed_sets: int                 # finite closed sets found (VS non-empty)
+    witness_words: tuple[str, ...]
+    witness_family: tuple[int, ...]  # VS(witness): its intersection is the witness
+    reason: str = ""
+    seconds: float = 0.0
+
+    def row(self) -> dict:
+        return {"closure_dimension": self.value, "status": self.status, "power": self.power,
+                "ground_set": len(self.ground_set), "closed_sets": self.closed_sets, "cap_hit": self.reason,
+                "seconds": self.seconds, "witness": " ".join(w or "ε" for w in self.witness_words)}
+
+
+def closure_dimension_power_free(languages: Sequence[DFA], n_states: int | None = None,
+                                 max_ground: int = 4096) -> PowerFreeResult:
+    """Exact C(H) for a finite class of infinite languages each given by a DFA with <= n states.
+
+    Lemma (ours, RECON): if w = x y^k z with y non-empty and k >= n - 1, every <= n-state DFA
+    language containing w contains x y^(k + P i) z for all i >= 0, P = lcm(1..n) (the states
+    reached by x y^j have a tail of length <= n - 1 and a cycle of length c | P). So the closure
+    <{w}> of such a w is infinite, and every finite closed set <S> lies inside the set G of
+    k-power-free words (k = max(n - 1, 1)). Over two letters G is finite for n <= 3 (binary
+    square-free words: ε, a, b, ab, ba, aba, bab). The finite closed sets are then enumerated
+    exactly: starting from <∅>, add one word of G at a time and take the closure (every finite
+    closed set T is reached by adding its own words in any order, each intermediate closure being
+    inside T). A closure is finite iff the running intersection of its version space becomes
+    finite (decided on the product DFA); its words are then those of G in every member.
+    When G is infinite or larger than ``max_ground``, returns ``status="unresolved"`` with the reason.
+    """
+    t0 = time.perf_counter()
+    langs = [L.minimize() for L in languages]
+    if not langs:
+        raise ValueError("languages must be a non-empty class")
+    n_max = max(L.n_states for L in langs)
+    n = n_max if n_states is None else n_states
+    if n < n_max:
+        raise ValueError(f"n_states={n} but a member's minimal DFA has {n_max} states")
+    for i, L in enumerate(langs):
+        if L.is_finite():
+            raise ValueError(f"class member {i} is finite; classes hold infinite languages only")
+    k = max(n - 1, 1)
+    G = power_free_words(langs[0].alphabet, k, max_words=max_ground)
+    if G is None:
+        return PowerFreeResult(0, "unresolved", n, k, (), 0, (), (), f"more than {max_ground} {k}-power-free words",
+                               time.perf_counter() - t0)
+    member = [[g in L for g in G] for L in langs]   # member[i][j]: G[j] in L_i
+    order = sorted(range(len(langs)), key=lambda i: _size_key(langs[i]))  # small first: finite sooner
+    memo: dict[frozenset, frozenset | None] = {}
+
+    def closure(S: frozenset) -> tuple[frozenset | None, tuple[int, ...]]:
+        """(<S> ∩ G if <S> is finite else None, VS(S)); VS empty -> (None, ())."""
+        vs = tuple(i for i in order if all(member[i][j] for j in S))
+        key = frozenset(vs)
+        if not vs:
+            return None, ()
+        if key not in memo:
+            inter = langs[vs[0]]
+            fin = inter.is_finite()
+            for i in vs[1:]:
+                if fin:
+                    break
+                inter = inter.product(langs[i], "and").minimize()
+                fin = inter.is_finite()
+            memo[key] = frozenset(j for j in range(len(G)) if all(member[i][j] for i in vs)) if fin else None
+        return memo[key], vs
+
+    best, best_words, best_family = 0, (), ()
+    start, vs0 = closure(frozenset())
+    found: set[frozenset] = set()
+    frontier = [frozenset()] if start is None else [start]
+    if start is not None:
+        found.add(start)
+        best, best_words, best_family = len(start), tuple(G[x] for x in sorted(start)), tuple(sorted(vs0))
+    while frontier:
+        nxt = []
+        for C in frontier:
+            for j in range(len(G)):
+                if j in C:
+                    continue
+                D, vs = closure(C | {j})
+                if D is None or D in found:
+                    continue
+                found.add(D)
+                nxt.append(D)
+                if len(D) > best:
+                    best, best_words, best_family = len(D), tuple(G[x] for x in sorted(D)), tuple(sorted(vs))
+        frontier = nxt
+    # words of G in a finite closure are sorted by G's shortlex index
+    return PowerFreeResult(best, "exact", n, k, tuple(G), len(found), best_words, best_family, "",
+                           time.perf_counter() - t0)

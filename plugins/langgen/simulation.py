@@ -58,13 +58,17 @@ class ClosureDimensionParams(Params):
     family: Literal["counting", "dfa", "ltt"] = Field("counting", description="size-indexed class family")
     n: int = Field(2, ge=0, le=8, description="size index: m (counting), states (dfa), window k (ltt)")
     t: int = Field(1, ge=1, le=4, description="LTT threshold t (ltt only)")
+    method: Literal["power_free", "search"] = Field(
+        "power_free", description="dfa: 'power_free' (exact when the (n-1)-power-free words are finite: n <= 3) "
+                                  "or 'search' (best-first over intersections, with the caps below)")
     max_nodes: int = Field(2000, ge=1, description="cap on expanded infinite intersections (dfa)")
     time_limit: float = Field(20.0, gt=0, description="cap in seconds for the search (dfa)")
 
 
 def closure_dimension_run(params: ClosureDimensionParams, seed: int):
     """C(H_n) of a size-indexed class: exact, or a certified lower bound marked 'unresolved' with the cap hit."""
-    from plugins.langgen.closure import closure_dimension, dfa_class, ltt_closure_dimension
+    from plugins.langgen.closure import (closure_dimension, closure_dimension_power_free, dfa_class,
+                                         ltt_closure_dimension)
     from plugins.langgen.generation import counting_class
 
     if params.family == "counting":
@@ -76,8 +80,11 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
 
             raise ParameterError(f"parameter 'n' of langgen.closure_dimension: dfa classes need n <= 4, got {params.n}")
         H = dfa_class(params.n)
-        res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
-        row = {"n_languages": len(H), **res.row()}
+        if params.method == "power_free":
+            res = closure_dimension_power_free(H, n_states=params.n)
+        else:
+            res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
+        row = {"n_languages": len(H), "method": params.method, **res.row()}
         row["seconds"] = None  # wall time is not reproducible; kept out of the stored table
     else:
         info = ltt_closure_dimension(params.n, params.t)

@@ -1,11 +1,14 @@
 """Exact reference values of the langgen spec."""
 
+import itertools
+import random
 from math import comb
 
 import pytest
 
-from plugins.langgen.closure import (closure_dimension, closure_dimension_bruteforce, dfa_class,
-                                     ltt_closure_dimension, ltt_union_class)
+from plugins.langgen.closure import (closure_dimension, closure_dimension_bruteforce,
+                                     closure_dimension_power_free, closure_of, dfa_class, _size_key, ltt_closure_dimension,
+                                     ltt_union_class, power_free_words)
 from plugins.langgen.dfa import enumerate_dfa_languages
 from plugins.langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
                                         km_nonuniform_class, km_shortlex_generator, race,
@@ -157,9 +160,76 @@ def test_dfa4_enumeration_finishes():
 
 
 @pytest.mark.slow
-def test_dfa3_search_is_exact_or_says_what_is_unresolved():
+def test_dfa3_best_first_search_is_exact_or_says_what_is_unresolved():
     res = closure_dimension(dfa_class(3), time_limit=120)
     if res.status == "exact":
         assert res.value == 6
     else:
         assert res.cap_hit and res.unexpanded > 0 and res.value <= 6
+
+
+def test_dfa3_closure_dimension_is_exactly_six():
+    res = closure_dimension_power_free(dfa_class(3))
+    assert (res.value, res.status, res.power) == (6, "exact", 2)
+    assert res.ground_set == ("", "a", "b", "ab", "ba", "aba", "bab")
+    assert len(res.witness_words) == 6
+    H = dfa_class(3)
+    inter = H[res.witness_family[0]]
+    for i in res.witness_family[1:]:
+        inter = inter.product(H[i], "and")
+    assert sorted(inter.words(12)) == sorted(res.witness_words) and inter.cardinality() == 6
+    # the spec's certificate is a closed set of H_3 too, and the 7 square-free words are not closed
+    for T, closed in ((["", "a", "b", "ab", "ba", "bab"], True), (list(res.ground_set), False)):
+        cl = closure_of(H, T)
+        assert (cl is not None and cl.is_finite() and sorted(cl.words(12)) == sorted(T)) == closed
+
+
+@pytest.mark.parametrize("n,value", [(1, 0), (2, 1)])
+def test_power_free_matches_search_on_small_dfa_classes(n, value):
+    H = dfa_class(n)
+    assert closure_dimension_power_free(H).value == closure_dimension(H).value == value
+
+
+def test_power_free_lemma_on_all_short_words():
+    # every word with a square factor x y y z: each <= 3-state language containing it contains x y^(2+6i) z
+    H = dfa_class(3)
+    words = [w for n in range(1, 7) for w in itertools.product("ab", repeat=n)]
+    checked = 0
+    for w in map("".join, words):
+        cuts = [(i, p) for p in range(1, len(w) // 2 + 1) for i in range(len(w) - 2 * p + 1)
+                if w[i:i + p] == w[i + p:i + 2 * p]]
+        if not cuts:
+            assert w in ("a", "b", "ab", "ba", "aba", "bab")
+            continue
+        i, p = cuts[0]
+        x, y, z = w[:i], w[i:i + p], w[i + 2 * p:]
+        for L in H:
+            if w in L:
+                assert all(x + y * (2 + 6 * j) + z in L for j in (1, 2))
+                checked += 1
+    assert checked > 10_000
+
+
+def test_power_free_matches_bruteforce_on_random_subclasses():
+    # 8 random subclasses of the 150 smallest H_3 languages (every other one with the spec's
+    # certificate pair added): the exact method equals brute force over all subfamilies
+    H = sorted(dfa_class(3), key=_size_key)[:150]
+    cert = [regex("(a|b)*bb(a|b)*").complement().minimize(), regex("b*|b*ab*")]
+    values = []
+    for seed in range(8):
+        rng = random.Random(seed)
+        sub = [H[i] for i in rng.sample(range(len(H)), 8)] + (cert if seed % 2 else [])
+        values.append(closure_dimension_power_free(sub, n_states=3).value)
+        assert values[-1] == closure_dimension_bruteforce(sub)
+    assert len(set(values)) >= 3 and max(values) == 6
+
+
+def test_power_free_on_counting_classes_and_unresolved_beyond():
+    for m, value in ((0, 1), (1, 5)):
+        res = closure_dimension_power_free(counting_class(m))
+        assert (res.value, res.status) == (value, "exact")
+    res = closure_dimension_power_free(counting_class(2))  # 4 states: cube-free words are infinite
+    assert res.status == "unresolved" and "power-free words" in res.reason
+    with pytest.raises(ValueError, match="n_states=2"):
+        closure_dimension_power_free(counting_class(1), n_states=2)
+    assert power_free_words("ab", 3, max_words=500) is None
