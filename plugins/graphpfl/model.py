@@ -158,35 +158,57 @@ class StructureLearner(nn.Module):
         e = F.normalize(self.embed(x), dim=-1) * mask.unsqueeze(-1)
         return e @ e.transpose(1, 2)  # (B, N, N) cosine, zero on padded nodes
 
-    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def valid_pairs(mask: torch.Tensor) -> torch.Tensor:
+        """(B, N, N) 0/1: both nodes real and distinct (no gradient; computed once per forward)."""
+        valid = mask.unsqueeze(1) * mask.unsqueeze(2)
+        valid.diagonal(dim1=1, dim2=2).zero_()
+        return valid
+
+    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """Symmetrised weighted top-k graph of relu(S) among real nodes, no self loops."""
+        return self._topk_selection(s, mask, valid) * F.relu(s)
+
+    def _topk_selection(self, s: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+        """0/1 symmetrised top-k pattern of S among valid pairs (no gradient)."""
         n = s.shape[-1]
-        valid = mask.unsqueeze(1) * mask.unsqueeze(2) * (1.0 - torch.eye(n, device=s.device))
         k = min(self.topk, n - 1)
         if k <= 0:
             return torch.zeros_like(s)
-        scores = s.masked_fill(valid == 0, -2.0)
-        idx = scores.topk(k, dim=-1).indices
-        sel = torch.zeros_like(s).scatter_(-1, idx, 1.0) * valid
-        sel = torch.maximum(sel, sel.transpose(1, 2))
-        return sel * F.relu(s)
+        valid = self.valid_pairs(mask) if valid is None else valid
+        with torch.no_grad():
+            scores = s.detach().masked_fill(valid == 0, -2.0)
+            idx = scores.topk(k, dim=-1).indices
+            sel = torch.zeros_like(s).scatter_(-1, idx, 1.0).mul_(valid)
+            return torch.maximum(sel, sel.transpose(1, 2))
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
+                valid: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         s = self.similarity(x, adj, mask)
         plaus = torch.sigmoid(s / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s)
-        refined = (1.0 - self.beta) * (adj * plaus)
-        if self.beta != 0.0:
-            refined = refined + self.beta * self.learned_graph(s, mask)
-        return refined, s
+        if self.beta == 0.0:
+            return (1.0 - self.beta) * (adj * plaus), s
+        valid = self.valid_pairs(mask) if valid is None else valid
+        learned = (self._topk_selection(s, mask, valid) * self.beta) * F.relu(s)
+        # (1 - β)(A ⊙ P) + β Ã in one fused multiply-add
+        return torch.addcmul(learned, adj, plaus, value=1.0 - self.beta), s
 
-    def ssl_loss(self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Link reconstruction: class-balanced BCE of logits S/τ, observed edges vs non-edges."""
-        n = s.shape[-1]
-        valid = mask.unsqueeze(1) * mask.unsqueeze(2) * (1.0 - torch.eye(n, device=s.device))
-        pos = adj * valid
-        neg = (1.0 - adj) * valid
-        bce = F.binary_cross_entropy_with_logits(s / self.tau, adj, reduction="none")
-        return (bce * pos).sum() / pos.sum().clamp_min(1.0) + (bce * neg).sum() / neg.sum().clamp_min(1.0)
+    def ssl_loss(self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
+                 valid: torch.Tensor | None = None) -> torch.Tensor:
+        """Link reconstruction: class-balanced BCE of logits S/τ, observed edges vs non-edges.
+
+        With 0/1 targets, BCE(z, y) = softplus(z) − y z, so the loss is
+        Σ softplus(z) (pos/|pos| + neg/|neg|) − Σ_pos z / |pos| (one dense pass instead of three).
+        """
+        valid = self.valid_pairs(mask) if valid is None else valid
+        with torch.no_grad():
+            pos = adj * valid
+            neg = valid - pos
+            n_pos = pos.sum().clamp_min(1.0)
+            n_neg = neg.sum().clamp_min(1.0)
+            w = pos / n_pos + neg / n_neg
+        z = s / self.tau
+        return (F.softplus(z) * w).sum() - (z * pos).sum() / n_pos
 
 
 class GIN(nn.Module):
@@ -220,9 +242,10 @@ class GIN(nn.Module):
         aux: dict[str, torch.Tensor] = {}
         adj, mask = batch.adj, batch.mask
         if self.structure is not None:
-            adj, s = self.structure(batch.x, batch.adj, mask)
+            valid = StructureLearner.valid_pairs(mask)
+            adj, s = self.structure(batch.x, batch.adj, mask, valid)
             if self.training:
-                aux["ssl"] = self.structure.ssl_loss(s, batch.adj, mask)
+                aux["ssl"] = self.structure.ssl_loss(s, batch.adj, mask, valid)
         m = mask.unsqueeze(-1)
         h = batch.x
         readouts = []
