@@ -42,8 +42,8 @@ class FLConfig:
     weight_decay: float = 5e-4
     client_fraction: float = 1.0
     prox_mu: float = 0.01
-    lambda_fisher: float = 1.0
-    frpa_form: str = "B"  # "A" or "B" (B did better on noisy MUTAG, see README)
+    lambda_fisher: float = 0.1
+    frpa_form: str = "A"  # "A" (the spec's default) or "B"; defaults chosen on validation, see README
     fisher_norm: str = "tensor"  # "tensor": F / max per tensor; "global": F / max over all
     fisher_source: str = "training"  # "training": gradients of the local epoch; "pass": an extra pass
     aggregation: str = "samples"  # "samples": sample-size weights; "fisher": Fisher-weighted
@@ -51,7 +51,7 @@ class FLConfig:
     beta_vib: float = 1e-3
     keep_local: str = "none"  # graphpfl: "none", "head", "head+structure"
     sl_topk: int = 4
-    sl_beta: float = 0.8
+    sl_beta: float = 0.5
     sl_tau: float = 0.2
     sl_embed: str = "mlp"
     use_structure: bool = True
