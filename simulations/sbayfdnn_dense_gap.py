@@ -14,6 +14,9 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
    above 0.9 no method, not even the true regression function, can meet the gate.
 
     python simulations/sbayfdnn_dense_gap.py --links linear,sin,square,exp --seeds 1 --out results/sbayfdnn/dense_gap
+    python simulations/sbayfdnn_dense_gap.py --seeds 0 --evidence-pruning square:3 --out results/sbayfdnn/pruning
+
+4. with ``--evidence-pruning``, ``evidence_pruning.csv``: see :func:`evidence_pruning`.
 """
 
 from __future__ import annotations
@@ -105,11 +108,58 @@ def sparse_rows(data, seed, finetune_steps=(250,) * 6):
     return out
 
 
+def evidence_pruning(data, seed, finetune_epochs=500):
+    """Fit the sparse model (defaults), then drop each selected column in turn, fine-tune and recompute
+    the Laplace log evidence: would backward elimination by evidence remove the false columns only?"""
+    import numpy as np
+    import torch
+
+    from plugins.sbayfdnn import basis
+    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+    from plugins.sbayfdnn.network import (data_loss, forward, gauss_newton_hessian, laplace_log_evidence,
+                                          laplace_objective, train)
+
+    model = SparseBayesianFDNN(random_state=seed).fit(data.X, data.y, data.grid)
+    Zt, Zte = model._scores(data.X), model._scores(data.X_test)
+    yt = torch.as_tensor((data.y - model.y_mean_) / model.y_scale_, dtype=torch.float32)
+    true_mask = basis.region_mask(data.grid, data.true_regions)
+
+    def evaluate(params, mask, selected):
+        with torch.no_grad():
+            noise_var = float(data_loss(forward(params, Zt, mask), yt, "regression")[0])
+            pred = forward(params, Zte, mask)[0].numpy() * model.y_scale_ + model.y_mean_
+        objective, theta, shapes, keep = laplace_objective([p.double() for p in params], Zt.double(), yt.double(),
+                                                           task="regression", prior=model.prior_,
+                                                           mask=mask.double(), noise_var=noise_var)
+        hess = gauss_newton_hessian(shapes, theta, Zt.double()[:, keep], yt.double(), task="regression",
+                                    prior=model.prior_, noise_var=noise_var)
+        evidence = laplace_log_evidence(objective, theta, len(data.y), hessian=hess)["log_evidence"]
+        regions = [(float(basis.from_unit(lo, data.grid)), float(basis.from_unit(hi, data.grid)))
+                   for lo, hi in basis.selected_regions(np.asarray(selected, dtype=int), model.n_basis, model.degree)]
+        return {"log_evidence": evidence,
+                "test_ratio": float(np.sqrt(np.mean((pred - data.y_test) ** 2))) / data.oracle_rmse,
+                **basis.region_metrics(basis.region_mask(data.grid, regions), true_mask)}
+
+    selected = [int(j) for j in model.selected_]
+    rows = [{"dropped": "none", **evaluate(model.params_, model.mask_, selected)}]
+    for j in selected:
+        mask = model.mask_.clone()
+        mask[0, j] = 0
+        params, _ = train(model.params_, Zt, yt, task="regression", prior=model.prior_, epochs=finetune_epochs,
+                          lr=model.lr, mask=mask)
+        rows.append({"dropped": str(j), **evaluate(params, mask, [k for k in selected if k != j])})
+    for row in rows:
+        row["evidence_gain"] = row["log_evidence"] - rows[0]["log_evidence"]
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--links", default="linear,sin,square,exp")
     parser.add_argument("--seeds", type=int, default=1, help="number of seeds (0..N-1)")
     parser.add_argument("--no-sparse", action="store_true", help="skip the sparse model's fine-tuning trace")
+    parser.add_argument("--evidence-pruning", default="", metavar="LINK:SEED[,LINK:SEED]",
+                        help="also write evidence_pruning.csv for these fits (e.g. square:3)")
     parser.add_argument("--out", default="results/sbayfdnn/dense_gap")
     args = parser.parse_args(argv)
 
@@ -132,31 +182,40 @@ def main(argv=None) -> int:
             if not args.no_sparse:
                 sparse += [{"link": link, "seed": seed, **r} for r in sparse_rows(data, seed)]
             print(f"{link} seed {seed} done ({time.perf_counter() - start:.0f} s)", flush=True)
-    grid = pd.DataFrame(grid)
-    grid.to_csv(out / "dense_grid.csv", index=False)
-    summary = []
-    for (link, seed), g in grid.groupby(["link", "seed"], sort=False):
-        default = g[g["default"]].iloc[0]
-        picked = g.loc[g["val_rmse"].idxmin()]
-        refit = next(r["refit_all_curves_ratio"] for r in refits if r["link"] == link and r["seed"] == seed)
-        summary.append({"link": link, "seed": seed, "dense_default": default["test_ratio"],
-                        "dense_grid_min": g["test_ratio"].min(), "dense_grid_max": g["test_ratio"].max(),
-                        "dense_val_selected": picked["test_ratio"],
-                        "val_selected_setting": f"lr {picked['lr']:g}, {picked['widths']}, wd var {picked['weight_decay_var']:g}",
-                        "dense_refit_all_curves": refit,
-                        "oracle_over_best_dense": 1.0 / min(g["test_ratio"].min(), refit),
-                        "oracle_over_default_dense": 1.0 / default["test_ratio"]})
-    summary = pd.DataFrame(summary)
-    summary.to_csv(out / "summary.csv", index=False)
-    with pd.option_context("display.width", 200):
-        print(summary.round(3).to_string(index=False))
-        if sparse:
-            sparse = pd.DataFrame(sparse)
-            sparse.to_csv(out / "sparse_finetune.csv", index=False)
-            print(sparse.pivot_table(index=["link", "seed", "restart"], columns=["stage", "finetune_epochs"],
-                                     values="test_ratio", sort=False).round(3).to_string())
-    print(f"wrote {out}/dense_grid.csv, summary.csv{', sparse_finetune.csv' if len(sparse) else ''} "
-          f"in {time.perf_counter() - start:.0f} s")
+    if grid:
+        grid = pd.DataFrame(grid)
+        grid.to_csv(out / "dense_grid.csv", index=False)
+        summary = []
+        for (link, seed), g in grid.groupby(["link", "seed"], sort=False):
+            default = g[g["default"]].iloc[0]
+            picked = g.loc[g["val_rmse"].idxmin()]
+            refit = next(r["refit_all_curves_ratio"] for r in refits if r["link"] == link and r["seed"] == seed)
+            summary.append({"link": link, "seed": seed, "dense_default": default["test_ratio"],
+                            "dense_grid_min": g["test_ratio"].min(), "dense_grid_max": g["test_ratio"].max(),
+                            "dense_val_selected": picked["test_ratio"],
+                            "val_selected_setting": f"lr {picked['lr']:g}, {picked['widths']}, wd var {picked['weight_decay_var']:g}",
+                            "dense_refit_all_curves": refit,
+                            "oracle_over_best_dense": 1.0 / min(g["test_ratio"].min(), refit),
+                            "oracle_over_default_dense": 1.0 / default["test_ratio"]})
+        summary = pd.DataFrame(summary)
+        summary.to_csv(out / "summary.csv", index=False)
+        with pd.option_context("display.width", 200):
+            print(summary.round(3).to_string(index=False))
+            if sparse:
+                sparse = pd.DataFrame(sparse)
+                sparse.to_csv(out / "sparse_finetune.csv", index=False)
+                print(sparse.pivot_table(index=["link", "seed", "restart"], columns=["stage", "finetune_epochs"],
+                                         values="test_ratio", sort=False).round(3).to_string())
+    pruning = []
+    for item in [x for x in args.evidence_pruning.split(",") if x]:
+        link, seed = item.split(":")
+        data = simulate("two_region", link, 5.0, 500, 2000, 100, int(seed))
+        pruning += [{"link": link, "seed": int(seed), **r} for r in evidence_pruning(data, int(seed))]
+    if pruning:
+        pruning = pd.DataFrame(pruning)
+        pruning.to_csv(out / "evidence_pruning.csv", index=False)
+        print(pruning.round(3).to_string(index=False))
+    print(f"wrote the tables to {out} in {time.perf_counter() - start:.0f} s")
     return 0
 
 

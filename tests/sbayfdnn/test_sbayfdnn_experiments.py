@@ -60,7 +60,7 @@ def test_quick_setting_of_all_experiments_runs_within_a_minute():
 @pytest.mark.slow
 def test_full_simulation_gates():
     """The issue's gates (two-region, SNR 5, n = 500, 3 seeds, 4 links; null design 5 seeds).
-    About 30-60 minutes on one thread; the README records what it gave."""
+    276 s together with the quick-timing test at load ~2 (one thread); the README records what it gave."""
     failed = []
     for name in ("sbayfdnn.two_region_gates", "sbayfdnn.null_design"):
         outcome = _experiments()[name].run(False)
