@@ -1,25 +1,30 @@
-"""Verdict table of the langgen plugin's symbolic claims (and the Stirling limit checked with sympy).
+"""Verdicts of langgen's symbolic claims (sympy, each paired with a numeric spot-check), and the
+Stirling limit of the spec checked with sympy.limit.
 
-    python proofs/langgen.py
+    python proofs/langgen.py            # verdict table + Stirling limit
+    python proofs/langgen.py --csv out.csv
+
+Exits non-zero when a claim's verdict differs from what its author expects, or when sympy's limit
+differs from the spec's value.
 """
 
 from __future__ import annotations
 
-from toolkit.symbolic import prove, verdict_table
+import sys
 
-from plugins.langgen.bounds import BOUNDS, stirling_limits
+import pandas as pd
 
 
-def main() -> None:
-    claims, owners = [], []
-    for b in BOUNDS:
-        for c in b.claims:
-            claims.append(c)
-            owners.append(b.name)
-    print(verdict_table(prove(claims), owners).to_string(index=False))
-    for name, (computed, expected) in stirling_limits().items():
-        print(f"sympy.limit {name} = {computed} (expected {expected}): {'proved' if computed == expected else 'FAILED'}")
+def stirling_limit_check() -> tuple[str, pd.DataFrame, bool]:
+    from plugins.langgen.bounds import stirling_limits
+
+    rows = [{"limit": name, "computed": str(computed), "expected": str(expected), "ok": bool(computed == expected)}
+            for name, (computed, expected) in stirling_limits().items()]
+    table = pd.DataFrame(rows)
+    return "sympy.limit of the spec's Stirling asymptotics", table, bool(table.ok.all())
 
 
 if __name__ == "__main__":
-    main()
+    from toolkit.proving import main
+
+    sys.exit(main("langgen", description=__doc__, extras=[stirling_limit_check]))
