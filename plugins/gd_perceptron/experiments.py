@@ -23,6 +23,15 @@ def _fmt(x, digits=3):
 
 # -- exact values ----------------------------------------------------------------------------------
 
+def _r1_iterations(d: int, *, mode: str, gamma: float = 1.0, tie_weight: float = 1.0) -> int:
+    """Iterations of the linear model on R1 from zero weights (Batch Perceptron or GD)."""
+    lin = models.linear()
+    Br, yr = data.r1(d)
+    Wr, ar = models.init_weights(lin, d, [0])
+    extra = {"mode": "perceptron", "tie_weight": tie_weight} if mode == "perceptron" else {}
+    return int(engine.run_batch(Br, yr, lin, [gamma], Wr, ar, max_iter=10 * d, **extra).iterations[0])
+
+
 def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     """Predecessor Table 1 and Thm 4.1, and R1's Batch Perceptron count 2d + 4."""
     lin = models.linear()
@@ -68,10 +77,7 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     # R1: Batch Perceptron = 2d + 4
     bad = []
     for d in ALL_D:
-        Br, yr = data.r1(d)
-        Wr, ar = models.init_weights(lin, d, [0])
-        got = int(engine.run_batch(Br, yr, lin, [1.0], Wr, ar, mode="perceptron", tie_weight=1.0,
-                                   max_iter=10 * d).iterations[0])
+        got = _r1_iterations(d, mode="perceptron", tie_weight=1.0)
         rows.append({"item": f"R1 Batch Perceptron d={d}", "paper": 2 * d + 4, "measured": got})
         if got != 2 * d + 4:
             bad.append(d)
@@ -81,11 +87,8 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     # R1 under GD's own limit (tie weight 1/2): d + 4; GD at gamma = 1e12 (>> 4 d^2) takes the same steps
     bad_lim = []
     for d in ALL_D:
-        Br, yr = data.r1(d)
-        Wr, ar = models.init_weights(lin, d, [0])
-        lim_it = int(engine.run_batch(Br, yr, lin, [1.0], Wr, ar, mode="perceptron", tie_weight=0.5,
-                                      max_iter=10 * d).iterations[0])
-        gd_it = int(engine.run_batch(Br, yr, lin, [1e12], Wr, ar, max_iter=10 * d).iterations[0])
+        lim_it = _r1_iterations(d, mode="perceptron", tie_weight=0.5)
+        gd_it = _r1_iterations(d, mode="gd", gamma=1e12)
         rows.append({"item": f"R1 GD limit (ties 1/2) and GD gamma=1e12, d={d}", "paper": f"(ours) {d + 4}",
                      "measured": f"{lim_it}, {gd_it}"})
         if not lim_it == gd_it == d + 4:
