@@ -154,7 +154,9 @@ def _wait_for_points(store: Path, at_least: int, proc: subprocess.Popen, timeout
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_killed_sweep_resumes_without_recomputing(tmp_path, sig):
     store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
-    proc = subprocess.Popen(_sweep_cmd(log), env=_env(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a shell's background job inherits SIGINT ignored; restore the default so Python raises KeyboardInterrupt
+    proc = subprocess.Popen(_sweep_cmd(log), env=_env(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_points(store, 4, proc)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
