@@ -9,7 +9,7 @@ rounds per second and seconds per round for every built-in strategy (the first r
 warm-up), each method's cost relative to FedAvg, the Fisher step's share of a round, communication
 bytes per round, and the same FedAvg workload run with torch_geometric's GINConv and a DataLoader
 re-built every round (the usual PyG federated loop) for the pre-collation speed-up.
-Flower is not installed here (no network), so the Flower ratio is not measured.
+The Flower comparison is a separate script: benchmarks/graphpfl_flower.py (needs flwr[simulation]).
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"pre-collated dense path is {pyg / fed:.2f}x faster")
         except ImportError as exc:
             print(f"PyG comparison skipped: {exc}")
-    print("Flower comparison: not measured (flwr is not installed in this environment)")
+    print("Flower comparison: python benchmarks/graphpfl_flower.py (needs flwr[simulation])")
     if args.csv:
         table.to_csv(args.csv, index=False)
     return 0
