@@ -82,6 +82,12 @@ def local_evaluate(dataset: str, n_clients: int, seed: int, client: int, arrays:
     return loss / max(total, 1), total, correct / max(total, 1)
 
 
+def seconds_per_round(marks: list[float]) -> float:
+    """Mean gap between consecutive round marks, the first round (warm-up) excluded."""
+    gaps = [b - a for a, b in zip(marks[:-1], marks[1:])]
+    return sum(gaps[1:]) / max(len(gaps) - 1, 1)
+
+
 def run_flower(dataset: str, n_clients: int, seed: int, rounds: int, cpus_per_client: float) -> dict:
     from flwr.client import ClientApp, NumPyClient
     from flwr.common import Context, ndarrays_to_parameters
@@ -123,11 +129,9 @@ def run_flower(dataset: str, n_clients: int, seed: int, rounds: int, cpus_per_cl
     run_simulation(server_app=ServerApp(server_fn=server_fn), client_app=ClientApp(client_fn=client_fn),
                    num_supernodes=n_clients,
                    backend_config={"client_resources": {"num_cpus": cpus_per_client, "num_gpus": 0.0}})
-    end = time.perf_counter()
-    marks.append(end)
-    per_round = [b - a for a, b in zip(marks[:-1], marks[1:])]
+    marks.append(time.perf_counter())
     return {"startup_s": marks[0] - T_START, "call_to_first_round_s": marks[0] - t0,
-            "round_s": sum(per_round[1:]) / max(len(per_round) - 1, 1), "rounds": len(per_round)}
+            "round_s": seconds_per_round(marks)}
 
 
 def run_ours(dataset: str, n_clients: int, seed: int, rounds: int) -> dict:
@@ -137,8 +141,7 @@ def run_ours(dataset: str, n_clients: int, seed: int, rounds: int) -> dict:
     clients, cfg, _ = workload(dataset, n_clients, seed)
     marks: list[float] = [time.perf_counter()]
     run_federation(clients, FedAvg(FLConfig(n_rounds=rounds)), cfg, seed, on_round=lambda row: marks.append(time.perf_counter()))
-    per_round = [b - a for a, b in zip(marks[:-1], marks[1:])]
-    return {"round_s": sum(per_round[1:]) / max(len(per_round) - 1, 1), "rounds": len(per_round)}
+    return {"round_s": seconds_per_round(marks)}
 
 
 def main(argv: list[str] | None = None) -> int:

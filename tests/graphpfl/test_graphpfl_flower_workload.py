@@ -18,13 +18,12 @@ def _bench():
     return mod
 
 
-def _fedavg_through_benchmark(bench, n_clients, seed, rounds, init):
-    arrays = [v.numpy() for v in init.values()]
-    for rnd in range(1, rounds + 1):
-        fits = [bench.local_fit("MUTAG", n_clients, seed, c, rnd, arrays) for c in range(n_clients)]
-        sizes = np.array([n for _, n in fits], dtype=float)
-        arrays = [sum(w * a[i] for w, (a, _) in zip(sizes / sizes.sum(), fits)) for i in range(len(arrays))]
-    return arrays
+def _fedavg_round_through_benchmark(bench, n_clients, seed, server_round, arrays):
+    """The benchmark's client updates, sample-weighted and averaged in numpy as Flower's FedAvg does."""
+    fits = [bench.local_fit("MUTAG", n_clients, seed, c, server_round, arrays) for c in range(n_clients)]
+    weights = np.array([n for _, n in fits], dtype=float)
+    weights /= weights.sum()
+    return [sum(w * a[i] for w, (a, _) in zip(weights, fits)) for i in range(len(arrays))]
 
 
 def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg():
@@ -36,7 +35,7 @@ def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg():
     clients, cfg, init = bench.workload("MUTAG", n_clients, seed)
     # one round, equal up to the float32 vs float64 averaging (later rounds: Adam turns that rounding into
     # differences up to ~lr on near-zero gradients, so one round is the sharp comparison)
-    arrays = _fedavg_through_benchmark(bench, n_clients, seed, 1, init)
+    arrays = _fedavg_round_through_benchmark(bench, n_clients, seed, 1, [v.numpy() for v in init.values()])
     ours = run_federation(clients, FedAvg(FLConfig(n_rounds=1)), cfg, seed).global_shared
     assert list(ours) == list(init)
     for (name, value), flower in zip(ours.items(), arrays):
@@ -46,14 +45,12 @@ def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg():
 
 
 def test_flower_benchmark_detects_a_different_workload():
-    """The comparison above can fail: another seed's client updates do not match."""
+    """The comparison above can fail: another round's seeds give other client updates."""
     from plugins.graphpfl.federation import run_federation
     from plugins.graphpfl.strategies import FedAvg, FLConfig
 
     bench = _bench()
     clients, cfg, init = bench.workload("MUTAG", 4, 0)
-    fits = [bench.local_fit("MUTAG", 4, 0, c, 2, [v.numpy() for v in init.values()]) for c in range(4)]  # round 2's seeds
-    sizes = np.array([n for _, n in fits], dtype=float)
-    arrays = [sum(w * a[i] for w, (a, _) in zip(sizes / sizes.sum(), fits)) for i in range(len(init))]
+    arrays = _fedavg_round_through_benchmark(bench, 4, 0, 2, [v.numpy() for v in init.values()])
     ours = run_federation(clients, FedAvg(FLConfig(n_rounds=1)), cfg, 0).global_shared
     assert max(float(np.abs(a - v.numpy()).max()) for a, v in zip(arrays, ours.values())) > 1e-4
