@@ -255,3 +255,47 @@ def test_bucketed_batches_hold_every_graph_once(planted):
     sizes = [int(b.mask.sum(1).max()) for b in batches]
     assert sizes == sorted(sizes)  # sorted by node count: little padding
     assert sorted(int(y) for b in batches for y in b.y) == sorted(planted.labels().tolist())
+
+
+@pytest.mark.parametrize("embed, plausibility", [("mlp", "sigmoid"), ("gin", "sigmoid"), ("mlp", "ones")])
+def test_sparse_structure_learner_path_equals_the_dense_one(planted, embed, plausibility):
+    """The edge-list refined adjacency and SSL loss (the default path) against the dense formulas."""
+    from plugins.graphpfl.graphs import Graph
+    from plugins.graphpfl.model import Batch
+
+    noisy = noisy_copy(planted, 0.3, seed=2)
+    tiny = Graph(np.ones((3, planted.n_features), np.float32), np.array([[0, 1]]), 1)  # fewer nodes than k + 1
+    batch = collate(list(noisy.graphs[:10]) + [tiny])
+    dense = Batch(batch.x, batch.adj, batch.mask, batch.y, edge_index=None)
+    cfg = ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True, sl_topk=4, sl_beta=0.5,
+                      msff=True, vib=True, sl_embed=embed, plausibility=plausibility)
+    torch.manual_seed(0)
+    model = GIN(cfg).train()
+    model.SPARSE_STRUCTURE_RATIO = 0.0  # force the edge-list path on these small graphs
+    assert model._sparse_structure_pays(batch)
+    outs = []
+    for b in (batch, dense):
+        logits, aux = model(b, torch.Generator().manual_seed(1))
+        grads = torch.autograd.grad(logits.square().sum() + aux["ssl"] + aux["kl"], list(model.parameters()))
+        outs.append((logits, aux["ssl"], grads))
+    (l_sparse, ssl_sparse, g_sparse), (l_dense, ssl_dense, g_dense) = outs
+    torch.testing.assert_close(l_sparse, l_dense, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(ssl_sparse, ssl_dense, atol=1e-5, rtol=1e-6)
+    scale = max(float(g.abs().max()) for g in g_dense)
+    for name, a, b in zip([n for n, _ in model.named_parameters()], g_sparse, g_dense):
+        torch.testing.assert_close(a, b, atol=1e-4 * scale, rtol=0, msg=name)
+    # the learned edges matter: without them (β = 0) the logits differ
+    model.structure.beta = 0.0
+    assert (model(batch, torch.Generator().manual_seed(1))[0] - l_sparse).abs().max() > 1e-3
+
+
+def test_structure_learner_takes_the_edge_list_path_only_on_large_padded_batches(planted):
+    from plugins.graphpfl.graphs import Graph
+
+    model = GIN(ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True))
+    small = collate(list(planted.graphs[:8]))
+    # one 400-node path graph padded with 7 small graphs: B·N² far above the message count
+    path = Graph(np.ones((400, planted.n_features), np.float32), np.stack([np.arange(399), np.arange(1, 400)], 1), 0)
+    large = collate(list(planted.graphs[:7]) + [path])
+    assert not model._sparse_structure_pays(small)
+    assert model._sparse_structure_pays(large)
