@@ -1,0 +1,29 @@
+"""simulations/graphpfl_tune.py: validation-only scores per grid point, grid values printed unrounded."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+
+SCRIPT = Path(__file__).resolve().parents[2] / "simulations" / "graphpfl_tune.py"
+
+
+def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("graphpfl_tune", SCRIPT)
+    tune = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tune)
+    out = tmp_path / "out"
+    rc = tune.main(["--dataset", "planted", "--n-clients", "3", "--noise", "0.3", "--n-rounds", "2",
+                    "--seeds", "100:102", "--algorithm", "fedavg", "--grid", "lr=0.001,0.003",
+                    "--set", "n_graphs=60", "--store", str(tmp_path / "store"), "--out", str(out)])
+    assert rc == 0
+    scores = pd.read_csv(out / "scores.csv")
+    assert sorted(scores["lr"]) == [0.001, 0.003] and (scores["n_seeds"] == 2).all()
+    # lr = 0.001 is FedAvg's own default, so its paired gain over FedAvg is exactly zero
+    assert scores.set_index("lr").loc[0.001, "val_gain_vs_fedavg"] == 0.0
+    printed = capsys.readouterr().out
+    assert "0.003" in printed and "test" not in printed.lower()
+    runs = pd.read_csv(out / "runs.csv")
+    assert set(runs["seed"]) == {100, 101}
