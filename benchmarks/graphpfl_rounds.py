@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="rounds per method (the first is warm-up)")
     parser.add_argument("--algorithms", default="fedavg,graphpfl,fedavg_sl,frpa,fedprox,fedper,fedcurv,local")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batching", choices=["random", "bucketed"], default="random",
+                        help="training batches as in graphpfl.noise_robustness (default: random)")
     parser.add_argument("--no-pyg", action="store_true", help="skip the torch_geometric DataLoader comparison")
     parser.add_argument("--csv", default=None, help="also write the table to this CSV")
     args = parser.parse_args(argv)
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
 
     gs = load_tu(args.dataset)
     parts = partition_random(len(gs), args.n_clients, np.random.default_rng(args.seed))
-    clients = build_clients(gs, parts, batch_size=32, seed=args.seed)
+    clients = build_clients(gs, parts, batch_size=32, seed=args.seed, batching=args.batching)
     base = ModelConfig(gs.n_features, gs.n_classes, hidden=64, n_layers=3)
     first_round: list[float] = []
     rows = []
@@ -141,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     table = pd.DataFrame(rows)
     fed = float(table.loc[table.algorithm == "fedavg", "round_time_s"].iloc[0]) if "fedavg" in set(table.algorithm) else float("nan")
     table["cost_vs_fedavg"] = table["round_time_s"] / fed
-    print(f"dataset {args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32, 1 local epoch, "
+    print(f"dataset {args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32 ({args.batching} batches), 1 local epoch, "
           f"{args.rounds} rounds per method, torch threads = {torch.get_num_threads()}")
     startup_wall = (first_round[0] - T_START) - float(table.wall_round_time_s.iloc[0])
     startup_cpu = (first_round[1] - T_CPU) - float(table.round_time_s.iloc[0])

@@ -45,8 +45,16 @@ class ClientData:
 
 
 def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, seed: int,
-                  device: str = "cpu", eval_batch_size: int = 64) -> list[ClientData]:
-    """Split each client's graphs into train/val/test (seeded) and pre-collate them (size-bucketed)."""
+                  device: str = "cpu", eval_batch_size: int = 64, batching: str = "random") -> list[ClientData]:
+    """Split each client's graphs into train/val/test (seeded) and pre-collate them once.
+
+    ``batching``: training batches of seeded random graphs (``"random"``) or of graphs of similar size
+    (``"bucketed"``: less padding, but nearly one-class batches where size predicts the label).
+    Evaluation batches are always size-bucketed (order does not change accuracies). The splits do not
+    depend on ``batching``.
+    """
+    if batching not in ("random", "bucketed"):
+        raise ValueError(f"batching must be 'random' or 'bucketed', got {batching!r}")
     rng = np.random.default_rng([seed, 7])
     clients = []
     for idx in parts:
@@ -54,7 +62,7 @@ def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, se
         graphs = [gs.graphs[i] for i in idx]
         pick = lambda ids: [graphs[i] for i in ids]  # noqa: E731
         clients.append(ClientData(
-            train=make_batches(pick(tr), batch_size, rng, device),
+            train=make_batches(pick(tr), batch_size, rng, device, bucket=batching == "bucketed"),
             val=make_batches(pick(va), eval_batch_size, None, device),
             test=make_batches(pick(te), eval_batch_size, None, device),
             n_train=len(tr), n_val=len(va), n_test=len(te),

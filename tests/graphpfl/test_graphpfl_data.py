@@ -78,3 +78,30 @@ def test_splits_and_cross_domain_alignment():
     aa, mm = align_features([a, m])
     assert aa.n_features == mm.n_features == a.n_features + m.n_features
     assert np.allclose(aa.graphs[0].x[:, a.n_features:], 0) and np.allclose(mm.graphs[0].x[:, :a.n_features], 0)
+
+
+def test_random_batches_mix_sizes_and_labels_and_leave_the_splits_alone():
+    """Bucketed batches are sorted by size, which on MUTAG nearly sorts them by label; random ones are not."""
+    from plugins.graphpfl.federation import build_clients
+
+    gs = load_tu("MUTAG")
+    parts = partition_random(len(gs), 2, np.random.default_rng(0))
+    kinds = {b: build_clients(gs, parts, batch_size=16, seed=5, batching=b) for b in ("random", "bucketed")}
+
+    def graph_ids(batches):  # a batch's graphs, identified by (size, label, feature sum)
+        return sorted((int(m.sum()), int(y), round(float(x[: int(m.sum())].sum()), 3))
+                      for b in batches for x, m, y in zip(b.x, b.mask, b.y))
+
+    for rnd, bkt in zip(kinds["random"], kinds["bucketed"]):
+        assert graph_ids(rnd.train) == graph_ids(bkt.train)  # same training graphs
+        assert graph_ids(rnd.test) == graph_ids(bkt.test) and graph_ids(rnd.val) == graph_ids(bkt.val)
+    # label purity of a batch (share of its majority class), averaged over training batches
+    def purity(batches):
+        return float(np.mean([max(float(b.y.float().mean()), 1 - float(b.y.float().mean())) for b in batches]))
+
+    train = {k: [b for c in v for b in c.train] for k, v in kinds.items()}
+    assert purity(train["bucketed"]) > purity(train["random"]) + 0.1
+    sizes = [int(b.mask.sum(1).max()) for b in kinds["bucketed"][0].train]
+    assert sizes == sorted(sizes)
+    with pytest.raises(ValueError, match="batching must be 'random' or 'bucketed'"):
+        build_clients(gs, parts, batch_size=16, seed=5, batching="sorted")
