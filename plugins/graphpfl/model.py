@@ -99,6 +99,12 @@ def neighbour_sum(h: torch.Tensor, edge_index, weight: torch.Tensor | None = Non
     return torch.zeros_like(flat).index_add_(0, dst, msg).reshape(b, n, f)
 
 
+def _entries(s: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """``s[b, i, j]`` of a (B, N, N) tensor at pairs given as flattened B*N node indices of one graph each."""
+    n = s.shape[-1]
+    return s.reshape(-1)[rows * n + cols % n]
+
+
 def dropout(h: torch.Tensor, p: float, training: bool, gen: torch.Generator | None) -> torch.Tensor:
     """Inverted dropout drawing its mask from ``gen`` (so a client update is reproducible anywhere)."""
     if not training or p == 0.0:
@@ -192,10 +198,19 @@ class StructureLearner(nn.Module):
             return torch.zeros_like(s)
         valid = self.valid_pairs(mask) if valid is None else valid
         with torch.no_grad():
-            scores = s.detach().masked_fill(valid == 0, -2.0)
-            idx = scores.topk(k, dim=-1).indices
-            sel = torch.zeros_like(s).scatter_(-1, idx, 1.0).mul_(valid)
+            sel = torch.zeros_like(s).scatter_(-1, self._topk_indices(s, mask, k), 1.0).mul_(valid)
             return torch.maximum(sel, sel.transpose(1, 2))
+
+    @staticmethod
+    def _topk_indices(s: torch.Tensor, mask: torch.Tensor, k: int) -> torch.Tensor:
+        """(B, N, k) columns of each row's k largest S among the other real nodes of its graph (no gradient).
+
+        Padded nodes' rows, and picks beyond a small graph's real nodes, are left for the caller to drop.
+        """
+        with torch.no_grad():
+            scores = s.detach().masked_fill(mask.unsqueeze(1) == 0, -2.0)
+            scores.diagonal(dim1=1, dim2=2).fill_(-2.0)
+            return scores.topk(k, dim=-1).indices
 
     def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
                 valid: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -218,18 +233,15 @@ class StructureLearner(nn.Module):
         """
         s = self.similarity(x, adj, mask, edge_index)
         b, n, _ = s.shape
-        s_flat = s.reshape(-1)
         src, dst = edge_index[0], edge_index[1]
-        s_obs = s_flat[dst * n + src % n]
+        s_obs = _entries(s, dst, src)
         plaus = torch.sigmoid(s_obs / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s_obs)
         observed = (src, dst, (1.0 - self.beta) * plaus)
         k = min(self.topk, n - 1)
         if self.beta == 0.0 or k <= 0:
             return observed, s
         with torch.no_grad():  # the same selection as _topk_selection, kept as index pairs
-            scores = s.detach().masked_fill(mask.unsqueeze(1) == 0, -2.0)
-            scores.diagonal(dim1=1, dim2=2).fill_(-2.0)
-            cols = scores.topk(k, dim=-1).indices + (torch.arange(b, device=s.device) * n).view(b, 1, 1)
+            cols = self._topk_indices(s, mask, k) + (torch.arange(b, device=s.device) * n).view(b, 1, 1)
             rows = torch.arange(b * n, device=s.device).view(b, n, 1).expand(b, n, k)
             real = mask.reshape(-1) > 0
             ok = real[rows] & real[cols] & (rows != cols)
@@ -237,7 +249,7 @@ class StructureLearner(nn.Module):
             total = b * n
             key = torch.cat([r * total + c, c * total + r]).unique()  # symmetrised, each pair once
             rows_l, cols_l = key // total, key % total
-        learned_w = self.beta * F.relu(s_flat[rows_l * n + cols_l % n])
+        learned_w = self.beta * F.relu(_entries(s, rows_l, cols_l))
         return (torch.cat([src, cols_l]), torch.cat([dst, rows_l]), torch.cat([observed[2], learned_w])), s
 
     def sparse_ssl_loss(self, s: torch.Tensor, mask: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
@@ -255,8 +267,7 @@ class StructureLearner(nn.Module):
         n_padded_pairs = float(b * n * n - (n_real**2).sum())
         diag = (F.softplus(z.diagonal(dim1=1, dim2=2)) * mask).sum()
         valid_sum = F.softplus(z).sum() - n_padded_pairs * math.log(2.0) - diag
-        src, dst = edge_index[0], edge_index[1]
-        z_pos = z.reshape(-1)[dst * n + src % n]
+        z_pos = _entries(z, edge_index[1], edge_index[0])
         return valid_sum / n_neg + F.softplus(z_pos).sum() * (1.0 / n_pos - 1.0 / n_neg) - z_pos.sum() / n_pos
 
     def ssl_loss(self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
