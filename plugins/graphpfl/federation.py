@@ -200,9 +200,11 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
                    on_round: Callable[[dict], None] | None = None) -> FederationResult:
     """Run ``strategy.cfg.n_rounds`` rounds of federated training and evaluate every round.
 
-    Personalised evaluation: each client is evaluated with ``strategy.eval_params`` on its own val
-    and test graphs; client-mean and pooled accuracies are recorded; the reported test accuracies
-    are those of the round with the best pooled validation accuracy (ties: lower validation loss).
+    Personalised evaluation: each client is evaluated on its own val and test graphs with its own
+    model, the global one, or the better of the two on its validation graphs
+    (``strategy.evaluation_mode()``); client-mean and pooled accuracies are recorded; the reported test
+    accuracies are those of the round with the best pooled validation accuracy (ties: lower
+    validation loss).
     """
     cfg = strategy.cfg
     map_fn = map_fn or serial_map
@@ -265,18 +267,36 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
 
 def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState], global_shared: Params,
                   clients: Sequence[ClientData]) -> dict:
-    val_acc, test_acc = [], []
-    vc = vt = tc = tt = 0
-    vloss = 0.0
+    """Accuracies of every client's evaluated model, client-mean and pooled.
+
+    Mode "select": each client is scored with both its own and the global model and keeps the one
+    with the higher validation accuracy (ties: lower validation loss, then the global one); the row
+    then also holds both variants' pooled accuracies and the share of clients that kept their own.
+    """
+    mode = strategy.evaluation_mode()
+    variants = ("personal", "global") if mode == "select" else (mode,)
+    scores: dict[str, list[tuple[int, int, float, int, int]]] = {v: [] for v in variants}
     for st, c in zip(states, clients):
-        model.load_state_dict(strategy.eval_params(st, global_shared))
-        a, n, l_ = evaluate(model, c.val)
-        vc, vt, vloss = vc + a, vt + n, vloss + l_
-        val_acc.append(a / n)
-        a, n, _ = evaluate(model, c.test)
-        tc, tt = tc + a, tt + n
-        test_acc.append(a / n)
+        for v in variants:
+            model.load_state_dict(strategy.eval_params(st, global_shared, v))
+            scores[v].append(evaluate(model, c.val) + evaluate(model, c.test)[:2])
+    if mode == "select":
+        chosen = [p if (p[0] / p[1], -p[2]) > (g[0] / g[1], -g[2]) else g
+                  for p, g in zip(scores["personal"], scores["global"])]
+        row = _pool(chosen)
+        for v in variants:
+            pooled = _pool(scores[v])
+            row.update({f"{k}_{v}": pooled[k] for k in ("val_acc_pooled", "val_loss", "test_acc_pooled")})
+        row["share_personal"] = float(np.mean([c is p for c, p in zip(chosen, scores["personal"])]))
+        return row
+    return _pool(scores[mode])
+
+
+def _pool(scores: Sequence[tuple[int, int, float, int, int]]) -> dict:
+    """Client-mean and pooled accuracies from per-client (val correct, val n, val loss, test correct, test n)."""
+    vc, vn, vl, tc, tn = (np.array([s[i] for s in scores], dtype=float) for i in range(5))
     return {
-        "val_acc_pooled": vc / vt, "val_acc_client_mean": float(np.mean(val_acc)), "val_loss": vloss / vt,
-        "test_acc_pooled": tc / tt, "test_acc_client_mean": float(np.mean(test_acc)),
+        "val_acc_pooled": float(vc.sum() / vn.sum()), "val_acc_client_mean": float(np.mean(vc / vn)),
+        "val_loss": float(vl.sum() / vn.sum()),
+        "test_acc_pooled": float(tc.sum() / tn.sum()), "test_acc_client_mean": float(np.mean(tc / tn)),
     }

@@ -55,6 +55,9 @@ class NoiseRobustnessParams(Params):
     use_msff: bool = Field(True, description="graphpfl ablation: MSFF (all-layer readout) on")
     use_vib: bool = Field(True, description="graphpfl ablation: VIB on")
     eval_every: int = Field(1, ge=1, description="evaluate every k rounds (and at the last)")
+    evaluation: Literal["auto", "personal", "global", "select"] = Field(
+        "auto", description="model each client is evaluated with: its own (personal), the server's (global), or per "
+                            "client the better of the two on its validation graphs (select); auto = the strategy's default")
     client_executor: Literal["serial", "processes", "dask"] = Field("serial", description="where a round's clients run")
     n_workers: int = Field(2, ge=1, description="workers for client_executor processes/dask")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
@@ -64,7 +67,7 @@ class NoiseRobustnessParams(Params):
 FL_FIELDS = ("n_rounds", "local_epochs", "batch_size", "lr", "weight_decay", "client_fraction", "prox_mu",
              "lambda_fisher", "frpa_form", "fisher_norm", "fisher_source", "aggregation", "lambda_ssl", "beta_vib",
              "keep_local", "sl_topk", "sl_beta", "sl_tau", "sl_embed", "use_structure", "use_msff", "use_vib",
-             "eval_every")
+             "eval_every", "evaluation")
 
 
 def strategy_classes(pluginmanager: Any = None) -> dict:

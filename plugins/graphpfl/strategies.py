@@ -6,7 +6,9 @@ A :class:`Strategy` decides
 - where a client's local training starts (:meth:`Strategy.start_params`) and the extra penalty it
   optimises (:meth:`Strategy.penalty`),
 - what a client uploads and how the server aggregates (:meth:`Strategy.aggregate`),
-- which parameters a client is evaluated with (:meth:`Strategy.eval_params`).
+- which parameters a client is evaluated with (:meth:`Strategy.evaluation_mode`,
+  :meth:`Strategy.eval_params`): its own ("personal"), the server's ("global"), or per client the one
+  of the two with the better validation accuracy ("select").
 
 Third-party plugins subclass :class:`Strategy` and return it from the
 ``toolkit_graphpfl_register_strategies`` hook (see ``plugins/graphpfl/hookspecs.py``).
@@ -58,6 +60,10 @@ class FLConfig:
     use_msff: bool = True
     use_vib: bool = True
     eval_every: int = 1
+    evaluation: str = "auto"  # "auto" (the strategy's default), "personal", "global" or "select"
+
+
+EVALUATION_MODES = ("auto", "personal", "global", "select")
 
 
 # -- maths pieces ---------------------------------------------------------------------------------
@@ -171,6 +177,7 @@ class Strategy:
     name: ClassVar[str] = "fedavg"
     description: ClassVar[str] = "FedAvg (McMahan et al. 2017): sample-weighted average of all parameters"
     personalized: ClassVar[bool] = False  # evaluate each client's own model (True) or the global one
+    default_evaluation: ClassVar[str | None] = None  # None: "personal" if personalized else "global"
     uploads_fisher: ClassVar[bool] = False
     downloads_fisher: ClassVar[bool] = False
 
@@ -207,10 +214,24 @@ class Strategy:
         """Extra tensors the server sends next round (e.g. FedCurv's aggregated Fisher)."""
         return {}
 
-    def eval_params(self, state: ClientState, global_shared: Params) -> Params:
-        if self.personalized:
+    def evaluation_mode(self) -> str:
+        """How clients are evaluated: ``cfg.evaluation``, or this strategy's default when it is "auto"."""
+        mode = self.cfg.evaluation
+        if mode not in EVALUATION_MODES:
+            raise ValueError(f"evaluation must be one of {', '.join(EVALUATION_MODES)}, got {mode!r}")
+        if mode == "auto":
+            mode = self.default_evaluation or ("personal" if self.personalized else "global")
+        return mode
+
+    def eval_params(self, state: ClientState, global_shared: Params, which: str | None = None) -> Params:
+        """The client's own parameters (``which="personal"``) or the server's shared ones completed by the
+        client's local ones (``"global"``); default: this strategy's evaluation mode (not "select")."""
+        which = which or self.evaluation_mode()
+        if which == "personal":
             return state.params
-        return {k: global_shared.get(k, v) for k, v in state.params.items()}
+        if which == "global":
+            return {k: global_shared.get(k, v) for k, v in state.params.items()}
+        raise ValueError(f"which must be 'personal' or 'global', got {which!r}")
 
 
 class Local(Strategy):
@@ -272,11 +293,15 @@ class FedCurv(Strategy):
 
 
 class FRPA(Strategy):
-    """FedAvg + Fisher-based elastic parameter alignment (forms A and B), personalised evaluation."""
+    """FedAvg + Fisher-based elastic parameter alignment (forms A and B).
+
+    Clients keep personalised parameters (FRPA's anchor and start point); by default each client is
+    evaluated with the server model, which scored best on pilot seeds (``evaluation`` switches)."""
 
     name = "frpa"
     description = "FedAvg + FRPA (GraphP-FL's Fisher alignment alone, reconstructed)"
     personalized = True
+    default_evaluation = "global"  # chosen on pilot seeds over "select" and "personal" (plugin README)
 
     def needs_fisher(self) -> bool:
         return self.cfg.lambda_fisher != 0.0 or self.cfg.aggregation == "fisher"
@@ -331,7 +356,7 @@ class FedAvgStructure(Strategy):
 
 
 class GraphPFL(FRPA):
-    """GraphP-FL (reconstructed): structure learner + SSL + MSFF + VIB + FRPA, personalised."""
+    """GraphP-FL (reconstructed): structure learner + SSL + MSFF + VIB + FRPA (evaluation as FRPA's)."""
 
     name = "graphpfl"
     description = "GraphP-FL (reconstructed): structure learner + SSL, MSFF, VIB, FRPA (form A/B)"

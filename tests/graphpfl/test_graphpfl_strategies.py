@@ -166,3 +166,37 @@ def test_client_dask_gives_the_serial_result(graphpfl_registry, tmp_path):
     dask = toolkit.run("graphpfl.noise_robustness", {**params, "client_executor": "dask", "n_workers": 2}, seed=3,
                        store=tmp_path / "b.sqlite", registry=graphpfl_registry)
     assert [r["train_loss"] for r in serial.records] == [r["train_loss"] for r in dask.records]
+
+
+def test_evaluation_modes_score_the_same_training_and_select_keeps_each_clients_better_model(small_federation):
+    from plugins.graphpfl.strategies import GraphPFL
+
+    clients, base = small_federation
+    runs = {mode: run_federation(clients, GraphPFL(FLConfig(n_rounds=3, evaluation=mode)), base, seed=2)
+            for mode in ("personal", "global", "select")}
+    sel = runs["select"].rounds
+    for v in ("personal", "global"):  # evaluation never changes training: select's columns are the other runs' rows
+        for r_sel, r_v in zip(sel, runs[v].rounds):
+            assert r_sel[f"test_acc_pooled_{v}"] == r_v["test_acc_pooled"]
+            assert r_sel[f"val_acc_pooled_{v}"] == r_v["val_acc_pooled"]
+            assert r_sel[f"val_loss_{v}"] == pytest.approx(r_v["val_loss"], abs=1e-12)
+    assert runs["personal"].rounds[-1]["test_acc_pooled"] != runs["global"].rounds[-1]["test_acc_pooled"] or \
+        runs["personal"].rounds[-1]["val_loss"] != runs["global"].rounds[-1]["val_loss"]  # the two models differ
+    for r in sel:  # per client the better validation accuracy, so pooled it is >= either variant's
+        assert r["val_acc_pooled"] >= max(r["val_acc_pooled_personal"], r["val_acc_pooled_global"]) - 1e-12
+        assert 0.0 <= r["share_personal"] <= 1.0
+
+
+def test_evaluation_defaults_and_bad_value(graphpfl_registry, tmp_path):
+    from plugins.graphpfl.strategies import FRPA, FedAvg, GraphPFL
+
+    assert FedAvg(FLConfig()).evaluation_mode() == "global"
+    assert Local(FLConfig()).evaluation_mode() == "personal"
+    assert FedPer(FLConfig()).evaluation_mode() == "personal"
+    assert GraphPFL(FLConfig()).evaluation_mode() == FRPA(FLConfig()).evaluation_mode()
+    assert FedAvg(FLConfig(evaluation="select")).evaluation_mode() == "select"
+    with pytest.raises(ValueError, match="evaluation must be one of auto, personal, global, select"):
+        FedAvg(FLConfig(evaluation="best")).evaluation_mode()
+    with pytest.raises(ParameterError, match="evaluation"):
+        toolkit.run("graphpfl.noise_robustness", {**QUICK, "evaluation": "best"}, seed=0,
+                    store=tmp_path / "s.sqlite", registry=graphpfl_registry)
