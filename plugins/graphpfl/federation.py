@@ -259,10 +259,17 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
         rows.append(row)
         if on_round is not None:
             on_round(row)
-    evaluated = [r for r in rows if "val_acc_pooled" in r]
-    best = max(evaluated, key=lambda r: (r["val_acc_pooled"], -r["val_loss"], -r["round"]))
+    best = best_round(rows)
     timings = {"total_time_s": time.perf_counter() - t_start}
     return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings)
+
+
+def best_round(rows: Sequence[dict], variant: str = "") -> dict:
+    """The evaluated row with the best pooled validation accuracy (ties: lower validation loss, then the
+    earlier round); ``variant`` "personal" / "global" reads a select-mode row's columns of that variant."""
+    sfx = f"_{variant}" if variant else ""
+    evaluated = [r for r in rows if f"val_acc_pooled{sfx}" in r]
+    return max(evaluated, key=lambda r: (r[f"val_acc_pooled{sfx}"], -r[f"val_loss{sfx}"], -r["round"]))
 
 
 def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState], global_shared: Params,

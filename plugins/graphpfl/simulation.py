@@ -170,11 +170,12 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
 
     Data, noise draws, partitions and client splits depend only on (dataset, noise, partition,
     seed), never on the algorithm, so runs of different algorithms at a seed are paired. Rows: one
-    per round (accuracies, loss, bytes, times). Summary: accuracies at the best validation round.
+    per round (accuracies, loss, bytes, times). Summary: accuracies at the best validation round
+    (with ``evaluation="select"`` also each variant's, personal and global, at its own best round).
     """
     import torch
 
-    from plugins.graphpfl.federation import run_federation
+    from plugins.graphpfl.federation import best_round, run_federation
     from plugins.graphpfl.model import ModelConfig
     from toolkit.backend import resolve_device, set_threads
 
@@ -212,6 +213,12 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
         "n_shared_params": res.n_shared_params,
         "n_test_graphs": sum(c.n_test for c in clients),
     }
+    if "share_personal" in b:  # evaluation "select": each variant at its own best validation round too
+        summary["share_personal"] = b["share_personal"]
+        for v in ("personal", "global"):
+            bv = best_round(res.rounds, v)
+            summary[f"test_acc_pooled_{v}"] = bv[f"test_acc_pooled_{v}"]
+            summary[f"val_acc_pooled_{v}"] = bv[f"val_acc_pooled_{v}"]
     return SimulationOutput(records=rows, summary=summary)
 
 

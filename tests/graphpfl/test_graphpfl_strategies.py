@@ -200,3 +200,13 @@ def test_evaluation_defaults_and_bad_value(graphpfl_registry, tmp_path):
     with pytest.raises(ParameterError, match="evaluation"):
         toolkit.run("graphpfl.noise_robustness", {**QUICK, "evaluation": "best"}, seed=0,
                     store=tmp_path / "s.sqlite", registry=graphpfl_registry)
+
+
+def test_select_summary_reports_each_variant_at_its_own_best_round(graphpfl_registry, tmp_path):
+    got = {mode: toolkit.run("graphpfl.noise_robustness", {**QUICK, "n_rounds": 3, "evaluation": mode}, seed=1,
+                             store=tmp_path / "s.sqlite", registry=graphpfl_registry).summary
+           for mode in ("personal", "global", "select")}
+    for v in ("personal", "global"):
+        assert got["select"][f"test_acc_pooled_{v}"] == got[v]["test_acc_pooled"]
+        assert got["select"][f"val_acc_pooled_{v}"] == got[v]["val_acc_pooled"]
+    assert "share_personal" in got["select"] and "share_personal" not in got["global"]
