@@ -52,8 +52,8 @@ class NoiseRobustnessParams(Params):
     sl_tau: float = Field(0.2, gt=0.0, description="structure learner: similarity temperature")
     sl_embed: Literal["mlp", "gin"] = Field("mlp", description="structure learner node embedding: MLP(x) or MLP(x + A x)")
     use_structure: bool = Field(True, description="graphpfl ablation: structure learner on")
-    use_msff: bool = Field(True, description="graphpfl ablation: MSFF (all-layer readout) on")
-    use_vib: bool = Field(True, description="graphpfl ablation: VIB on")
+    use_msff: bool = Field(False, description="graphpfl: MSFF (all-layer readout) on (off by default: pilot seeds, plugin README)")
+    use_vib: bool = Field(False, description="graphpfl: VIB on (off by default: pilot seeds, plugin README)")
     eval_every: int = Field(1, ge=1, description="evaluate every k rounds (and at the last)")
     evaluation: Literal["auto", "personal", "global", "select"] = Field(
         "auto", description="model each client is evaluated with: its own (personal), the server's (global), or per "

@@ -57,8 +57,8 @@ class FLConfig:
     sl_tau: float = 0.2
     sl_embed: str = "mlp"
     use_structure: bool = True
-    use_msff: bool = True
-    use_vib: bool = True
+    use_msff: bool = False  # MSFF and VIB: off by default, chosen on pilot seeds (plugin README)
+    use_vib: bool = False
     eval_every: int = 1
     evaluation: str = "auto"  # "auto" (the strategy's default), "personal", "global" or "select"
 

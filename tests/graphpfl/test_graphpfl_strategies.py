@@ -210,3 +210,19 @@ def test_select_summary_reports_each_variant_at_its_own_best_round(graphpfl_regi
         assert got["select"][f"test_acc_pooled_{v}"] == got[v]["test_acc_pooled"]
         assert got["select"][f"val_acc_pooled_{v}"] == got[v]["val_acc_pooled"]
     assert "share_personal" in got["select"] and "share_personal" not in got["global"]
+
+
+def test_graphpfl_msff_and_vib_switches_change_the_model(small_federation):
+    from plugins.graphpfl.strategies import GraphPFL
+
+    clients, base = small_federation
+    off = GraphPFL(FLConfig(n_rounds=1))  # defaults: MSFF and VIB off (pilot seeds, plugin README)
+    on = GraphPFL(FLConfig(n_rounds=1, use_msff=True, use_vib=True))
+    cfg_off, cfg_on = off.model_config(base), on.model_config(base)
+    assert (cfg_off.msff, cfg_off.vib, cfg_on.msff, cfg_on.vib) == (False, False, True, True)
+    assert cfg_off.structure_learner and cfg_on.structure_learner
+    res_on = run_federation(clients, on, base, seed=0)
+    res_off = run_federation(clients, off, base, seed=0)
+    assert res_on.n_params > res_off.n_params  # the VIB layer and the wider all-layer readout
+    assert any(k.startswith("vib.") for k in res_on.global_shared)
+    assert not any(k.startswith("vib.") for k in res_off.global_shared)
