@@ -176,8 +176,7 @@ class Strategy:
 
     name: ClassVar[str] = "fedavg"
     description: ClassVar[str] = "FedAvg (McMahan et al. 2017): sample-weighted average of all parameters"
-    personalized: ClassVar[bool] = False  # evaluate each client's own model (True) or the global one
-    default_evaluation: ClassVar[str | None] = None  # None: "personal" if personalized else "global"
+    default_evaluation: ClassVar[str] = "global"  # the evaluation mode that "auto" means for this strategy
     uploads_fisher: ClassVar[bool] = False
     downloads_fisher: ClassVar[bool] = False
 
@@ -219,14 +218,11 @@ class Strategy:
         mode = self.cfg.evaluation
         if mode not in EVALUATION_MODES:
             raise ValueError(f"evaluation must be one of {', '.join(EVALUATION_MODES)}, got {mode!r}")
-        if mode == "auto":
-            mode = self.default_evaluation or ("personal" if self.personalized else "global")
-        return mode
+        return self.default_evaluation if mode == "auto" else mode
 
-    def eval_params(self, state: ClientState, global_shared: Params, which: str | None = None) -> Params:
+    def eval_params(self, state: ClientState, global_shared: Params, which: str) -> Params:
         """The client's own parameters (``which="personal"``) or the server's shared ones completed by the
-        client's local ones (``"global"``); default: this strategy's evaluation mode (not "select")."""
-        which = which or self.evaluation_mode()
+        client's local ones (``"global"``)."""
         if which == "personal":
             return state.params
         if which == "global":
@@ -237,7 +233,7 @@ class Strategy:
 class Local(Strategy):
     name = "local"
     description = "Local training only: nothing is shared"
-    personalized = True
+    default_evaluation = "personal"
 
     def is_shared(self, name: str) -> bool:
         return False
@@ -260,7 +256,7 @@ class FedProx(Strategy):
 class FedPer(Strategy):
     name = "fedper"
     description = "FedPer (Arivazhagan et al. 2019): share the body, keep the classifier head local"
-    personalized = True
+    default_evaluation = "personal"
 
     def is_shared(self, name: str) -> bool:
         return not name.startswith(GIN.HEAD_PREFIX)
@@ -300,7 +296,6 @@ class FRPA(Strategy):
 
     name = "frpa"
     description = "FedAvg + FRPA (GraphP-FL's Fisher alignment alone, reconstructed)"
-    personalized = True
     default_evaluation = "global"  # chosen on pilot seeds over "select" and "personal" (plugin README)
 
     def needs_fisher(self) -> bool:
