@@ -9,7 +9,8 @@ GIN layer (Xu et al. 2019, https://arxiv.org/abs/1810.00826), on a dense adjacen
 
 GraphP-FL (reconstructed, see the plugin README):
 - structure learner: node embeddings ``e = MLP(x)`` (or ``MLP(x + A x)``), cosine similarity ``S`` within each graph,
-  learned graph ``Ã`` = symmetrised top-k of ``relu(S)`` (no self loops), refined adjacency
+  learned graph ``Ã`` = symmetrised top-k of ``relu(S)`` (no self loops; ties at the k-th value share the
+  remaining slots, so the model does not depend on node order), refined adjacency
   ``Â = (1 - β) (A ⊙ P) + β Ã`` with plausibility ``P = σ(S / τ)`` (or ``P ≡ 1``);
   self-supervised link-reconstruction loss on ``S / τ``: observed edges vs non-edges (class-balanced BCE);
   on large padded batches the refined adjacency is kept as weighted edges (observed + top-k) and only S is
@@ -161,6 +162,8 @@ class MaskedBatchNorm(nn.Module):
 class StructureLearner(nn.Module):
     """Refines a noisy adjacency from node-feature similarity (see module docstring)."""
 
+    TIE_TOL = 1e-6  # similarities this close count as tied in the top-k selection
+
     def __init__(self, n_features: int, hidden: int, topk: int, beta: float, tau: float, plausibility: str,
                  embed: str = "mlp") -> None:
         super().__init__()
@@ -191,26 +194,27 @@ class StructureLearner(nn.Module):
         return self._topk_selection(s, mask, valid) * F.relu(s)
 
     def _topk_selection(self, s: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
-        """0/1 symmetrised top-k pattern of S among valid pairs (no gradient)."""
+        """Symmetrised top-k weights of S among valid pairs, in [0, 1], ties split (no gradient).
+
+        Row i gives weight 1 to the nodes whose S is above its k-th largest and shares the remaining
+        slots equally among the nodes tied with the k-th (within ``TIE_TOL``): the expectation of top-k
+        under uniformly random tie-breaking. Without ties this is the 0/1 top-k pattern. Breaking ties
+        by index instead made the model depend on the order of a graph's nodes: on one-hot atom types
+        every same-type pair has S = 1 exactly.
+        """
         n = s.shape[-1]
         k = min(self.topk, n - 1)
         if k <= 0:
             return torch.zeros_like(s)
         valid = self.valid_pairs(mask) if valid is None else valid
         with torch.no_grad():
-            sel = torch.zeros_like(s).scatter_(-1, self._topk_indices(s, mask, k), 1.0).mul_(valid)
+            scores = s.detach().masked_fill(valid == 0, -math.inf)
+            kth = scores.topk(k, dim=-1).values[..., -1:]
+            above = scores > kth + self.TIE_TOL
+            tied = (scores >= kth - self.TIE_TOL) & ~above
+            share = (k - above.sum(-1, keepdim=True)) / tied.sum(-1, keepdim=True).clamp_min(1)
+            sel = (above + tied * share).mul_(valid)
             return torch.maximum(sel, sel.transpose(1, 2))
-
-    @staticmethod
-    def _topk_indices(s: torch.Tensor, mask: torch.Tensor, k: int) -> torch.Tensor:
-        """(B, N, k) columns of each row's k largest S among the other real nodes of its graph (no gradient).
-
-        Padded nodes' rows, and picks beyond a small graph's real nodes, are left for the caller to drop.
-        """
-        with torch.no_grad():
-            scores = s.detach().masked_fill(mask.unsqueeze(1) == 0, -2.0)
-            scores.diagonal(dim1=1, dim2=2).fill_(-2.0)
-            return scores.topk(k, dim=-1).indices
 
     def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
                 valid: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -237,19 +241,14 @@ class StructureLearner(nn.Module):
         s_obs = _entries(s, dst, src)
         plaus = torch.sigmoid(s_obs / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s_obs)
         observed = (src, dst, (1.0 - self.beta) * plaus)
-        k = min(self.topk, n - 1)
-        if self.beta == 0.0 or k <= 0:
+        if self.beta == 0.0 or min(self.topk, n - 1) <= 0:
             return observed, s
-        with torch.no_grad():  # the same selection as _topk_selection, kept as index pairs
-            cols = self._topk_indices(s, mask, k) + (torch.arange(b, device=s.device) * n).view(b, 1, 1)
-            rows = torch.arange(b * n, device=s.device).view(b, n, 1).expand(b, n, k)
-            real = mask.reshape(-1) > 0
-            ok = real[rows] & real[cols] & (rows != cols)
-            r, c = rows[ok], cols[ok]
-            total = b * n
-            key = torch.cat([r * total + c, c * total + r]).unique()  # symmetrised, each pair once
-            rows_l, cols_l = key // total, key % total
-        learned_w = self.beta * F.relu(_entries(s, rows_l, cols_l))
+        with torch.no_grad():  # the same weights as the dense path, kept as (row, col) pairs
+            sel = self._topk_selection(s, mask, None)
+            graph, rows, cols = sel.nonzero(as_tuple=True)
+            rows_l, cols_l = graph * n + rows, graph * n + cols
+            weight = sel[graph, rows, cols]
+        learned_w = self.beta * weight * F.relu(_entries(s, rows_l, cols_l))
         return (torch.cat([src, cols_l]), torch.cat([dst, rows_l]), torch.cat([observed[2], learned_w])), s
 
     def sparse_ssl_loss(self, s: torch.Tensor, mask: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:

@@ -145,6 +145,25 @@ def test_structure_learner_with_beta0_and_unit_plausibility_is_the_plain_gin(pla
     assert (sl2(batch)[0] - out_plain).abs().max() > 1e-4
 
 
+def _tie_split_topk_reference(s, valid, k, tol=1e-6):
+    """Row by row: weight 1 above the k-th largest valid S, remaining slots shared by its ties; max-symmetrised."""
+    sel = torch.zeros_like(s)
+    for b in range(s.shape[0]):
+        for i in range(s.shape[1]):
+            cand = [j for j in range(s.shape[2]) if valid[b, i, j] > 0]
+            if not cand:
+                continue
+            values = sorted((float(s[b, i, j]) for j in cand), reverse=True)
+            kth = values[min(k, len(values)) - 1]
+            above = [j for j in cand if s[b, i, j] > kth + tol]
+            tied = [j for j in cand if abs(float(s[b, i, j]) - kth) <= tol]
+            for j in above:
+                sel[b, i, j] = 1.0
+            for j in tied:
+                sel[b, i, j] = (min(k, len(cand)) - len(above)) / len(tied)
+    return torch.maximum(sel, sel.transpose(1, 2))
+
+
 def test_structure_learner_fused_arithmetic_matches_the_textbook_formulas(planted):
     """Refined adjacency and SSL loss against direct, unfused computations (values and gradients)."""
     import torch.nn.functional as F
@@ -158,9 +177,8 @@ def test_structure_learner_fused_arithmetic_matches_the_textbook_formulas(plante
     ssl = sl.ssl_loss(s, batch.adj, batch.mask)
     n = s.shape[-1]
     valid = batch.mask.unsqueeze(1) * batch.mask.unsqueeze(2) * (1.0 - torch.eye(n))
-    scores = s.detach().masked_fill(valid == 0, -2.0)
-    sel = torch.zeros_like(s).scatter_(-1, scores.topk(3, dim=-1).indices, 1.0) * valid
-    sel = torch.maximum(sel, sel.transpose(1, 2))
+    sel = _tie_split_topk_reference(s.detach(), valid, 3)
+    assert ((sel > 0) & (sel < 1)).any()  # one-hot node types: ties occur, so the split is exercised
     want = 0.3 * batch.adj * torch.sigmoid(s / 0.2) + 0.7 * sel * F.relu(s)
     torch.testing.assert_close(refined, want, atol=1e-6, rtol=0)
     assert (refined - refined.transpose(1, 2)).abs().max() < 1e-6
@@ -299,3 +317,81 @@ def test_structure_learner_takes_the_edge_list_path_only_on_large_padded_batches
     large = collate(list(planted.graphs[:7]) + [path])
     assert not model._sparse_structure_pays(small)
     assert model._sparse_structure_pays(large)
+
+
+def test_mlp_structure_learner_cannot_tell_same_type_atoms_apart_on_mutag():
+    """On one-hot atom types S depends only on the type pair, so top-k among same-type atoms is a tie.
+
+    Why the top-k selection splits ties (plugin README, "learned graph on molecules"): with
+    ``sl_embed="mlp"`` a carbon's k learned neighbours would otherwise be carbons picked by node
+    index; ``sl_embed="gin"`` (MLP(x + A x)) separates atoms whose neighbourhoods differ.
+    """
+    from plugins.graphpfl.data import load_tu
+    from plugins.graphpfl.model import StructureLearner
+
+    gs = load_tu("MUTAG")
+    batch = collate(gs.graphs[:8])
+    types = batch.x.argmax(-1)
+    real = batch.mask > 0
+    torch.manual_seed(0)
+    for embed, ties_everywhere in (("mlp", True), ("gin", False)):
+        sl = StructureLearner(gs.n_features, 16, topk=4, beta=0.5, tau=0.2, plausibility="sigmoid", embed=embed)
+        with torch.no_grad():
+            s = sl.similarity(batch.x, batch.adj, batch.mask)
+        same_pair_same_s = True
+        for b in range(s.shape[0]):
+            idx = real[b].nonzero().squeeze(1)
+            t = types[b, idx]
+            sb = s[b][idx][:, idx]
+            for i in range(len(idx)):
+                for j in range(len(idx)):
+                    twin = (t == t[i]).nonzero().squeeze(1)
+                    same_pair_same_s &= bool(torch.allclose(sb[twin, j], sb[i, j], atol=1e-6))
+        assert same_pair_same_s == ties_everywhere
+    # mlp: a carbon's top-4 among the other carbons of its molecule all tie at cosine 1
+    sl = StructureLearner(gs.n_features, 16, topk=4, beta=0.5, tau=0.2, plausibility="sigmoid", embed="mlp")
+    with torch.no_grad():
+        s = sl.similarity(batch.x, batch.adj, batch.mask)
+    carbons = ((types[0] == 0) & real[0]).nonzero().squeeze(1)
+    assert len(carbons) > 5
+    torch.testing.assert_close(s[0][carbons][:, carbons], torch.ones(len(carbons), len(carbons)), atol=1e-6, rtol=0)
+
+
+def test_structure_learner_model_does_not_depend_on_node_order():
+    """Relabelling the nodes of each molecule leaves the graph-level output unchanged (ties split, not by index)."""
+    import dataclasses
+
+    from plugins.graphpfl.data import load_tu
+
+    gs = load_tu("MUTAG")
+    rng = np.random.default_rng(0)
+    graphs = gs.graphs[:20]
+    permuted = []
+    for g in graphs:
+        order = rng.permutation(g.n_nodes)
+        permuted.append(dataclasses.replace(g, x=g.x[order], edges=np.argsort(order)[g.edges]))
+    for embed in ("mlp", "gin"):
+        torch.manual_seed(0)
+        model = GIN(ModelConfig(gs.n_features, 2, hidden=32, structure_learner=True, sl_beta=0.5, sl_embed=embed)).eval()
+        with torch.no_grad():
+            torch.testing.assert_close(model(collate(permuted))[0], model(collate(graphs))[0], atol=1e-5, rtol=0)
+
+
+def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots():
+    from plugins.graphpfl.model import StructureLearner
+
+    torch.manual_seed(0)
+    b, n, k = 3, 9, 3
+    s = torch.rand(b, n, n)
+    mask = torch.ones(b, n)
+    mask[2, 6:] = 0  # a smaller graph in the batch
+    sl = StructureLearner(4, 8, topk=k, beta=0.5, tau=0.2, plausibility="sigmoid")
+    valid = sl.valid_pairs(mask)
+    sel = sl._topk_selection(s, mask, valid)
+    plain = torch.zeros_like(s).scatter_(-1, s.masked_fill(valid == 0, -1.0).topk(k, dim=-1).indices, 1.0) * valid
+    torch.testing.assert_close(sel, torch.maximum(plain, plain.transpose(1, 2)))
+    # all-tied rows: every other real node gets k / (n_real - 1) before symmetrisation
+    flat = sl._topk_selection(torch.ones(b, n, n), mask, valid)
+    torch.testing.assert_close(flat[0, 0, 1:], torch.full((n - 1,), k / (n - 1)))
+    torch.testing.assert_close(flat[2, 0, 1:6], torch.full((5,), k / 5))
+    assert float(flat[2, 0, 6:].abs().sum()) == 0.0
