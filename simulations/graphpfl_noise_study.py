@@ -28,8 +28,8 @@ def _value(text: str):
         return text
 
 
-def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: list[str]):
-    """Summaries of the finished ``noise_robustness`` runs in ``store`` that match ``fixed``."""
+def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: list[str], seeds: list[int]):
+    """Summaries of the finished ``noise_robustness`` runs in ``store`` that match ``fixed`` and ``seeds``."""
     import pandas as pd
 
     from plugins.graphpfl.simulation import NoiseRobustnessParams
@@ -40,7 +40,7 @@ def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: 
     rows = []
     for run in RunStore(store or get_settings().store_path).iter_runs("graphpfl.noise_robustness"):
         params = dict(run.params)
-        if params.get("noise_p") not in noise or params.get("algorithm") not in algorithms:
+        if params.get("noise_p") not in noise or params.get("algorithm") not in algorithms or run.seed not in seeds:
             continue
         if any(params.get(k) != v for k, v in want.items() if k not in ("noise_p", "algorithm")):
             continue
@@ -87,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline not in algorithms:
         algorithms.insert(0, args.baseline)
     if args.stored_only:
-        runs = stored_runs(args.store, fixed, noise, algorithms)
+        from toolkit.config import parse_seeds
+
+        runs = stored_runs(args.store, fixed, noise, algorithms, parse_seeds(args.seeds))
         status = f"{len(runs)} runs read from {args.store} (nothing computed)"
     else:
         sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": noise, "algorithm": algorithms}, seeds=args.seeds,
