@@ -189,41 +189,64 @@ class StructureLearner(nn.Module):
         valid.diagonal(dim1=1, dim2=2).zero_()
         return valid
 
-    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Symmetrised weighted top-k graph of relu(S) among real nodes, no self loops."""
-        return self._topk_selection(s, mask, valid) * F.relu(s)
+        return self._topk_selection(s, mask) * F.relu(s)
 
-    def _topk_selection(self, s: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
-        """Symmetrised top-k weights of S among valid pairs, in [0, 1], ties split (no gradient).
+    def _topk_selection(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Dense (B, N, N) form of :meth:`learned_pairs` (no gradient)."""
+        sel = torch.zeros_like(s)
+        graph, rows, cols, weight = self.learned_pairs(s, mask)
+        sel[graph, rows, cols] = weight
+        return sel
+
+    def learned_pairs(self, s: torch.Tensor, mask: torch.Tensor
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Symmetrised top-k pattern of S among real, distinct nodes: (graph, row, col, weight in (0, 1]).
 
         Row i gives weight 1 to the nodes whose S is above its k-th largest and shares the remaining
         slots equally among the nodes tied with the k-th (within ``TIE_TOL``): the expectation of top-k
         under uniformly random tie-breaking. Without ties this is the 0/1 top-k pattern. Breaking ties
         by index instead made the model depend on the order of a graph's nodes: on one-hot atom types
-        every same-type pair has S = 1 exactly.
+        every same-type pair has S = 1 exactly. Symmetrised by the larger of w_ij, w_ji; each pair is
+        listed in both directions. Only two N²-sized passes (a top-k and a comparison) are dense.
         """
-        n = s.shape[-1]
+        b, n, _ = s.shape
         k = min(self.topk, n - 1)
+        empty = torch.zeros(0, dtype=torch.long, device=s.device)
         if k <= 0:
-            return torch.zeros_like(s)
-        valid = self.valid_pairs(mask) if valid is None else valid
+            return empty, empty, empty, torch.zeros(0, dtype=s.dtype, device=s.device)
         with torch.no_grad():
-            scores = s.detach().masked_fill(valid == 0, -math.inf)
-            kth = scores.topk(k, dim=-1).values[..., -1:]
-            above = scores > kth + self.TIE_TOL
-            tied = (scores >= kth - self.TIE_TOL) & ~above
-            share = (k - above.sum(-1, keepdim=True)) / tied.sum(-1, keepdim=True).clamp_min(1)
-            sel = (above + tied * share).mul_(valid)
-            return torch.maximum(sel, sel.transpose(1, 2))
+            scores = s.detach().masked_fill(mask.unsqueeze(1) == 0, -math.inf)
+            scores.diagonal(dim1=1, dim2=2).fill_(-math.inf)
+            kth = scores.topk(k, dim=-1).values[..., -1]  # (B, N); -inf where a row has < k candidates
+            graph, rows, cols = (scores >= (kth - self.TIE_TOL).unsqueeze(-1)).nonzero(as_tuple=True)
+            value = scores[graph, rows, cols]
+            keep = torch.isfinite(value) & (mask[graph, rows] > 0)
+            graph, rows, cols, value = graph[keep], rows[keep], cols[keep], value[keep]
+            row_id = graph * n + rows
+            above = value > kth[graph, rows] + self.TIE_TOL
+            n_above = torch.zeros(b * n, device=s.device).index_add_(0, row_id, above.to(s.dtype))
+            n_tied = torch.zeros(b * n, device=s.device).index_add_(0, row_id, (~above).to(s.dtype))
+            n_cand = n_above + n_tied  # a row with < k candidates keeps them all
+            share = (torch.minimum(n_cand, torch.full_like(n_cand, float(k))) - n_above) / n_tied.clamp_min(1.0)
+            weight = torch.where(above, torch.ones_like(value), share[row_id])
+            # symmetrise: pair (i, j) and (j, i) get max(w_ij, w_ji)
+            total = b * n
+            key = torch.cat([row_id * total + graph * n + cols, (graph * n + cols) * total + row_id])
+            both = torch.cat([weight, weight])
+            unique, inverse = key.unique(return_inverse=True)
+            sym = torch.zeros(len(unique), dtype=s.dtype, device=s.device).scatter_reduce_(
+                0, inverse, both, reduce="amax", include_self=False)
+            src_flat, dst_flat = unique // total, unique % total
+            return src_flat // n, src_flat % n, dst_flat % n, sym
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
-                valid: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         s = self.similarity(x, adj, mask)
         plaus = torch.sigmoid(s / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s)
         if self.beta == 0.0:
             return (1.0 - self.beta) * (adj * plaus), s
-        valid = self.valid_pairs(mask) if valid is None else valid
-        learned = (self._topk_selection(s, mask, valid) * self.beta) * F.relu(s)
+        learned = (self._topk_selection(s, mask) * self.beta) * F.relu(s)
         # (1 - β)(A ⊙ P) + β Ã in one fused multiply-add
         return torch.addcmul(learned, adj, plaus, value=1.0 - self.beta), s
 
@@ -243,11 +266,8 @@ class StructureLearner(nn.Module):
         observed = (src, dst, (1.0 - self.beta) * plaus)
         if self.beta == 0.0 or min(self.topk, n - 1) <= 0:
             return observed, s
-        with torch.no_grad():  # the same weights as the dense path, kept as (row, col) pairs
-            sel = self._topk_selection(s, mask, None)
-            graph, rows, cols = sel.nonzero(as_tuple=True)
-            rows_l, cols_l = graph * n + rows, graph * n + cols
-            weight = sel[graph, rows, cols]
+        graph, rows, cols, weight = self.learned_pairs(s, mask)  # the dense path's weights, as pairs
+        rows_l, cols_l = graph * n + rows, graph * n + cols
         learned_w = self.beta * weight * F.relu(_entries(s, rows_l, cols_l))
         return (torch.cat([src, cols_l]), torch.cat([dst, rows_l]), torch.cat([observed[2], learned_w])), s
 
@@ -333,10 +353,9 @@ class GIN(nn.Module):
             if self.training:
                 aux["ssl"] = self.structure.sparse_ssl_loss(s, mask, edge_index)
         elif self.structure is not None:  # dense path: small padded graphs, or batches without edge_index
-            valid = StructureLearner.valid_pairs(mask)
-            adj, s = self.structure(batch.x, batch.adj, mask, valid)
+            adj, s = self.structure(batch.x, batch.adj, mask)
             if self.training:
-                aux["ssl"] = self.structure.ssl_loss(s, batch.adj, mask, valid)
+                aux["ssl"] = self.structure.ssl_loss(s, batch.adj, mask)
         m = mask.unsqueeze(-1)
         h = batch.x
         readouts = []

@@ -387,11 +387,11 @@ def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots(
     mask[2, 6:] = 0  # a smaller graph in the batch
     sl = StructureLearner(4, 8, topk=k, beta=0.5, tau=0.2, plausibility="sigmoid")
     valid = sl.valid_pairs(mask)
-    sel = sl._topk_selection(s, mask, valid)
+    sel = sl._topk_selection(s, mask)
     plain = torch.zeros_like(s).scatter_(-1, s.masked_fill(valid == 0, -1.0).topk(k, dim=-1).indices, 1.0) * valid
     torch.testing.assert_close(sel, torch.maximum(plain, plain.transpose(1, 2)))
     # all-tied rows: every other real node gets k / (n_real - 1) before symmetrisation
-    flat = sl._topk_selection(torch.ones(b, n, n), mask, valid)
+    flat = sl._topk_selection(torch.ones(b, n, n), mask)
     torch.testing.assert_close(flat[0, 0, 1:], torch.full((n - 1,), k / (n - 1)))
     torch.testing.assert_close(flat[2, 0, 1:6], torch.full((5,), k / 5))
     assert float(flat[2, 0, 6:].abs().sum()) == 0.0
