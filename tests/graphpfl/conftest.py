@@ -1,6 +1,9 @@
-"""Shared fixtures of the graphpfl tests: small federations and a registry with only this plugin."""
+"""Shared fixtures of the graphpfl tests: small federations, a registry with only this plugin, scripts."""
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,23 @@ def graphpfl_registry():
     from toolkit.registry import Registry
 
     return Registry.from_manager(toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp]))
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """Import a script of the repository (``simulations/...py``, ``benchmarks/...py``) as a module."""
+
+    def load(relative_path: str):
+        path = REPO / relative_path
+        spec = importlib.util.spec_from_file_location(f"{path.stem}_under_test", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture(scope="session")

@@ -3,19 +3,7 @@ FedAvg does, give the simulator's global model after a round (so the measured ra
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "graphpfl_flower.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("graphpfl_flower_under_test", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _fedavg_round_through_benchmark(bench, n_clients, seed, server_round, arrays):
@@ -26,11 +14,11 @@ def _fedavg_round_through_benchmark(bench, n_clients, seed, server_round, arrays
     return [sum(w * a[i] for w, (a, _) in zip(weights, fits)) for i in range(len(arrays))]
 
 
-def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg():
+def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg(load_script):
     from plugins.graphpfl.federation import run_federation
     from plugins.graphpfl.strategies import FedAvg, FLConfig
 
-    bench = _bench()
+    bench = load_script("benchmarks/graphpfl_flower.py")
     n_clients, seed = 4, 0
     clients, cfg, init = bench.workload("MUTAG", n_clients, seed)
     # one round, equal up to the float32 vs float64 averaging (later rounds: Adam turns that rounding into
@@ -44,12 +32,12 @@ def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg():
     assert n == clients[0].n_val + clients[0].n_test and 0.0 <= acc <= 1.0 and loss > 0
 
 
-def test_flower_benchmark_detects_a_different_workload():
+def test_flower_benchmark_detects_a_different_workload(load_script):
     """The comparison above can fail: another round's seeds give other client updates."""
     from plugins.graphpfl.federation import run_federation
     from plugins.graphpfl.strategies import FedAvg, FLConfig
 
-    bench = _bench()
+    bench = load_script("benchmarks/graphpfl_flower.py")
     clients, cfg, init = bench.workload("MUTAG", 4, 0)
     arrays = _fedavg_round_through_benchmark(bench, 4, 0, 2, [v.numpy() for v in init.values()])
     ours = run_federation(clients, FedAvg(FLConfig(n_rounds=1)), cfg, 0).global_shared

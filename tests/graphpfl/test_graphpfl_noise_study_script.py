@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 
-SCRIPT = Path(__file__).resolve().parents[2] / "simulations" / "graphpfl_noise_study.py"
 
-
-def _script():
-    spec = importlib.util.spec_from_file_location("graphpfl_noise_study", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_stored_only_tables_keep_only_the_requested_seeds(tmp_path):
-    study = _script()
+def test_stored_only_tables_keep_only_the_requested_seeds(tmp_path, load_script):
+    study = load_script("simulations/graphpfl_noise_study.py")
     common = ["--dataset", "planted", "--n-clients", "2", "--noise", "0,0.3", "--algorithms", "fedavg,fedprox",
               "--n-rounds", "2", "--set", "n_graphs=40", "--store", str(tmp_path / "store.sqlite")]
     assert study.main([*common, "--seeds", "0:3", "--out", str(tmp_path / "all")]) == 0

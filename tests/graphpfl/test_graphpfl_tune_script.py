@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 
-SCRIPT = Path(__file__).resolve().parents[2] / "simulations" / "graphpfl_tune.py"
 
-
-def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("graphpfl_tune", SCRIPT)
-    tune = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tune)
+def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, load_script):
+    tune = load_script("simulations/graphpfl_tune.py")
     out = tmp_path / "out"
     rc = tune.main(["--dataset", "planted", "--n-clients", "3", "--noise", "0.3", "--n-rounds", "2",
                     "--seeds", "100:102", "--algorithm", "fedavg", "--grid", "lr=0.001,0.003",
