@@ -189,10 +189,6 @@ class StructureLearner(nn.Module):
         valid.diagonal(dim1=1, dim2=2).zero_()
         return valid
 
-    def learned_graph(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Symmetrised weighted top-k graph of relu(S) among real nodes, no self loops."""
-        return self._topk_selection(s, mask) * F.relu(s)
-
     def _topk_selection(self, s: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Dense (B, N, N) form of :meth:`learned_pairs` (no gradient)."""
         sel = torch.zeros_like(s)
@@ -209,7 +205,8 @@ class StructureLearner(nn.Module):
         under uniformly random tie-breaking. Without ties this is the 0/1 top-k pattern. Breaking ties
         by index instead made the model depend on the order of a graph's nodes: on one-hot atom types
         every same-type pair has S = 1 exactly. Symmetrised by the larger of w_ij, w_ji; each pair is
-        listed in both directions. Only two N²-sized passes (a top-k and a comparison) are dense.
+        listed in both directions. Dense work over the N² pairs: masking S, one top-k, one comparison
+        and its nonzero; the rest runs over the candidate pairs.
         """
         b, n, _ = s.shape
         k = min(self.topk, n - 1)
@@ -226,10 +223,10 @@ class StructureLearner(nn.Module):
             graph, rows, cols, value = graph[keep], rows[keep], cols[keep], value[keep]
             row_id = graph * n + rows
             above = value > kth[graph, rows] + self.TIE_TOL
-            n_above = torch.zeros(b * n, device=s.device).index_add_(0, row_id, above.to(s.dtype))
-            n_tied = torch.zeros(b * n, device=s.device).index_add_(0, row_id, (~above).to(s.dtype))
+            n_above = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(0, row_id, above.to(s.dtype))
+            n_tied = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(0, row_id, (~above).to(s.dtype))
             n_cand = n_above + n_tied  # a row with < k candidates keeps them all
-            share = (torch.minimum(n_cand, torch.full_like(n_cand, float(k))) - n_above) / n_tied.clamp_min(1.0)
+            share = (n_cand.clamp(max=float(k)) - n_above) / n_tied.clamp_min(1.0)
             weight = torch.where(above, torch.ones_like(value), share[row_id])
             # symmetrise: pair (i, j) and (j, i) get max(w_ij, w_ji)
             total = b * n

@@ -390,6 +390,8 @@ def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots(
     sel = sl._topk_selection(s, mask)
     plain = torch.zeros_like(s).scatter_(-1, s.masked_fill(valid == 0, -1.0).topk(k, dim=-1).indices, 1.0) * valid
     torch.testing.assert_close(sel, torch.maximum(plain, plain.transpose(1, 2)))
+    # float64 similarities give the same selection, in float64
+    torch.testing.assert_close(sl._topk_selection(s.double(), mask), sel.double())
     # all-tied rows: every other real node gets k / (n_real - 1) before symmetrisation
     flat = sl._topk_selection(torch.ones(b, n, n), mask)
     torch.testing.assert_close(flat[0, 0, 1:], torch.full((n - 1,), k / (n - 1)))
