@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -272,6 +273,25 @@ def best_round(rows: Sequence[dict], variant: str = "") -> dict:
     return max(evaluated, key=lambda r: (r[f"val_acc_pooled{sfx}"], -r[f"val_loss{sfx}"], -r["round"]))
 
 
+class ClientScore(NamedTuple):
+    """One client's evaluation of one model: validation counts and summed loss, test counts."""
+    val_correct: int
+    val_n: int
+    val_loss: float
+    test_correct: int
+    test_n: int
+
+    @property
+    def val_acc(self) -> float:
+        return self.val_correct / self.val_n
+
+
+def _score(model: GIN, client: ClientData) -> ClientScore:
+    val_correct, val_n, val_loss = evaluate(model, client.val)
+    test_correct, test_n, _ = evaluate(model, client.test)
+    return ClientScore(val_correct, val_n, val_loss, test_correct, test_n)
+
+
 def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState], global_shared: Params,
                   clients: Sequence[ClientData]) -> dict:
     """Accuracies of every client's evaluated model, client-mean and pooled.
@@ -282,13 +302,13 @@ def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState],
     """
     mode = strategy.evaluation_mode()
     variants = ("personal", "global") if mode == "select" else (mode,)
-    scores: dict[str, list[tuple[int, int, float, int, int]]] = {v: [] for v in variants}
+    scores: dict[str, list[ClientScore]] = {v: [] for v in variants}
     for st, c in zip(states, clients):
         for v in variants:
             model.load_state_dict(strategy.eval_params(st, global_shared, v))
-            scores[v].append(evaluate(model, c.val) + evaluate(model, c.test)[:2])
+            scores[v].append(_score(model, c))
     if mode == "select":
-        chosen = [p if (p[0] / p[1], -p[2]) > (g[0] / g[1], -g[2]) else g
+        chosen = [p if (p.val_acc, -p.val_loss) > (g.val_acc, -g.val_loss) else g
                   for p, g in zip(scores["personal"], scores["global"])]
         row = _pool(chosen)
         for v in variants:
@@ -299,9 +319,9 @@ def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState],
     return _pool(scores[mode])
 
 
-def _pool(scores: Sequence[tuple[int, int, float, int, int]]) -> dict:
-    """Client-mean and pooled accuracies from per-client (val correct, val n, val loss, test correct, test n)."""
-    vc, vn, vl, tc, tn = (np.array([s[i] for s in scores], dtype=float) for i in range(5))
+def _pool(scores: Sequence[ClientScore]) -> dict:
+    """Client-mean and pooled accuracies (and pooled validation loss) over clients."""
+    vc, vn, vl, tc, tn = (np.array(column, dtype=float) for column in zip(*scores))
     return {
         "val_acc_pooled": float(vc.sum() / vn.sum()), "val_acc_client_mean": float(np.mean(vc / vn)),
         "val_loss": float(vl.sum() / vn.sum()),
