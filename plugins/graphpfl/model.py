@@ -124,7 +124,7 @@ class ModelConfig:
     batch_norm: bool = True  # masked BatchNorm inside each GIN MLP (as PyG's GIN)
     # GraphP-FL modules (all off = the plain GIN baseline)
     structure_learner: bool = False
-    sl_topk: int = 4
+    sl_topk: int = 8
     sl_beta: float = 0.5
     sl_tau: float = 0.2
     plausibility: str = "sigmoid"  # "sigmoid": P = σ(S/τ); "ones": P ≡ 1

