@@ -226,3 +226,23 @@ def test_graphpfl_msff_and_vib_switches_change_the_model(small_federation):
     assert res_on.n_params > res_off.n_params  # the VIB layer and the wider all-layer readout
     assert any(k.startswith("vib.") for k in res_on.global_shared)
     assert not any(k.startswith("vib.") for k in res_off.global_shared)
+
+
+def test_the_three_config_layers_share_their_defaults():
+    """The simulation's parameters, the strategies' FLConfig and the ModelConfig each carry defaults for the
+    same names (the benchmark builds FLConfig directly): a default changed in one place only would make the
+    benchmark and the studies run different models."""
+    import dataclasses
+
+    from plugins.graphpfl.model import ModelConfig
+    from plugins.graphpfl.simulation import NoiseRobustnessParams
+
+    fl = {f.name: f.default for f in dataclasses.fields(FLConfig)}
+    sim = {name: field.default for name, field in NoiseRobustnessParams.model_fields.items()}
+    model = {f.name: f.default for f in dataclasses.fields(ModelConfig) if f.default is not dataclasses.MISSING}
+    shared_sim = sorted(set(fl) & set(sim))
+    shared_model = sorted(set(fl) & set(model))
+    assert {"sl_topk", "sl_beta", "lr", "lambda_fisher", "use_msff"} <= set(shared_sim)
+    assert {"sl_topk", "sl_beta", "sl_tau", "sl_embed"} <= set(shared_model)
+    assert {n: sim[n] for n in shared_sim} == {n: fl[n] for n in shared_sim}
+    assert {n: model[n] for n in shared_model} == {n: fl[n] for n in shared_model}
