@@ -230,8 +230,9 @@ def test_graphpfl_msff_and_vib_switches_change_the_model(small_federation):
 
 def test_the_three_config_layers_share_their_defaults():
     """The simulation's parameters, the strategies' FLConfig and the ModelConfig each carry defaults for the
-    same names (the benchmark builds FLConfig directly): a default changed in one place only would make the
-    benchmark and the studies run different models."""
+    same names (the benchmark builds FLConfig and ModelConfig directly): a default changed in one place only
+    would make the benchmark and the studies run different models. (One source would need a torch-free
+    defaults module: simulation.py is imported at plugin registration and must not import torch.)"""
     import dataclasses
 
     from plugins.graphpfl.model import ModelConfig
@@ -246,3 +247,6 @@ def test_the_three_config_layers_share_their_defaults():
     assert {"sl_topk", "sl_beta", "sl_tau", "sl_embed"} <= set(shared_model)
     assert {n: sim[n] for n in shared_sim} == {n: fl[n] for n in shared_sim}
     assert {n: model[n] for n in shared_model} == {n: fl[n] for n in shared_model}
+    shared_sim_model = sorted(set(sim) & set(model))  # the GIN's size and the structure learner
+    assert {"hidden", "n_layers", "dropout", "sl_topk"} <= set(shared_sim_model)
+    assert {n: sim[n] for n in shared_sim_model} == {n: model[n] for n in shared_sim_model}
