@@ -25,6 +25,7 @@ def main() -> None:
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
     args = ap.parse_args()
 
+    import numpy as np
     import pandas as pd
 
     from plugins.gd_perceptron import data, measures, models, r1_exact
@@ -56,6 +57,11 @@ def main() -> None:
             return measures.loglog_slope(s["d"], s[col])
         lines.append(f"| {g:g} | {sl('engine', 256):.3f}; {sl('digits120', 256):.3f} | {sl('engine', 16):.3f} | "
                      f"{sl('engine', 1024):.3f} |")
+    target = table[table["gamma"].isin([1e2, 1e3, 1e4]) & (table["d"] >= 256)]
+    if target["gamma"].nunique() == 3:
+        # the same d grid for every gamma, so the common slope (per-gamma intercepts) is the mean slope
+        common = np.mean([measures.loglog_slope(s["d"], s["engine"]) for _, s in target.groupby("gamma")])
+        lines.append(f"\nOne slope common to gamma = 1e2, 1e3, 1e4 (per-gamma intercepts), d = 256..4096: {common:.3f}")
     sensitive = table[table["digits60"] != table["digits120"]]
     if len(sensitive):
         lines.append("\nPrecision-sensitive cells (60 and 120 digits disagree): counts at 20, 40, 80, 160, 320 digits")

@@ -66,6 +66,16 @@ def test_gamma_1e4_switches_branch_between_d_256_and_1024():
     assert 0.99 <= measures.loglog_slope(big, [T[d] for d in big]) <= 1.01  # and each branch has slope 1
 
 
+def test_one_slope_common_to_the_three_steps_is_1_071():
+    """README: read as one slope for gamma in {1e2, 1e3, 1e4} together (per-gamma intercepts), the target holds."""
+    ds = [d for d in R1_D_VALUES if d >= 256]
+    rows = run_sweep([data.r1(d) for d in ds], LIN, "gd", [1e2, 1e3, 1e4], [0], max_iter=100_000)
+    slopes = [measures.loglog_slope(ds, [r["iterations"] for r in sorted(rows, key=lambda r: r["dataset_index"])
+                                         if r["gamma"] == g]) for g in (1e2, 1e3, 1e4)]
+    assert [round(s, 3) for s in slopes] == [0.994, 0.995, 1.224]
+    assert round(float(np.mean(slopes)), 3) == 1.071 and 0.9 <= np.mean(slopes) <= 1.1
+
+
 def test_ratchet_branch_keeps_sample_two_just_misclassified():
     # d = 1024, gamma = 1e4: the even-step margin of sample 2 stays in (-5e-3, 0) while a_t climbs to ~1/2
     T, path = r1_exact.gd_path(1024, 1e4)
