@@ -59,6 +59,8 @@ class SparseBayesianFDNN:
     :param lam, sigma0_sq, sigma1_sq: prior inclusion probability and spike/slab *variances*.
     :param sigma_other_sq: variance of the Gaussian prior on all other weights.
     :param epochs, anneal_epochs, finetune_epochs, lr: full-batch Adam schedule.
+    :param finetune_lr: Adam learning rate of the fine-tuning after masking (None: ``lr``). Fine-tuning
+        starts a fresh Adam on an already converged network, so a full-size step can jolt it.
     :param n_restarts: R random restarts; the Laplace log evidence picks the best.
     :param threshold: a column is selected when its inclusion probability exceeds this (1/2).
     :param include_empty_model: add a candidate with every column excluded (W1 = 0) to the restarts
@@ -78,6 +80,7 @@ class SparseBayesianFDNN:
                  task: str = "regression", lam: float = 1e-5, sigma0_sq: float = 1e-5,
                  sigma1_sq: float = 5e-3, sigma_other_sq: float = 1.0, epochs: int = 3000,
                  anneal_epochs: int = 500, finetune_epochs: int = 500, lr: float = 2e-3,
+                 finetune_lr: float | None = None,
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
                  include_empty_model: bool = True,
                  device: str = "cpu", random_state: int = 0):
@@ -93,6 +96,7 @@ class SparseBayesianFDNN:
         self.anneal_epochs = anneal_epochs
         self.finetune_epochs = finetune_epochs
         self.lr = lr
+        self.finetune_lr = finetune_lr
         self.n_restarts = n_restarts
         self.threshold = threshold
         self.score_sd = score_sd
@@ -105,7 +109,8 @@ class SparseBayesianFDNN:
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in ("n_basis", "degree", "widths", "task", "lam", "sigma0_sq",
                                               "sigma1_sq", "sigma_other_sq", "epochs", "anneal_epochs",
-                                              "finetune_epochs", "lr", "n_restarts", "threshold", "score_sd",
+                                              "finetune_epochs", "lr", "finetune_lr", "n_restarts", "threshold",
+                                              "score_sd",
                                               "include_empty_model", "device",
                                               "random_state")}
 
@@ -136,6 +141,8 @@ class SparseBayesianFDNN:
             raise ValueError(f"lam: must lie in (0, 1), got {self.lam}")
         if self.lr <= 0:
             raise ValueError(f"lr: must be > 0, got {self.lr}")
+        if self.finetune_lr is not None and not self.finetune_lr > 0:
+            raise ValueError(f"finetune_lr: must be > 0 or None (None: use lr), got {self.finetune_lr}")
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "params_"):
@@ -205,7 +212,7 @@ class SparseBayesianFDNN:
         mask = torch.as_tensor(pips > self.threshold, dtype=torch.float32, device=dev)
         if self.finetune_epochs > 0:
             params, _ = train(params, Zt, yt, task=self.task, prior=prior, epochs=self.finetune_epochs,
-                              lr=self.lr, mask=mask)
+                              lr=self.lr if self.finetune_lr is None else self.finetune_lr, mask=mask)
         with torch.no_grad():
             residual_var = data_loss(forward(params, Zt, mask), yt, self.task).cpu().numpy()
         evidences, laplace = [], []

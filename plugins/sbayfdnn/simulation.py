@@ -43,6 +43,7 @@ class FitParams(Params):
     sigma0_sq: float = Field(1e-5, gt=0, description="spike variance")
     sigma1_sq: float = Field(5e-3, gt=0, description="slab variance (the real sparsity knob)")
     lr: float = Field(2e-3, gt=0, description="Adam learning rate")
+    finetune_lr: float | None = Field(None, gt=0, description="Adam learning rate of the fine-tuning (none: lr)")
     interval_level: float = Field(0.95, gt=0, lt=1, description="level of the Laplace predictive intervals")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")
@@ -80,7 +81,7 @@ def _estimator(params: FitParams, seed: int):
         n_basis=params.n_basis, degree=params.degree, widths=(params.first_layer_width, params.hidden_width),
         lam=params.lam, sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, epochs=params.epochs,
         anneal_epochs=params.anneal_epochs, finetune_epochs=params.finetune_epochs, lr=params.lr,
-        n_restarts=params.n_restarts, device=resolve_device(params.device), random_state=seed)
+        finetune_lr=params.finetune_lr, n_restarts=params.n_restarts, device=resolve_device(params.device), random_state=seed)
 
 
 def fit_and_score(data, params: FitParams, seed: int) -> dict:
@@ -149,7 +150,8 @@ def compare(params: CompareParams, seed: int) -> SimulationOutput:
     data = simulate("two_region", params.link, params.snr, params.n_train, params.n_test, params.m, seed)
     sbay = dict(widths=(params.first_layer_width, params.hidden_width), lam=params.lam,
                 sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, anneal_epochs=params.anneal_epochs,
-                finetune_epochs=params.finetune_epochs, lr=params.lr, n_restarts=params.n_restarts,
+                finetune_epochs=params.finetune_epochs, lr=params.lr, finetune_lr=params.finetune_lr,
+                n_restarts=params.n_restarts,
                 epochs=params.epochs)
     records = compare_methods(data, sbay_kwargs=sbay, epochs=params.baseline_epochs, n_basis=params.n_basis,
                               degree=params.degree, device=resolve_device(params.device), seed=seed,
