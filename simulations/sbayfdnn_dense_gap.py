@@ -8,8 +8,8 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
    validation search would pick; and the same default network refit on all training curves for its
    early-stopped number of epochs (is the baseline handicapped by its 20% validation split?);
 2. ``sparse_finetune.csv``: the sparse model's restarts after the annealed MAP (3000 epochs), after
-   masking, after 250 .. 1500 fine-tuning epochs (each 250 with a fresh Adam, as in ``fit``), and
-   after 500 epochs at a tenth of the learning rate (is masking / fine-tuning leaving accuracy?);
+   masking, after 250 .. 1500 fine-tuning epochs at the full lr (each 250 with a fresh Adam; ``fit``
+   did this before 2026-12-01), and after 500 epochs at ``finetune_lr`` (2e-4, what ``fit`` does now);
 3. ``summary.csv``: per link, the oracle's RMSE as a multiple of the dense network's. When that is
    above 0.9 no method, not even the true regression function, can meet the gate.
 
@@ -93,13 +93,13 @@ def sparse_rows(data, seed, finetune_steps=(250,) * 6):
     mask = torch.as_tensor(pips > est.threshold, dtype=torch.float32)
     rows = [{"stage": "MAP", "epochs": 0, "ratios": ratios(params)},
             {"stage": "masked", "epochs": 0, "ratios": ratios(params, mask)}]
-    low, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.lr / 10, mask=mask)
-    rows.append({"stage": "fine-tuned at lr/10", "epochs": 500, "ratios": ratios(low, mask)})
+    low, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.finetune_lr, mask=mask)
+    rows.append({"stage": "fine-tuned at finetune_lr (default)", "epochs": 500, "ratios": ratios(low, mask)})
     done = 0
     for step in finetune_steps:
         params, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=step, lr=est.lr, mask=mask)
         done += step
-        rows.append({"stage": "fine-tuned", "epochs": done, "ratios": ratios(params, mask)})
+        rows.append({"stage": "fine-tuned at lr", "epochs": done, "ratios": ratios(params, mask)})
     out = []
     for row in rows:
         for r, value in enumerate(row["ratios"]):
@@ -146,7 +146,7 @@ def evidence_pruning(data, seed, finetune_epochs=500):
         mask = model.mask_.clone()
         mask[0, j] = 0
         params, _ = train(model.params_, Zt, yt, task="regression", prior=model.prior_, epochs=finetune_epochs,
-                          lr=model.lr, mask=mask)
+                          lr=model.finetune_lr or model.lr, mask=mask)
         rows.append({"dropped": str(j), **evaluate(params, mask, [k for k in selected if k != j])})
     for row in rows:
         row["evidence_gain"] = row["log_evidence"] - rows[0]["log_evidence"]

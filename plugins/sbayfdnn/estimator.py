@@ -60,7 +60,8 @@ class SparseBayesianFDNN:
     :param sigma_other_sq: variance of the Gaussian prior on all other weights.
     :param epochs, anneal_epochs, finetune_epochs, lr: full-batch Adam schedule.
     :param finetune_lr: Adam learning rate of the fine-tuning after masking (None: ``lr``). Fine-tuning
-        starts a fresh Adam on an already converged network, so a full-size step can jolt it.
+        starts a fresh Adam on an already converged network, so a full-size step can jolt it; 2e-4
+        (lr/10) was chosen on pilot seeds (README, "Fine-tuning learning rate").
     :param n_restarts: R random restarts; the Laplace log evidence picks the best.
     :param threshold: a column is selected when its inclusion probability exceeds this (1/2).
     :param include_empty_model: add a candidate with every column excluded (W1 = 0) to the restarts
@@ -80,7 +81,7 @@ class SparseBayesianFDNN:
                  task: str = "regression", lam: float = 1e-5, sigma0_sq: float = 1e-5,
                  sigma1_sq: float = 5e-3, sigma_other_sq: float = 1.0, epochs: int = 3000,
                  anneal_epochs: int = 500, finetune_epochs: int = 500, lr: float = 2e-3,
-                 finetune_lr: float | None = None,
+                 finetune_lr: float | None = 2e-4,
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
                  include_empty_model: bool = True,
                  device: str = "cpu", random_state: int = 0):

@@ -43,7 +43,7 @@ class FitParams(Params):
     sigma0_sq: float = Field(1e-5, gt=0, description="spike variance")
     sigma1_sq: float = Field(5e-3, gt=0, description="slab variance (the real sparsity knob)")
     lr: float = Field(2e-3, gt=0, description="Adam learning rate")
-    finetune_lr: float | None = Field(None, gt=0, description="Adam learning rate of the fine-tuning (none: lr)")
+    finetune_lr: float | None = Field(2e-4, gt=0, description="Adam learning rate of the fine-tuning (none: lr)")
     interval_level: float = Field(0.95, gt=0, lt=1, description="level of the Laplace predictive intervals")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")

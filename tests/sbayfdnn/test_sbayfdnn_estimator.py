@@ -78,13 +78,14 @@ def test_same_seed_same_fit_and_different_seed_differs(linear_data):
 def test_finetune_lr_acts_only_after_masking(linear_data):
     d = linear_data
     small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 2}
-    default = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid)
-    same = SparseBayesianFDNN(random_state=3, finetune_lr=small.get("lr", 2e-3), **small).fit(d.X, d.y, d.grid)
-    slow = SparseBayesianFDNN(random_state=3, finetune_lr=2e-4, **small).fit(d.X, d.y, d.grid)
-    np.testing.assert_array_equal(default.predict(d.X_test), same.predict(d.X_test))  # None means lr
+    assert SparseBayesianFDNN().finetune_lr == 2e-4 and SparseBayesianFDNN().lr == 2e-3
+    full = SparseBayesianFDNN(random_state=3, finetune_lr=None, **small).fit(d.X, d.y, d.grid)
+    same = SparseBayesianFDNN(random_state=3, finetune_lr=2e-3, **small).fit(d.X, d.y, d.grid)
+    slow = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid)
+    np.testing.assert_array_equal(full.predict(d.X_test), same.predict(d.X_test))  # None means lr
     # selection happens before fine-tuning: same inclusion probabilities, different fine-tuned network
-    np.testing.assert_array_equal(default.all_inclusion_probabilities_, slow.all_inclusion_probabilities_)
-    assert not np.allclose(default.predict(d.X_test), slow.predict(d.X_test))
+    np.testing.assert_array_equal(full.all_inclusion_probabilities_, slow.all_inclusion_probabilities_)
+    assert not np.allclose(full.predict(d.X_test), slow.predict(d.X_test))
 
 
 def test_accepts_scikit_fda_fdatagrid(linear_data):
