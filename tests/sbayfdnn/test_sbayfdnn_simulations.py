@@ -35,3 +35,22 @@ def test_compare_gives_one_row_per_method_and_plots(tmp_path):
     fig = plt.figure()
     sim.plot(result.table, fig)
     assert fig.axes
+
+
+def test_simulation_estimator_and_prior_defaults_agree():
+    """The defaults live in three places (the simulation parameters must stay torch-free at registration);
+    this fails when one is changed without the others."""
+    import dataclasses
+
+    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+    from plugins.sbayfdnn.network import PriorConfig
+    from plugins.sbayfdnn.simulation import FitParams
+
+    sim = FitParams()
+    est = SparseBayesianFDNN().get_params()
+    shared = ["n_basis", "degree", "lam", "sigma0_sq", "sigma1_sq", "epochs", "anneal_epochs", "finetune_epochs",
+              "lr", "finetune_lr", "n_restarts"]
+    assert {k: getattr(sim, k) for k in shared} == {k: est[k] for k in shared}
+    assert (sim.first_layer_width, sim.hidden_width) == tuple(est["widths"])
+    prior = {f.name: f.default for f in dataclasses.fields(PriorConfig)}
+    assert prior == {k: est[k] for k in ("lam", "sigma0_sq", "sigma1_sq", "sigma_other_sq")}
