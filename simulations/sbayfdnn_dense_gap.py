@@ -93,7 +93,7 @@ def sparse_rows(data, seed, finetune_steps=(250,) * 6):
     mask = torch.as_tensor(pips > est.threshold, dtype=torch.float32)
     rows = [{"stage": "MAP", "epochs": 0, "ratios": ratios(params)},
             {"stage": "masked", "epochs": 0, "ratios": ratios(params, mask)}]
-    low, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.finetune_lr, mask=mask)
+    low, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.finetune_step_size, mask=mask)
     rows.append({"stage": "fine-tuned at finetune_lr (default)", "epochs": 500, "ratios": ratios(low, mask)})
     done = 0
     for step in finetune_steps:
@@ -146,7 +146,7 @@ def evidence_pruning(data, seed, finetune_epochs=500):
         mask = model.mask_.clone()
         mask[0, j] = 0
         params, _ = train(model.params_, Zt, yt, task="regression", prior=model.prior_, epochs=finetune_epochs,
-                          lr=model.finetune_lr or model.lr, mask=mask)
+                          lr=model.finetune_step_size, mask=mask)
         rows.append({"dropped": str(j), **evaluate(params, mask, [k for k in selected if k != j])})
     for row in rows:
         row["evidence_gain"] = row["log_evidence"] - rows[0]["log_evidence"]

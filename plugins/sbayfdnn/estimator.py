@@ -111,9 +111,7 @@ class SparseBayesianFDNN:
         return {k: getattr(self, k) for k in ("n_basis", "degree", "widths", "task", "lam", "sigma0_sq",
                                               "sigma1_sq", "sigma_other_sq", "epochs", "anneal_epochs",
                                               "finetune_epochs", "lr", "finetune_lr", "n_restarts", "threshold",
-                                              "score_sd",
-                                              "include_empty_model", "device",
-                                              "random_state")}
+                                              "score_sd", "include_empty_model", "device", "random_state")}
 
     def set_params(self, **params) -> SparseBayesianFDNN:
         valid = self.get_params()
@@ -144,6 +142,11 @@ class SparseBayesianFDNN:
             raise ValueError(f"lr: must be > 0, got {self.lr}")
         if self.finetune_lr is not None and not self.finetune_lr > 0:
             raise ValueError(f"finetune_lr: must be > 0 or None (None: use lr), got {self.finetune_lr}")
+
+    @property
+    def finetune_step_size(self) -> float:
+        """The learning rate fine-tuning uses: ``finetune_lr``, or ``lr`` when that is None."""
+        return self.lr if self.finetune_lr is None else self.finetune_lr
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "params_"):
@@ -213,7 +216,7 @@ class SparseBayesianFDNN:
         mask = torch.as_tensor(pips > self.threshold, dtype=torch.float32, device=dev)
         if self.finetune_epochs > 0:
             params, _ = train(params, Zt, yt, task=self.task, prior=prior, epochs=self.finetune_epochs,
-                              lr=self.lr if self.finetune_lr is None else self.finetune_lr, mask=mask)
+                              lr=self.finetune_step_size, mask=mask)
         with torch.no_grad():
             residual_var = data_loss(forward(params, Zt, mask), yt, self.task).cpu().numpy()
         evidences, laplace = [], []

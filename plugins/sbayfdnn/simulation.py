@@ -73,15 +73,19 @@ QUICK = {"n_train": 60, "n_test": 60, "m": 30, "n_basis": 8, "first_layer_width"
          "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 20, "n_restarts": 1}
 
 
+def _model_settings(params: FitParams) -> dict:
+    """The estimator's settings from the simulation parameters (shared by every design and ``compare``)."""
+    return dict(n_basis=params.n_basis, degree=params.degree, widths=(params.first_layer_width, params.hidden_width),
+                lam=params.lam, sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, epochs=params.epochs,
+                anneal_epochs=params.anneal_epochs, finetune_epochs=params.finetune_epochs, lr=params.lr,
+                finetune_lr=params.finetune_lr, n_restarts=params.n_restarts)
+
+
 def _estimator(params: FitParams, seed: int):
     from plugins.sbayfdnn.estimator import SparseBayesianFDNN
 
     set_threads(params.n_threads)
-    return SparseBayesianFDNN(
-        n_basis=params.n_basis, degree=params.degree, widths=(params.first_layer_width, params.hidden_width),
-        lam=params.lam, sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, epochs=params.epochs,
-        anneal_epochs=params.anneal_epochs, finetune_epochs=params.finetune_epochs, lr=params.lr,
-        finetune_lr=params.finetune_lr, n_restarts=params.n_restarts, device=resolve_device(params.device), random_state=seed)
+    return SparseBayesianFDNN(**_model_settings(params), device=resolve_device(params.device), random_state=seed)
 
 
 def fit_and_score(data, params: FitParams, seed: int) -> dict:
@@ -148,14 +152,9 @@ def compare(params: CompareParams, seed: int) -> SimulationOutput:
 
     set_threads(params.n_threads)
     data = simulate("two_region", params.link, params.snr, params.n_train, params.n_test, params.m, seed)
-    sbay = dict(widths=(params.first_layer_width, params.hidden_width), lam=params.lam,
-                sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, anneal_epochs=params.anneal_epochs,
-                finetune_epochs=params.finetune_epochs, lr=params.lr, finetune_lr=params.finetune_lr,
-                n_restarts=params.n_restarts,
-                epochs=params.epochs)
-    records = compare_methods(data, sbay_kwargs=sbay, epochs=params.baseline_epochs, n_basis=params.n_basis,
-                              degree=params.degree, device=resolve_device(params.device), seed=seed,
-                              interval_level=params.interval_level)
+    records = compare_methods(data, sbay_kwargs=_model_settings(params), epochs=params.baseline_epochs,
+                              n_basis=params.n_basis, degree=params.degree, device=resolve_device(params.device),
+                              seed=seed, interval_level=params.interval_level)
     base = {"oracle_rmse": data.oracle_rmse}
     return SimulationOutput(records=[{**base, **r} for r in records])
 
