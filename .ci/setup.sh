@@ -10,7 +10,12 @@ fi
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "torch==2.13.0"
-python -m pip install --quiet -e ".[all]"
+# the core with its extras, then every first-party plugin distribution under plugins/ (editable)
+plugin_args=()
+for d in plugins/*/; do
+    [ -f "$d/pyproject.toml" ] && plugin_args+=(-e "$d")
+done
+python -m pip install --quiet -e ".[all]" "${plugin_args[@]}"
 python - <<'PY'
 import torch, toolkit
 print(f"setup ok: toolkit {toolkit.__version__}, torch {torch.__version__} (cuda available: {torch.cuda.is_available()})")

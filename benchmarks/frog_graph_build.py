@@ -26,7 +26,7 @@ def scramble_keys(db, seed: int):
     """The same database with every primary key replaced by a random unique 64-bit id."""
     import numpy as np
 
-    from plugins.frog.relational import Database, Table
+    from toolkit_frog.relational import Database, Table
 
     rng = np.random.default_rng(seed)
     maps = {}
@@ -70,8 +70,8 @@ def pandas_hetero_graph(frames, schema, time_cols):
     """
     import numpy as np
 
-    from plugins.frog.graph import HeteroGraph, Relation
-    from plugins.frog.relational import ALWAYS
+    from toolkit_frog.graph import HeteroGraph, Relation
+    from toolkit_frog.relational import ALWAYS
 
     node_time = {n: (df[time_cols[n]].to_numpy(dtype=np.int64) if time_cols[n]
                      else np.full(len(df), ALWAYS, dtype=np.int64)) for n, df in frames.items()}
@@ -94,10 +94,10 @@ def main() -> None:
     import pandas as pd
     import torch
 
-    from plugins.frog.features import encode_database
-    from plugins.frog.graph import make_frog_graph, make_pkey_fkey_graph
-    from plugins.frog.planted import make_planted_database, planted_task
-    from plugins.frog.train import TrainConfig, fit, make_batches, task_splits
+    from toolkit_frog.features import encode_database
+    from toolkit_frog.graph import make_frog_graph, make_pkey_fkey_graph
+    from toolkit_frog.planted import make_planted_database, planted_task
+    from toolkit_frog.train import TrainConfig, fit, make_batches, task_splits
 
     torch.set_num_threads(1)
     base = make_planted_database("edge_easy", 1.0, args.customers, 2000, seed=0)

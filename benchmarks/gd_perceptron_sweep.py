@@ -35,8 +35,8 @@ def main() -> None:
 
     import numpy as np
 
-    from plugins.gd_perceptron import data, engine, models
-    from plugins.gd_perceptron import simulation as sims
+    from toolkit_gd_perceptron import data, engine, models
+    from toolkit_gd_perceptron import simulation as sims
 
     d_values = [d for d in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if d <= args.d_max]
     gammas = [1e2, 1e3, 1e4]

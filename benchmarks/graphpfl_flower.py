@@ -4,7 +4,7 @@
     python benchmarks/graphpfl_flower.py                       # MUTAG, 10 clients, 10 rounds
     python benchmarks/graphpfl_flower.py --rounds 20 --cpus-per-client 1
 
-Both sides run the identical client work: ``plugins.graphpfl.federation.client_update`` (one local
+Both sides run the identical client work: ``toolkit_graphpfl.federation.client_update`` (one local
 epoch of Adam on the client's pre-collated GIN 3x64 batches, batch 32) and an evaluation of the
 global model on every client's validation and test graphs, every round. Flower runs it as a
 ``ClientApp`` / ``ServerApp`` pair under ``flwr.simulation.run_simulation`` (Ray backend), with its
@@ -37,10 +37,10 @@ def workload(dataset: str, n_clients: int, seed: int):
         import torch
 
         torch.set_num_threads(1)
-        from plugins.graphpfl.data import load_tu
-        from plugins.graphpfl.federation import build_clients, init_params
-        from plugins.graphpfl.graphs import partition_random
-        from plugins.graphpfl.model import ModelConfig
+        from toolkit_graphpfl.data import load_tu
+        from toolkit_graphpfl.federation import build_clients, init_params
+        from toolkit_graphpfl.graphs import partition_random
+        from toolkit_graphpfl.model import ModelConfig
 
         gs = load_tu(dataset)
         parts = partition_random(len(gs), n_clients, np.random.default_rng(seed))
@@ -57,8 +57,8 @@ def local_fit(dataset: str, n_clients: int, seed: int, client: int, server_round
     """One FedAvg client update from the global ``arrays`` (state-dict order): the simulator's own code."""
     import torch
 
-    from plugins.graphpfl.federation import ClientTask, client_update
-    from plugins.graphpfl.strategies import ClientState, FedAvg, FLConfig
+    from toolkit_graphpfl.federation import ClientTask, client_update
+    from toolkit_graphpfl.strategies import ClientState, FedAvg, FLConfig
 
     clients, cfg, init = workload(dataset, n_clients, seed)
     glob = {k: torch.as_tensor(a) for k, a in zip(init, arrays)}
@@ -72,7 +72,7 @@ def local_fit(dataset: str, n_clients: int, seed: int, client: int, server_round
 def local_evaluate(dataset: str, n_clients: int, seed: int, client: int, arrays: list):
     import torch
 
-    from plugins.graphpfl.federation import _model, evaluate
+    from toolkit_graphpfl.federation import _model, evaluate
 
     clients, cfg, init = workload(dataset, n_clients, seed)
     model = _model(cfg, "cpu")
@@ -135,8 +135,8 @@ def run_flower(dataset: str, n_clients: int, seed: int, rounds: int, cpus_per_cl
 
 
 def run_ours(dataset: str, n_clients: int, seed: int, rounds: int) -> dict:
-    from plugins.graphpfl.federation import run_federation
-    from plugins.graphpfl.strategies import FedAvg, FLConfig
+    from toolkit_graphpfl.federation import run_federation
+    from toolkit_graphpfl.strategies import FedAvg, FLConfig
 
     clients, cfg, _ = workload(dataset, n_clients, seed)
     marks: list[float] = [time.perf_counter()]

@@ -36,7 +36,7 @@ def pyg_fedavg_round_time(gs, parts, rounds: int, seed: int) -> float:
     from torch_geometric.loader import DataLoader
     from torch_geometric.nn import GINConv, global_add_pool
 
-    from plugins.graphpfl.graphs import split_train_val_test
+    from toolkit_graphpfl.graphs import split_train_val_test
 
     class Net(nn.Module):
         def __init__(self, f, c, h=64, layers=3):
@@ -109,11 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from plugins.graphpfl.data import load_tu
-    from plugins.graphpfl.federation import build_clients, run_federation
-    from plugins.graphpfl.graphs import partition_random
-    from plugins.graphpfl.model import ModelConfig
-    from plugins.graphpfl.strategies import BUILTIN_STRATEGIES, FLConfig
+    from toolkit_graphpfl.data import load_tu
+    from toolkit_graphpfl.federation import build_clients, run_federation
+    from toolkit_graphpfl.graphs import partition_random
+    from toolkit_graphpfl.model import ModelConfig
+    from toolkit_graphpfl.strategies import BUILTIN_STRATEGIES, FLConfig
 
     gs = load_tu(args.dataset)
     parts = partition_random(len(gs), args.n_clients, np.random.default_rng(args.seed))

@@ -10,9 +10,9 @@ import argparse
 import random
 import time
 
-from plugins.langgen.closure import dfa_class
-from plugins.langgen.dfa import batch_intersection_finite, batch_membership, enumerate_dfa_languages, stack_dfas
-from plugins.langgen.languages import all_words
+from toolkit_langgen.closure import dfa_class
+from toolkit_langgen.dfa import batch_intersection_finite, batch_membership, enumerate_dfa_languages, stack_dfas
+from toolkit_langgen.languages import all_words
 
 
 def core_vs_automata(n_pairs: int = 300, seed: int = 0) -> dict:

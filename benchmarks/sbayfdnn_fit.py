@@ -22,8 +22,8 @@ def main(argv=None) -> int:
 
     import torch
 
-    from plugins.sbayfdnn.designs import simulate
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
     from toolkit.backend import resolve_device
 
     torch.set_num_threads(1)

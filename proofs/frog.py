@@ -17,7 +17,7 @@ import pandas as pd
 
 def construction_check() -> pd.DataFrame:
     """Edge counts of Row2Node / Row2Edge graphs of random k-key link tables vs 2nk and n k(k-1)."""
-    from plugins.frog.simulation import GraphSizeParams, graph_sizes
+    from toolkit_frog.simulation import GraphSizeParams, graph_sizes
 
     rows = []
     for k in (2, 3, 4, 5):

@@ -16,7 +16,7 @@ import pandas as pd
 
 
 def stirling_limit_check() -> tuple[str, pd.DataFrame, bool]:
-    from plugins.langgen.bounds import stirling_limits
+    from toolkit_langgen.bounds import stirling_limits
 
     rows = [{"limit": name, "computed": str(computed), "expected": str(expected), "ok": bool(computed == expected)}
             for name, (computed, expected) in stirling_limits().items()]

@@ -34,7 +34,7 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plugins.frog.experiments import (LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, lahman_runs,
+    from toolkit_frog.experiments import (LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, lahman_runs,
                                           plot_lahman_roles)
 
     torch.set_num_threads(1)

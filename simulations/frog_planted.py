@@ -33,7 +33,7 @@ def main() -> None:
     import matplotlib.pyplot as plt
     import torch
 
-    from plugins.frog.experiments import PLANTED_FULL, PLANTED_QUICK, _plot_pi, planted_comparisons, planted_runs
+    from toolkit_frog.experiments import PLANTED_FULL, PLANTED_QUICK, _plot_pi, planted_comparisons, planted_runs
 
     torch.set_num_threads(1)
     out = Path(args.out)

@@ -30,9 +30,9 @@ def main() -> None:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from plugins.gd_perceptron import simulation as sims
-    from plugins.gd_perceptron.experiments import run_margins, run_reduction
-    from plugins.gd_perceptron.reporting import comparisons_markdown, write_outcome
+    from toolkit_gd_perceptron import simulation as sims
+    from toolkit_gd_perceptron.experiments import run_margins, run_reduction
+    from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -28,8 +28,8 @@ def main() -> None:
     import numpy as np
     import pandas as pd
 
-    from plugins.gd_perceptron import data, measures, models, r1_exact
-    from plugins.gd_perceptron.simulation import R1_D_VALUES, run_sweep
+    from toolkit_gd_perceptron import data, measures, models, r1_exact
+    from toolkit_gd_perceptron.simulation import R1_D_VALUES, run_sweep
 
     ds = list(R1_D_VALUES)
     gammas = [1e2, 1e3, 1e4] + ([3e4, 1e5, 1e6, 1e8, 1e12] if args.extra else [])

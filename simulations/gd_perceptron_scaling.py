@@ -25,8 +25,8 @@ def main() -> None:
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
     args = ap.parse_args()
 
-    from plugins.gd_perceptron.experiments import run_novikoff, run_scaling
-    from plugins.gd_perceptron.reporting import comparisons_markdown, write_outcome
+    from toolkit_gd_perceptron.experiments import run_novikoff, run_scaling
+    from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
     out = Path(args.out)
     for name, fn in (("scaling", run_scaling), ("novikoff", run_novikoff)):

@@ -21,8 +21,8 @@ def main() -> None:
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
     args = ap.parse_args()
 
-    from plugins.gd_perceptron.experiments import run_exact
-    from plugins.gd_perceptron.reporting import comparisons_markdown, write_outcome
+    from toolkit_gd_perceptron.experiments import run_exact
+    from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
     outcome = run_exact(False)
     write_outcome(outcome, Path(args.out), "table1")

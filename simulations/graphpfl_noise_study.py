@@ -32,7 +32,7 @@ def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: 
     """Summaries of the finished ``noise_robustness`` runs in ``store`` that match ``fixed`` and ``seeds``."""
     import pandas as pd
 
-    from plugins.graphpfl.simulation import NoiseRobustnessParams
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams
     from toolkit.settings import get_settings
     from toolkit.store import RunStore
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib.pyplot as plt
 
     import toolkit
-    from plugins.graphpfl.stats import drop_table, paired_table
+    from toolkit_graphpfl.stats import drop_table, paired_table
 
     fixed = {"dataset": args.dataset, "n_clients": args.n_clients, "n_rounds": args.n_rounds, "partition": args.partition}
     for item in args.set:

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     import toolkit
-    from plugins.graphpfl.stats import paired_ci
+    from toolkit_graphpfl.stats import paired_ci
 
     fixed = {"dataset": args.dataset, "n_clients": args.n_clients, "n_rounds": args.n_rounds, "noise_p": args.noise}
     for item in args.set:

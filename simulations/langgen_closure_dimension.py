@@ -32,7 +32,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     store = {"store": args.store} if args.store else {}
 
-    from plugins.langgen.closure import dfa_class, ltt_closure_dimension, pairwise_lower_bound
+    from toolkit_langgen.closure import dfa_class, ltt_closure_dimension, pairwise_lower_bound
 
     rows = []
     for m in range(6 if args.full else 4):

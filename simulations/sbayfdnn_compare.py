@@ -32,9 +32,9 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from plugins.sbayfdnn.designs import simulate
-    from plugins.sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings, gate_comparisons, run_gates
-    from plugins.sbayfdnn.simulation import NullParams, fit_and_score
+    from toolkit_sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings, gate_comparisons, run_gates
+    from toolkit_sbayfdnn.simulation import NullParams, fit_and_score
 
     torch.set_num_threads(1)
     out = Path(args.out)

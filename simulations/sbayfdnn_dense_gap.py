@@ -38,8 +38,8 @@ def dense_rows(data, seed):
     import numpy as np
     import torch
 
-    from plugins.sbayfdnn.baselines import DenseNetwork, _split
-    from plugins.sbayfdnn.network import forward
+    from toolkit_sbayfdnn.baselines import DenseNetwork, _split
+    from toolkit_sbayfdnn.network import forward
 
     rows = []
     tr, va = _split(len(data.y), 0.2, seed)  # the split DenseNetwork early-stops on
@@ -65,10 +65,10 @@ def sparse_rows(data, seed, finetune_steps=(250,) * 6):
     import numpy as np
     import torch
 
-    from plugins.sbayfdnn import basis
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
-    from plugins.sbayfdnn.network import forward, init_params, train
-    from plugins.sbayfdnn.prior import inclusion_probability
+    from toolkit_sbayfdnn import basis
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.network import forward, init_params, train
+    from toolkit_sbayfdnn.prior import inclusion_probability
 
     est = SparseBayesianFDNN(random_state=seed)  # the defaults of the gate runs
     est.grid_ = data.grid
@@ -114,9 +114,9 @@ def evidence_pruning(data, seed, finetune_epochs=500):
     import numpy as np
     import torch
 
-    from plugins.sbayfdnn import basis
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
-    from plugins.sbayfdnn.network import (data_loss, forward, gauss_newton_hessian, laplace_log_evidence,
+    from toolkit_sbayfdnn import basis
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.network import (data_loss, forward, gauss_newton_hessian, laplace_log_evidence,
                                           laplace_objective, train)
 
     model = SparseBayesianFDNN(random_state=seed).fit(data.X, data.y, data.grid)
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from plugins.sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.designs import simulate
 
     torch.set_num_threads(1)
     out = Path(args.out)

@@ -33,9 +33,9 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from plugins.sbayfdnn.baselines import FunctionalLinearModel
-    from plugins.sbayfdnn.designs import simulate
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+    from toolkit_sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
     torch.set_num_threads(1)
     out = Path(args.out)

@@ -14,7 +14,7 @@ SCRIPTS = sorted(p.stem for p in (REPO / "proofs").glob("*.py"))
 
 
 def test_one_proofs_script_per_first_party_plugin():
-    assert SCRIPTS == sorted(p.name for p in (REPO / "plugins").iterdir() if (p / "__init__.py").exists())
+    assert SCRIPTS == sorted(p.name for p in (REPO / "plugins").iterdir() if (p / "pyproject.toml").exists())
 
 
 @pytest.mark.parametrize("plugin", SCRIPTS)

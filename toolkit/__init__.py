@@ -33,6 +33,8 @@ _LAZY = {
     "SimulationOutput": "toolkit.specs",
     "Bound": "toolkit.specs",
     "Dataset": "toolkit.specs",
+    "DataSource": "toolkit.specs",
+    "DatasetMissingError": "toolkit.errors",
     "Experiment": "toolkit.specs",
     "ExperimentOutcome": "toolkit.specs",
     "Comparison": "toolkit.specs",

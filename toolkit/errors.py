@@ -60,3 +60,18 @@ class PluginLoadWarning(UserWarning):
 
 class SpotCheckDisagreement(UserWarning):
     """A symbolic verdict disagrees with its numeric spot-check: one of them is wrong."""
+
+
+class DatasetMissingError(UserError, FileNotFoundError):
+    """A registered dataset's files are not under the data root.
+
+    Raised by a dataset's loader; the message says where the files were expected and how to get
+    them (``toolkit data fetch NAME`` when the dataset declares a :class:`toolkit.specs.DataSource`).
+    Tests that need an absent dataset skip with this message instead of failing.
+
+    :param dataset: the registered dataset name (``graphpfl.mutag``), or ``""`` when unknown.
+    """
+
+    def __init__(self, message: str, *, dataset: str = ""):
+        self.dataset = dataset
+        super().__init__(message)

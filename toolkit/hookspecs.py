@@ -39,7 +39,7 @@ def toolkit_addhooks(pluginmanager: ToolkitPluginManager) -> None:
 
         @toolkit.hookimpl
         def toolkit_addhooks(pluginmanager):
-            from plugins.graphpfl import hookspecs
+            from toolkit_graphpfl import hookspecs
             pluginmanager.add_hookspecs(hookspecs)
     """
 

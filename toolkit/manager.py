@@ -37,6 +37,17 @@ class PluginInfo:
     error: str = ""
 
 
+def direct_plugin_name(plugin: Any) -> str:
+    """The name of a plugin registered directly (not through an entry point).
+
+    A module's last dotted component without the conventional ``toolkit_`` prefix, so that
+    ``toolkit_langgen`` registers as ``langgen``, the name its entry point gives it.
+    """
+    name = getattr(plugin, "__name__", None) or type(plugin).__name__
+    name = name.rsplit(".", 1)[-1]
+    return name.removeprefix("toolkit_") or name
+
+
 class ToolkitPluginManager(pluggy.PluginManager):
     """A pluggy manager that remembers where each plugin came from and which ones failed."""
 
@@ -108,8 +119,7 @@ def get_plugin_manager(
     if load_entrypoints:
         pm.load_entrypoints(disable=disable)
     for plugin in plugins:
-        name = getattr(plugin, "__name__", None) or type(plugin).__name__
         if not pm.is_registered(plugin):
-            pm.register_plugin(plugin, name.rsplit(".", 1)[-1] if "." in name else name)
+            pm.register_plugin(plugin, direct_plugin_name(plugin))
     pm.hook.toolkit_configure.call_historic(kwargs={"settings": pm.settings})
     return pm

@@ -98,11 +98,36 @@ class Bound:
 
 
 @dataclass(frozen=True)
+class DataSource:
+    """Where a dataset officially comes from, so that ``toolkit data fetch`` can get it.
+
+    :param url: the official download address of one file (an archive or a plain file).
+    :param sha256: the hex SHA-256 of that file; a download that does not match is refused.
+    :param target: the folder, relative to the data root, that the dataset lives in once fetched
+        (``TUDataset/MUTAG``); an archive is unpacked there.
+    :param unpack: ``"zip"``, ``"tar"`` (any compression) or ``None`` (keep the file as it is).
+    :param strip_components: leading path components to drop from archive members (like tar's).
+    :param license: the dataset's licence or terms, as its source states them.
+    :param size_bytes: the download's size, shown before fetching (optional).
+    """
+
+    url: str
+    sha256: str
+    target: str
+    unpack: str | None = None
+    strip_components: int = 0
+    license: str = ""
+    size_bytes: int | None = None
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A dataset loader or synthetic generator: ``loader(**params)`` returns the data.
 
     :param params: an optional :class:`toolkit.config.Params` subclass validating the loader's
         keyword arguments (shown by ``toolkit show``).
+    :param source: where the real data comes from (:class:`DataSource`), for datasets read from the
+        data root; ``None`` for synthetic generators and data shipped inside packages.
     """
 
     name: str
@@ -110,6 +135,7 @@ class Dataset:
     loader: Callable[..., Any]
     params: type[Params] | None = None
     plugin: str = ""
+    source: DataSource | None = None
 
     def load(self, **kwargs: Any) -> Any:
         if self.params is not None:

@@ -6,7 +6,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from plugins.frog.relational import Database, Table  # noqa: E402
+from toolkit_frog.relational import Database, Table  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plugins.frog.graph import (TemporalSampler, check_full_resolution, edge_candidates, leaked_rows,
+from toolkit_frog.graph import (TemporalSampler, check_full_resolution, edge_candidates, leaked_rows,
                                 make_frog_graph, make_pkey_fkey_graph, make_row2edge_graph)
-from plugins.frog.relational import Database, SchemaError, Table
+from toolkit_frog.relational import Database, SchemaError, Table
 
 
 def random_database(rng: np.random.Generator, n_a: int, n_b: int, n_link: int, n_child: int,
@@ -140,7 +140,7 @@ def test_sampler_last_keeps_most_recent():
 
 
 def test_graph_sizes_with_missing_keys_counts_sum_m_m_minus_1():
-    from plugins.frog.simulation import GraphSizeParams, graph_sizes
+    from toolkit_frog.simulation import GraphSizeParams, graph_sizes
 
     r = graph_sizes(GraphSizeParams(n_rows=400, n_keys=3, n_entities=20, missing=0.3), seed=0)
     assert r["n_row2edge_edges"] == r["expected_row2edge_edges"] < 400 * 3 * 2

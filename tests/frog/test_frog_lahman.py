@@ -2,11 +2,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plugins.frog.graph import check_full_resolution, edge_candidates
-from plugins.frog.lahman import LINK_TABLES, lahman_task, load_lahman
-from plugins.frog.relational import Database, Table
-from plugins.frog.tabular import joined_aggregates, lightgbm_baseline
-from plugins.frog.train import SeedSplit, task_splits
+from toolkit_frog.graph import check_full_resolution, edge_candidates
+from toolkit_frog.lahman import LINK_TABLES, lahman_task, load_lahman
+from toolkit_frog.relational import Database, Table
+from toolkit_frog.tabular import joined_aggregates, lightgbm_baseline
+from toolkit_frog.train import SeedSplit, task_splits
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_games_regression_labels(lahman_db):
 
 
 def test_joined_aggregates_ignore_future_rows():
-    from plugins.frog.features import encode_database
+    from toolkit_frog.features import encode_database
 
     a = pd.DataFrame({"id": [0, 1]})
     ev = pd.DataFrame({"a": [0, 0, 1], "t": [1, 5, 2], "v": [1.0, 1000.0, 2.0]})
@@ -79,7 +79,7 @@ def test_lightgbm_baselines_run(lahman_db):
 @pytest.mark.slow
 def test_lahman_must_show_full():
     """Issue 6 Must-show on Lahman All-Star (3 seeds, full setting; ~15 minutes on 1 CPU thread)."""
-    from plugins.frog.experiments import LAHMAN_FULL, lahman_comparisons, lahman_runs
+    from toolkit_frog.experiments import LAHMAN_FULL, lahman_comparisons, lahman_runs
 
     summary = lahman_runs(["allstar"], ["row2node", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL)
     failed = [c for c in lahman_comparisons(summary) if c.ok is False]
@@ -87,7 +87,7 @@ def test_lahman_must_show_full():
 
 
 def test_lahman_simulation_rejects_unordered_years():
-    from plugins.frog.simulation import LahmanParams, lahman
+    from toolkit_frog.simulation import LahmanParams, lahman
     from toolkit.errors import ParameterError
 
     with pytest.raises(ParameterError, match="train_start, val_year, test_year must increase"):

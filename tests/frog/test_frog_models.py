@@ -1,11 +1,11 @@
 import pytest
 import torch
 
-from plugins.frog.features import encode_database
-from plugins.frog.graph import TemporalSampler, make_frog_graph, make_pkey_fkey_graph, make_row2edge_graph
-from plugins.frog.models import RDLModel, Roles, make_batch, share_weights
-from plugins.frog.planted import make_planted_database, planted_task
-from plugins.frog.train import TrainConfig, fit, task_splits
+from toolkit_frog.features import encode_database
+from toolkit_frog.graph import TemporalSampler, make_frog_graph, make_pkey_fkey_graph, make_row2edge_graph
+from toolkit_frog.models import RDLModel, Roles, make_batch, share_weights
+from toolkit_frog.planted import make_planted_database, planted_task
+from toolkit_frog.train import TrainConfig, fit, task_splits
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_row2node_baseline_equals_pyg_hetero_sage(planted_small):
     ei = {k: torch.stack([rb.src, rb.dst]) for k, rb in b.rels.items()}
     out_pyg = hetero(x, ei)
     ours = {nt: layer.self_lin[nt](x[nt]) for nt in x}
-    from plugins.frog.models import mean_aggregate
+    from toolkit_frog.models import mean_aggregate
     for key, rb in b.rels.items():
         ours[key[2]] = ours[key[2]] + layer.rel_lin["__".join(key)](mean_aggregate(x[key[0]][rb.src], rb.dst, b.n_nodes[key[2]]))
     for nt, v in out_pyg.items():
@@ -140,7 +140,7 @@ def test_fit_reports_roles_per_epoch_and_is_deterministic(planted_small):
 
 
 def test_unknown_model_kind_is_an_error(planted_small):
-    from plugins.frog.train import build_graph
+    from toolkit_frog.train import build_graph
 
     with pytest.raises(ValueError, match="model must be one of"):
         build_graph(planted_small[0], "row2hyper", [])

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from plugins.frog.experiments import leakage_auroc, planted_comparisons, planted_runs
-from plugins.frog.graph import check_full_resolution, edge_candidates
-from plugins.frog.planted import make_planted_database, planted_spec, planted_task
+from toolkit_frog.experiments import leakage_auroc, planted_comparisons, planted_runs
+from toolkit_frog.graph import check_full_resolution, edge_candidates
+from toolkit_frog.planted import make_planted_database, planted_spec, planted_task
 
 
 def test_planted_database_schema_and_homophily():
@@ -60,7 +60,7 @@ def test_planted_roles_small():
 @pytest.mark.slow
 def test_planted_must_show_full():
     """Issue 6 Must-show: 3 seeds, 2 layers, full-size planted databases (several minutes)."""
-    from plugins.frog.experiments import PLANTED_FULL
+    from toolkit_frog.experiments import PLANTED_FULL
 
     summary, _ = planted_runs(["edge_easy", "node"], ["row2node", "row2edge", "frog"], [0, 1, 2], PLANTED_FULL)
     s2, _ = planted_runs(["edge_hard"], ["row2node", "row2edge", "frog_annealed"], [0, 1, 2], PLANTED_FULL)
@@ -72,8 +72,8 @@ def test_planted_must_show_full():
 
 
 def test_labels_name_entities_by_key_value_not_position():
-    from plugins.frog.relational import Database, Table
-    from plugins.frog.train import task_splits
+    from toolkit_frog.relational import Database, Table
+    from toolkit_frog.train import task_splits
 
     base = make_planted_database("edge_easy", 1.0, 200, 10, seed=2)
     tables = {}

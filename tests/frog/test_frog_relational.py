@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plugins.frog.relational import (Database, EntityTask, SchemaError, SchemaWarning, Table,
+from toolkit_frog.relational import (Database, EntityTask, SchemaError, SchemaWarning, Table,
                                      events_label_fn)
 
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from plugins.gd_perceptron import simulation as sims
+from toolkit_gd_perceptron import simulation as sims
 
 
 def test_r1_large_step_loss_oscillates_with_period_two():

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from plugins.gd_perceptron import data, engine, measures, models
+from toolkit_gd_perceptron import data, engine, measures, models
 
 CASES = [
     ("linear gd", models.linear(), dict(mode="gd"), [1.0, 100.0, 1e4]),
@@ -146,7 +146,7 @@ TORCH_CASES = [c for c in CASES if c[0] in ("linear gd", "linear batch perceptro
 @pytest.mark.parametrize("label, model, opts, gammas", TORCH_CASES, ids=[c[0] for c in TORCH_CASES])
 def test_torch_engine_gives_the_same_counts(label, model, opts, gammas):
     pytest.importorskip("torch")
-    from plugins.gd_perceptron.engine_torch import run_batch_torch
+    from toolkit_gd_perceptron.engine_torch import run_batch_torch
 
     for B, y in (data.planted(30, 12, 0.05, seed=3), data.r1(64)):
         W0, a0 = models.init_weights(model, B.shape[1], [0, 1])
@@ -157,7 +157,7 @@ def test_torch_engine_gives_the_same_counts(label, model, opts, gammas):
 
 def test_torch_backend_of_the_scaling_simulation(monkeypatch):
     pytest.importorskip("torch")
-    from plugins.gd_perceptron import simulation as sims
+    from toolkit_gd_perceptron import simulation as sims
 
     monkeypatch.setenv("TOOLKIT_DEVICE", "cpu")
     p = dict(model="two_layer", activation="quadratic", width=10, gammas=[np.inf], d_values=[32, 64], n_seeds=3)

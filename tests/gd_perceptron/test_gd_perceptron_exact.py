@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from plugins.gd_perceptron import data, engine, measures, models
+from toolkit_gd_perceptron import data, engine, measures, models
 
 LIN = models.linear()
 

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from plugins.gd_perceptron.experiments import EXPERIMENTS
+from toolkit_gd_perceptron.experiments import EXPERIMENTS
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from plugins.gd_perceptron import data, engine, measures, models, r1_exact
-from plugins.gd_perceptron.simulation import R1_D_VALUES, run_sweep
+from toolkit_gd_perceptron import data, engine, measures, models, r1_exact
+from toolkit_gd_perceptron.simulation import R1_D_VALUES, run_sweep
 
 LIN = models.linear()
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from plugins.gd_perceptron import simulation as sims
+from toolkit_gd_perceptron import simulation as sims
 
 
 def _errors(summary, gammas):

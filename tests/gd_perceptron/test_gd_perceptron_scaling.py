@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import toolkit
-from plugins.gd_perceptron import measures
-from plugins.gd_perceptron import simulation as sims
+from toolkit_gd_perceptron import measures
+from toolkit_gd_perceptron import simulation as sims
 from toolkit.errors import ParameterError
 
 INF = math.inf
@@ -54,7 +54,7 @@ def test_perceptron_type_runs_respect_their_bounds_through_the_runner(tmp_path, 
 def test_bound_check_catches_a_violation():
     from toolkit.checks import check_table
     import pandas as pd
-    from plugins.gd_perceptron.bounds import BOUNDS
+    from toolkit_gd_perceptron.bounds import BOUNDS
 
     bound = next(b for b in BOUNDS if b.name == "gd_perceptron.r1_exact_lower")
     table = pd.DataFrame([{"algorithm": "batch_perceptron", "dataset": "r1", "model": "linear", "d": 16,
@@ -112,8 +112,8 @@ def test_full_r1_scaling_reproduction():
 
 
 def test_readme_python_snippet_runs_on_arrays():
-    from plugins.gd_perceptron import data, models
-    from plugins.gd_perceptron.simulation import run_sweep
+    from toolkit_gd_perceptron import data, models
+    from toolkit_gd_perceptron.simulation import run_sweep
 
     B, y = data.planted(n=200, d=50, margin=0.05, seed=0)
     rows = run_sweep([(B, y)], models.two_layer("quadratic", width=16), "gd", gammas=[1.0, math.inf], seeds=range(10),

@@ -15,7 +15,7 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="session")
 def graphpfl_registry():
     """A registry built from graphpfl alone, so other plugins' state cannot break these tests."""
-    import plugins.graphpfl as gp
+    import toolkit_graphpfl as gp
     import toolkit
     from toolkit.registry import Registry
 
@@ -41,16 +41,16 @@ def load_script():
 
 @pytest.fixture(scope="session")
 def planted():
-    from plugins.graphpfl.data import make_planted_motifs
+    from toolkit_graphpfl.data import make_planted_motifs
 
     return make_planted_motifs(n_graphs=60, seed=3)
 
 
 @pytest.fixture()
 def small_federation(planted):
-    from plugins.graphpfl.federation import build_clients
-    from plugins.graphpfl.graphs import partition_random
-    from plugins.graphpfl.model import ModelConfig
+    from toolkit_graphpfl.federation import build_clients
+    from toolkit_graphpfl.graphs import partition_random
+    from toolkit_graphpfl.model import ModelConfig
 
     parts = partition_random(len(planted), 3, np.random.default_rng(0))
     clients = build_clients(planted, parts, batch_size=8, seed=0)

@@ -4,7 +4,7 @@ from toolkit.testing import plugin_checks
 
 
 def _checks():
-    import plugins.graphpfl as gp
+    import toolkit_graphpfl as gp
     import toolkit
     from toolkit.registry import Registry
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plugins.graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
-from plugins.graphpfl.graphs import align_features, partition_random, partition_topology, split_train_val_test
+from toolkit_graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
+from toolkit_graphpfl.graphs import align_features, partition_random, partition_topology, split_train_val_test
 
 
 def test_mutag_from_raw_files():
@@ -82,7 +82,7 @@ def test_splits_and_cross_domain_alignment():
 
 def test_random_batches_mix_sizes_and_labels_and_leave_the_splits_alone():
     """Bucketed batches are sorted by size, which on MUTAG nearly sorts them by label; random ones are not."""
-    from plugins.graphpfl.federation import build_clients
+    from toolkit_graphpfl.federation import build_clients
 
     gs = load_tu("MUTAG")
     parts = partition_random(len(gs), 2, np.random.default_rng(0))

@@ -15,8 +15,8 @@ def _fedavg_round_through_benchmark(bench, n_clients, seed, server_round, arrays
 
 
 def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg(load_script):
-    from plugins.graphpfl.federation import run_federation
-    from plugins.graphpfl.strategies import FedAvg, FLConfig
+    from toolkit_graphpfl.federation import run_federation
+    from toolkit_graphpfl.strategies import FedAvg, FLConfig
 
     bench = load_script("benchmarks/graphpfl_flower.py")
     n_clients, seed = 4, 0
@@ -34,8 +34,8 @@ def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg(load_scri
 
 def test_flower_benchmark_detects_a_different_workload(load_script):
     """The comparison above can fail: another round's seeds give other client updates."""
-    from plugins.graphpfl.federation import run_federation
-    from plugins.graphpfl.strategies import FedAvg, FLConfig
+    from toolkit_graphpfl.federation import run_federation
+    from toolkit_graphpfl.strategies import FedAvg, FLConfig
 
     bench = load_script("benchmarks/graphpfl_flower.py")
     clients, cfg, init = bench.workload("MUTAG", 4, 0)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from plugins.graphpfl.federation import ClientTask, client_update, init_params, run_federation
-from plugins.graphpfl.graphs import noisy_copy, partition_dirichlet, topology_noise
-from plugins.graphpfl.model import GIN, ModelConfig, collate
-from plugins.graphpfl.strategies import (
+from toolkit_graphpfl.federation import ClientTask, client_update, init_params, run_federation
+from toolkit_graphpfl.graphs import noisy_copy, partition_dirichlet, topology_noise
+from toolkit_graphpfl.model import GIN, ModelConfig, collate
+from toolkit_graphpfl.strategies import (
     FRPA,
     ClientState,
     FedAvg,
@@ -168,7 +168,7 @@ def test_structure_learner_fused_arithmetic_matches_the_textbook_formulas(plante
     """Refined adjacency and SSL loss against direct, unfused computations (values and gradients)."""
     import torch.nn.functional as F
 
-    from plugins.graphpfl.model import StructureLearner
+    from toolkit_graphpfl.model import StructureLearner
 
     batch = collate(planted.graphs[:12])
     torch.manual_seed(3)
@@ -220,7 +220,7 @@ def test_noise_keeps_exactly_round_1_minus_p_edges(planted, p):
 
 
 def test_noise_on_mutag_exact_counts_and_seeded():
-    from plugins.graphpfl.data import load_tu
+    from toolkit_graphpfl.data import load_tu
 
     gs = load_tu("MUTAG")
     a, b = noisy_copy(gs, 0.3, seed=1), noisy_copy(gs, 0.3, seed=1)
@@ -253,8 +253,8 @@ def test_dirichlet_impossible_minimum_is_a_clear_error():
 
 
 def test_sparse_neighbour_sum_equals_the_dense_adjacency_product():
-    from plugins.graphpfl.data import load_tu
-    from plugins.graphpfl.model import Batch
+    from toolkit_graphpfl.data import load_tu
+    from toolkit_graphpfl.model import Batch
 
     gs = load_tu("PROTEINS")
     b = collate(gs.graphs[:24])
@@ -266,7 +266,7 @@ def test_sparse_neighbour_sum_equals_the_dense_adjacency_product():
 
 
 def test_bucketed_batches_hold_every_graph_once(planted):
-    from plugins.graphpfl.model import make_batches
+    from toolkit_graphpfl.model import make_batches
 
     batches = make_batches(planted.graphs, 8, np.random.default_rng(0))
     assert sum(b.n_graphs for b in batches) == len(planted)
@@ -278,8 +278,8 @@ def test_bucketed_batches_hold_every_graph_once(planted):
 @pytest.mark.parametrize("embed, plausibility", [("mlp", "sigmoid"), ("gin", "sigmoid"), ("mlp", "ones")])
 def test_sparse_structure_learner_path_equals_the_dense_one(planted, embed, plausibility):
     """The edge-list refined adjacency and SSL loss (the default path) against the dense formulas."""
-    from plugins.graphpfl.graphs import Graph
-    from plugins.graphpfl.model import Batch
+    from toolkit_graphpfl.graphs import Graph
+    from toolkit_graphpfl.model import Batch
 
     noisy = noisy_copy(planted, 0.3, seed=2)
     tiny = Graph(np.ones((3, planted.n_features), np.float32), np.array([[0, 1]]), 1)  # fewer nodes than k + 1
@@ -308,7 +308,7 @@ def test_sparse_structure_learner_path_equals_the_dense_one(planted, embed, plau
 
 
 def test_structure_learner_takes_the_edge_list_path_only_on_large_padded_batches(planted):
-    from plugins.graphpfl.graphs import Graph
+    from toolkit_graphpfl.graphs import Graph
 
     model = GIN(ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True))
     small = collate(list(planted.graphs[:8]))
@@ -326,8 +326,8 @@ def test_mlp_structure_learner_cannot_tell_same_type_atoms_apart_on_mutag():
     ``sl_embed="mlp"`` a carbon's k learned neighbours would otherwise be carbons picked by node
     index; ``sl_embed="gin"`` (MLP(x + A x)) separates atoms whose neighbourhoods differ.
     """
-    from plugins.graphpfl.data import load_tu
-    from plugins.graphpfl.model import StructureLearner
+    from toolkit_graphpfl.data import load_tu
+    from toolkit_graphpfl.model import StructureLearner
 
     gs = load_tu("MUTAG")
     batch = collate(gs.graphs[:8])
@@ -361,7 +361,7 @@ def test_structure_learner_model_does_not_depend_on_node_order():
     """Relabelling the nodes of each molecule leaves the graph-level output unchanged (ties split, not by index)."""
     import dataclasses
 
-    from plugins.graphpfl.data import load_tu
+    from toolkit_graphpfl.data import load_tu
 
     gs = load_tu("MUTAG")
     rng = np.random.default_rng(0)
@@ -378,7 +378,7 @@ def test_structure_learner_model_does_not_depend_on_node_order():
 
 
 def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots():
-    from plugins.graphpfl.model import StructureLearner
+    from toolkit_graphpfl.model import StructureLearner
 
     torch.manual_seed(0)
     b, n, k = 3, 9, 3

@@ -18,7 +18,7 @@ def _ok(outcome, fragment):
 
 
 def test_mutag_noise_targets():
-    from plugins.graphpfl.experiments import run_mutag_noise
+    from toolkit_graphpfl.experiments import run_mutag_noise
 
     out = run_mutag_noise(quick=False)
     for fragment in ("p = 0.3 (points, paired", "FedAvg's drop from p = 0 to p = 0.3", "clean MUTAG", "drop p = 0 -> 0.5"):
@@ -27,7 +27,7 @@ def test_mutag_noise_targets():
 
 
 def test_proteins_does_no_harm():
-    from plugins.graphpfl.experiments import run_proteins_no_harm
+    from toolkit_graphpfl.experiments import run_proteins_no_harm
 
     out = run_proteins_no_harm(quick=False)
     bad = [f"{c.claim}: {c.measured} (target {c.paper})" for c in out.comparisons if not c.ok]
@@ -35,7 +35,7 @@ def test_proteins_does_no_harm():
 
 
 def test_round_cost_targets():
-    from plugins.graphpfl.experiments import run_round_cost
+    from toolkit_graphpfl.experiments import run_round_cost
 
     out = run_round_cost(quick=False)
     bad = [f"{c.claim}: {c.measured} (target {c.paper})" for c in out.comparisons if not c.ok]

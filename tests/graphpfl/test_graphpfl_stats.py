@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from plugins.graphpfl.stats import drop_table, paired_ci, paired_table
+from toolkit_graphpfl.stats import drop_table, paired_ci, paired_table
 
 
 def test_paired_ci_matches_scipy_paired_t():

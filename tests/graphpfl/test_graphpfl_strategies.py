@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import toolkit
-from plugins.graphpfl.federation import run_federation
-from plugins.graphpfl.strategies import BUILTIN_STRATEGIES, FedPer, FLConfig, Local
+from toolkit_graphpfl.federation import run_federation
+from toolkit_graphpfl.strategies import BUILTIN_STRATEGIES, FedPer, FLConfig, Local
 from toolkit.errors import ParameterError
 
 QUICK = {"dataset": "planted", "n_graphs": 60, "n_clients": 3, "n_rounds": 2, "hidden": 16}
@@ -69,7 +69,7 @@ def test_missing_dataset_is_a_parameter_error_naming_files(graphpfl_registry, tm
 THIRD_PARTY = textwrap.dedent('''
     import torch
     import toolkit
-    from plugins.graphpfl.strategies import Strategy
+    from toolkit_graphpfl.strategies import Strategy
 
     __version__ = "0.0.1"
 
@@ -98,7 +98,7 @@ def test_a_third_party_plugin_registers_a_strategy_and_runs_it(tmp_path, monkeyp
     try:
         pm = toolkit.get_plugin_manager()
         assert pm.has_plugin("fedmedian") and pm.has_plugin("graphpfl")
-        from plugins.graphpfl.simulation import strategy_classes
+        from toolkit_graphpfl.simulation import strategy_classes
 
         classes = strategy_classes(pm)
         assert "fedmedian" in classes and "graphpfl" in classes
@@ -112,8 +112,8 @@ def test_a_third_party_plugin_registers_a_strategy_and_runs_it(tmp_path, monkeyp
 
 
 def test_a_duplicate_strategy_name_is_an_error_naming_both():
-    from plugins.graphpfl.simulation import strategy_classes
-    from plugins.graphpfl.strategies import Strategy
+    from toolkit_graphpfl.simulation import strategy_classes
+    from toolkit_graphpfl.strategies import Strategy
 
     class Impostor(Strategy):
         name = "fedavg"
@@ -123,7 +123,7 @@ def test_a_duplicate_strategy_name_is_an_error_naming_both():
         def toolkit_graphpfl_register_strategies(self):
             return [Impostor]
 
-    import plugins.graphpfl as gp
+    import toolkit_graphpfl as gp
 
     pm = toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp, Plugin()])
     with pytest.raises(ValueError, match="'fedavg' registered twice"):
@@ -149,7 +149,7 @@ def test_partitions_and_cross_domain_run(graphpfl_registry, tmp_path):
 
 
 def test_same_seed_pairs_data_across_algorithms():
-    from plugins.graphpfl.simulation import NoiseRobustnessParams, build_federation
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams, build_federation
 
     a = build_federation(NoiseRobustnessParams(**{**QUICK, "algorithm": "fedavg", "noise_p": 0.3}), 4)[1]
     b = build_federation(NoiseRobustnessParams(**{**QUICK, "algorithm": "graphpfl", "noise_p": 0.3}), 4)[1]
@@ -169,7 +169,7 @@ def test_client_dask_gives_the_serial_result(graphpfl_registry, tmp_path):
 
 
 def test_evaluation_modes_score_the_same_training_and_select_keeps_each_clients_better_model(small_federation):
-    from plugins.graphpfl.strategies import GraphPFL
+    from toolkit_graphpfl.strategies import GraphPFL
 
     clients, base = small_federation
     runs = {mode: run_federation(clients, GraphPFL(FLConfig(n_rounds=3, evaluation=mode)), base, seed=2)
@@ -188,7 +188,7 @@ def test_evaluation_modes_score_the_same_training_and_select_keeps_each_clients_
 
 
 def test_evaluation_defaults_and_bad_value(graphpfl_registry, tmp_path):
-    from plugins.graphpfl.strategies import FRPA, FedAvg, GraphPFL
+    from toolkit_graphpfl.strategies import FRPA, FedAvg, GraphPFL
 
     assert FedAvg(FLConfig()).evaluation_mode() == "global"
     assert Local(FLConfig()).evaluation_mode() == "personal"
@@ -213,7 +213,7 @@ def test_select_summary_reports_each_variant_at_its_own_best_round(graphpfl_regi
 
 
 def test_graphpfl_msff_and_vib_switches_change_the_model(small_federation):
-    from plugins.graphpfl.strategies import GraphPFL
+    from toolkit_graphpfl.strategies import GraphPFL
 
     clients, base = small_federation
     off = GraphPFL(FLConfig(n_rounds=1))  # defaults: MSFF and VIB off (pilot seeds, plugin README)
@@ -235,8 +235,8 @@ def test_the_three_config_layers_share_their_defaults():
     defaults module: simulation.py is imported at plugin registration and must not import torch.)"""
     import dataclasses
 
-    from plugins.graphpfl.model import ModelConfig
-    from plugins.graphpfl.simulation import NoiseRobustnessParams
+    from toolkit_graphpfl.model import ModelConfig
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams
 
     fl = {f.name: f.default for f in dataclasses.fields(FLConfig)}
     sim = {name: field.default for name, field in NoiseRobustnessParams.model_fields.items()}

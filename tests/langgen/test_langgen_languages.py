@@ -3,8 +3,8 @@
 
 import pytest
 
-from plugins.langgen.dfa import DFA, LanguageError
-from plugins.langgen.languages import (CFGLanguage, PatternLanguage, all_words, counting, from_table, ltt,
+from toolkit_langgen.dfa import DFA, LanguageError
+from toolkit_langgen.languages import (CFGLanguage, PatternLanguage, all_words, counting, from_table, ltt,
                                        ltt_profile, regex, strictly_local)
 
 WORDS8 = all_words("ab", 8)

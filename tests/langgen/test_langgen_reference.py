@@ -6,14 +6,14 @@ from math import comb
 
 import pytest
 
-from plugins.langgen.closure import (closure_dimension, closure_dimension_bruteforce,
+from toolkit_langgen.closure import (closure_dimension, closure_dimension_bruteforce,
                                      closure_dimension_power_free, closure_of, dfa_class, _size_key, ltt_closure_dimension,
                                      ltt_union_class, power_free_words)
-from plugins.langgen.dfa import enumerate_dfa_languages
-from plugins.langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
+from toolkit_langgen.dfa import enumerate_dfa_languages
+from toolkit_langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
                                         km_nonuniform_class, km_shortlex_generator, race,
                                         sample_complexity, worst_case)
-from plugins.langgen.languages import counting, regex
+from toolkit_langgen.languages import counting, regex
 
 
 @pytest.mark.parametrize("m,value", list(enumerate([1, 5, 19, 69, 251, 923])))
@@ -129,8 +129,8 @@ def test_search_matches_bruteforce_on_counting():
 def test_batched_core_agrees_with_per_dfa_core():
     import random
 
-    from plugins.langgen.dfa import batch_intersection_finite, batch_membership, stack_dfas
-    from plugins.langgen.languages import all_words
+    from toolkit_langgen.dfa import batch_intersection_finite, batch_membership, stack_dfas
+    from toolkit_langgen.languages import all_words
 
     H = dfa_class(3)
     rng = random.Random(1)
@@ -147,7 +147,7 @@ def test_batched_core_agrees_with_per_dfa_core():
 
 
 def test_dfa3_all_pairs_lower_bound_is_six():
-    from plugins.langgen.closure import pairwise_lower_bound
+    from toolkit_langgen.closure import pairwise_lower_bound
 
     res = pairwise_lower_bound(dfa_class(3))
     assert res["lower_bound"] == 6 and len(res["words"]) == 6

@@ -1,6 +1,6 @@
 import pytest
 
-from plugins.sbayfdnn.designs import simulate
+from toolkit_sbayfdnn.designs import simulate
 from sbayfdnn_fixtures import SMALL_FIT
 
 
@@ -12,7 +12,7 @@ def linear_data():
 
 @pytest.fixture(scope="session")
 def fitted(linear_data):
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
     d = linear_data
     return SparseBayesianFDNN(random_state=0, **SMALL_FIT).fit(d.X, d.y, d.grid)

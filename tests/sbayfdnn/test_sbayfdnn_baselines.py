@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from plugins.sbayfdnn import basis
-from plugins.sbayfdnn.baselines import (METHODS, AdaFNN, DenseNetwork, FPCARegression, FunctionalLinearModel,
+from toolkit_sbayfdnn import basis
+from toolkit_sbayfdnn.baselines import (METHODS, AdaFNN, DenseNetwork, FPCARegression, FunctionalLinearModel,
                                         GroupLassoFLM, compare_methods)
-from plugins.sbayfdnn.designs import simulate
+from toolkit_sbayfdnn.designs import simulate
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from plugins.sbayfdnn.designs import LINKS, beta_function, ecg_beats, elnino_curves, simulate
+from toolkit_sbayfdnn.designs import LINKS, beta_function, ecg_beats, elnino_curves, simulate
 
 
 def test_true_region_is_forty_percent_and_beta_vanishes_outside():

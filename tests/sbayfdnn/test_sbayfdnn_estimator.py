@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from sbayfdnn_fixtures import SMALL_FIT
 
-from plugins.sbayfdnn import basis
-from plugins.sbayfdnn.basis import FunctionalInputError
-from plugins.sbayfdnn.estimator import NotFittedError, SparseBayesianFDNN
-from plugins.sbayfdnn.prior import inclusion_probability
+from toolkit_sbayfdnn import basis
+from toolkit_sbayfdnn.basis import FunctionalInputError
+from toolkit_sbayfdnn.estimator import NotFittedError, SparseBayesianFDNN
+from toolkit_sbayfdnn.prior import inclusion_probability
 
 
 def test_fit_recovers_the_regions_and_predicts_well(fitted, linear_data):
@@ -99,7 +99,7 @@ def test_accepts_scikit_fda_fdatagrid(linear_data):
 
 
 def test_binary_classification_with_logistic_head():
-    from plugins.sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.designs import simulate
 
     d = simulate("one_region", "linear", 20.0, 300, 300, 40, seed=1)
     labels = np.where(d.y > np.median(d.y), "high", "low")

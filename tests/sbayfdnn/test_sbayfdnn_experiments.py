@@ -30,7 +30,7 @@ def test_gate_comparisons_label_and_oracle_vs_dense():
     and the true f's RMSE as a multiple of the dense network's."""
     import pandas as pd
 
-    from plugins.sbayfdnn.experiments import gate_comparisons
+    from toolkit_sbayfdnn.experiments import gate_comparisons
 
     rows = []
     for seed, (sb, dense) in enumerate([(1.02, 1.04), (1.00, 1.06)]):  # RMSE; oracle RMSE 1.0 on both seeds

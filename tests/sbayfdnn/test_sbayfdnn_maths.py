@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from plugins.sbayfdnn import basis
-from plugins.sbayfdnn.network import (PriorConfig, flatten, forward, gauss_newton_hessian, init_params,
+from toolkit_sbayfdnn import basis
+from toolkit_sbayfdnn.network import (PriorConfig, flatten, forward, gauss_newton_hessian, init_params,
                                       laplace_log_evidence, neg_log_prior, one_column_toy_evidence,
                                       output_jacobian, unflatten)
-from plugins.sbayfdnn.prior import (gaussian_logpdf_norm, inclusion_probability, inclusion_probability_from_densities,
+from toolkit_sbayfdnn.prior import (gaussian_logpdf_norm, inclusion_probability, inclusion_probability_from_densities,
                                     log_mixture_prior, pip_logit, pip_threshold, torch_log_mixture_prior)
 
 SPEC = dict(H=64, lam=1e-5, sigma0_sq=1e-5, sigma1_sq=2e-3)

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import toolkit  # noqa: E402
-from plugins.sbayfdnn.simulation import QUICK  # noqa: E402
+from toolkit_sbayfdnn.simulation import QUICK  # noqa: E402
 
 COLUMNS = {"rmse", "oracle_rmse", "rmse_ratio", "tpr", "fpr", "f1", "n_selected", "coverage", "wall_time"}
 
@@ -42,9 +42,9 @@ def test_simulation_estimator_and_prior_defaults_agree():
     this fails when one is changed without the others."""
     import dataclasses
 
-    from plugins.sbayfdnn.estimator import SparseBayesianFDNN
-    from plugins.sbayfdnn.network import PriorConfig
-    from plugins.sbayfdnn.simulation import FitParams
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
+    from toolkit_sbayfdnn.network import PriorConfig
+    from toolkit_sbayfdnn.simulation import FitParams
 
     sim = FitParams()
     est = SparseBayesianFDNN().get_params()

@@ -1,0 +1,300 @@
+"""Models: the RelBench RDL baseline, the Row2Edge GNN and FROG (reconstructed), in plain torch.
+
+One layer, at node v of type U (SAGE with mean aggregation, summed over relations, as in
+RelBench's ``HeteroGraphSAGE``):
+
+    h_v <- ReLU(LN_U(W_self^U h_v + sum_r w_r(pi) * W_r mean_{u in N_r(v)} m_r(u)))
+
+with m_r(u) = h_u for node relations and m_r(u) = [h_u || e_row] for Row2Edge relations (the edge
+carries its row's encoding e_row). w_r = 1 for ``fixed`` relations, (1 - pi_T) for ``node``
+relations (T's rows -> the entity they reference: the two-hop path through T) and pi_T for ``edge``
+relations of candidate table T. On the Row2Node graph (no edge relations) this is the RDL
+baseline; on the Row2Edge graph the Row2Edge GNN; on the FROG graph pi = 0 gives the baseline's
+outputs and pi = 1 the Row2Edge GNN's (the weights are shared by relation name).
+
+Roles (RECON): pi_T = sigmoid(theta_T / tau) with free logits, or theta_T from an MLP on a
+table-level embedding (``conditioning="table"``); ``soft`` uses pi_T, ``gumbel`` a straight-through
+Bernoulli sample (hard at evaluation). No toolkit imports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from toolkit_frog.features import TableFeatures
+from toolkit_frog.graph import HeteroGraph, RelKey, Subgraph
+
+
+def rel_name(key: RelKey) -> str:
+    return "__".join(key)
+
+
+def sinusoidal(rel_time: Tensor, n_freq: int) -> Tensor:
+    """[sin(f t), cos(f t)] for n_freq frequencies from 1 to 1/100 per time unit."""
+    freqs = torch.exp(torch.linspace(0.0, math.log(1e-2), n_freq, device=rel_time.device))
+    arg = rel_time[:, None] * freqs[None, :]
+    return torch.cat([torch.sin(arg), torch.cos(arg)], 1)
+
+
+class RowEncoder(nn.Module):
+    """Linear on numerical columns + one embedding per categorical column + a table vector,
+    plus a linear map of the sinusoidal encoding of (seed time - row time) for timed tables."""
+
+    def __init__(self, features: TableFeatures, channels: int, n_freq: int = 8):
+        super().__init__()
+        d_num = features.numeric.shape[1]
+        self.num = nn.Linear(d_num, channels) if d_num else None
+        self.cats = nn.ModuleList(nn.Embedding(c, channels) for c in features.cardinalities)
+        self.table = nn.Parameter(torch.randn(channels) * 0.1)
+        self.n_freq = n_freq
+        self.time = nn.Linear(2 * n_freq, channels) if features.has_time else None
+
+    def forward(self, num: Tensor, cat: Tensor, rel_time: Tensor) -> Tensor:
+        out = self.table.expand(num.shape[0], -1)
+        if self.num is not None:
+            out = out + self.num(num)
+        for i, emb in enumerate(self.cats):
+            out = out + emb(cat[:, i])
+        if self.time is not None:
+            out = out + self.time(sinusoidal(rel_time, self.n_freq))
+        return out
+
+
+@dataclass
+class RelBatch:
+    src: Tensor
+    dst: Tensor
+    edge_num: Tensor | None = None
+    edge_cat: Tensor | None = None
+    edge_time: Tensor | None = None
+
+
+@dataclass
+class Batch:
+    """A sampled subgraph turned into tensors, with the seeds' labels."""
+
+    n_nodes: dict[str, int]
+    num: dict[str, Tensor]
+    cat: dict[str, Tensor]
+    rel_time: dict[str, Tensor]
+    rels: dict[RelKey, RelBatch]
+    seed_local: Tensor
+    y: Tensor
+    seed_time: int
+
+    def to(self, device: torch.device) -> Batch:
+        mv = lambda d: {k: v.to(device) for k, v in d.items()}  # noqa: E731
+        rels = {k: RelBatch(*(x.to(device) if x is not None else None for x in
+                              (r.src, r.dst, r.edge_num, r.edge_cat, r.edge_time))) for k, r in self.rels.items()}
+        return Batch(self.n_nodes, mv(self.num), mv(self.cat), mv(self.rel_time), rels,
+                     self.seed_local.to(device), self.y.to(device), self.seed_time)
+
+
+def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFeatures],
+               y: np.ndarray, time_unit: float) -> Batch:
+    """Gather the features of a subgraph's rows (and edge rows) and their times relative to the seed."""
+    def rel_t(times: np.ndarray) -> Tensor:
+        r = np.where(times == np.iinfo(np.int64).min, 0.0, (sub.seed_time - times.astype(np.float64)) / time_unit)
+        return torch.from_numpy(r.astype(np.float32))
+
+    num, cat, rt, n_nodes = {}, {}, {}, {}
+    for nt, ids in sub.nodes.items():
+        f = features[nt]
+        num[nt] = torch.from_numpy(f.numeric[ids])
+        cat[nt] = torch.from_numpy(f.categorical[ids])
+        rt[nt] = rel_t(graph.node_time[nt][ids])
+        n_nodes[nt] = len(ids)
+    rels = {}
+    for key, s in sub.relations.items():
+        rel = graph.relations[key]
+        rb = RelBatch(torch.from_numpy(s.src_local), torch.from_numpy(s.dst_local))
+        if rel.edge_table is not None:
+            f = features[rel.edge_table]
+            rb.edge_num = torch.from_numpy(f.numeric[s.edge_row])
+            rb.edge_cat = torch.from_numpy(f.categorical[s.edge_row])
+            rb.edge_time = rel_t(s.edge_time)
+        rels[key] = rb
+    return Batch(n_nodes, num, cat, rt, rels, torch.from_numpy(sub.seed_local),
+                 torch.as_tensor(np.asarray(y), dtype=torch.float32), sub.seed_time)
+
+
+def mean_aggregate(msg: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+    out = torch.zeros(n_dst, msg.shape[1], dtype=msg.dtype, device=msg.device).index_add_(0, dst, msg)
+    count = torch.bincount(dst, minlength=n_dst).clamp_(min=1).to(msg.dtype)
+    return out / count[:, None]
+
+
+class Roles(nn.Module):
+    """Learnable role pi_T in [0, 1] per candidate table (0 = nodes, 1 = edges)."""
+
+    def __init__(self, tables: Sequence[str], mode: Literal["soft", "gumbel"] = "soft",
+                 conditioning: Literal["free", "table"] = "free", channels: int = 64,
+                 init_logit: float = 0.0, tau: float = 1.0):
+        super().__init__()
+        if mode not in ("soft", "gumbel"):
+            raise ValueError(f"role mode must be 'soft' or 'gumbel', got {mode!r}")
+        if conditioning not in ("free", "table"):
+            raise ValueError(f"role conditioning must be 'free' or 'table', got {conditioning!r}")
+        self.tables, self.mode, self.conditioning, self.tau = list(tables), mode, conditioning, tau
+        self.logits = nn.Parameter(torch.full((len(self.tables),), float(init_logit)))
+        self.mlp = (nn.Sequential(nn.Linear(channels + 1, channels), nn.ReLU(), nn.Linear(channels, 1))
+                    if conditioning == "table" else None)
+        self.fixed: Tensor | None = None  # set to force pi (identity tests, ablations)
+        self.generator: torch.Generator | None = None
+
+    def logit(self, table_emb: Tensor | None) -> Tensor:
+        if self.mlp is None or table_emb is None:
+            return self.logits
+        return self.logits + self.mlp(table_emb).squeeze(-1)
+
+    def pi(self, table_emb: Tensor | None = None) -> Tensor:
+        if self.fixed is not None:
+            return self.fixed
+        return torch.sigmoid(self.logit(table_emb) / self.tau)
+
+    def weights(self, table_emb: Tensor | None = None) -> Tensor:
+        """The pi used in message passing: soft value, or a straight-through Gumbel sample."""
+        if self.fixed is not None:
+            return self.fixed
+        logit = self.logit(table_emb)
+        if self.mode == "soft":
+            return torch.sigmoid(logit / self.tau)
+        if not self.training:
+            return (logit > 0).to(logit.dtype)
+        u = torch.rand(logit.shape, generator=self.generator, device="cpu").to(logit.device).clamp(1e-6, 1 - 1e-6)
+        soft = torch.sigmoid((logit + torch.log(u) - torch.log1p(-u)) / self.tau)
+        return (soft > 0.5).to(soft.dtype) - soft.detach() + soft
+
+    def entropy(self, table_emb: Tensor | None = None) -> Tensor:
+        p = self.pi(table_emb).clamp(1e-6, 1 - 1e-6)
+        return -(p * p.log() + (1 - p) * (1 - p).log()).sum()
+
+
+class RDLModel(nn.Module):
+    """HeteroGraphSAGE on any of the three graphs; FROG when ``roles`` is given (FROG graph)."""
+
+    def __init__(self, graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
+                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None):
+        super().__init__()
+        self.entity_type, self.num_layers, self.channels = entity_type, num_layers, channels
+        self.rel_keys = list(graph.relations)
+        self.rel_meta = {k: (r.role, r.role_table, r.edge_table) for k, r in graph.relations.items()}
+        tables = set(graph.num_nodes) | {r.edge_table for r in graph.relations.values() if r.edge_table}
+        self.encoders = nn.ModuleDict({t: RowEncoder(features[t], channels) for t in sorted(tables)})
+        node_types = sorted(graph.num_nodes)
+        self.layers = nn.ModuleList()
+        for _ in range(num_layers):
+            layer = nn.Module()
+            layer.self_lin = nn.ModuleDict({nt: nn.Linear(channels, channels) for nt in node_types})
+            layer.norm = nn.ModuleDict({nt: nn.LayerNorm(channels) for nt in node_types})
+            layer.rel_lin = nn.ModuleDict({
+                rel_name(k): nn.Linear(2 * channels if r.edge_table else channels, channels, bias=False)
+                for k, r in graph.relations.items()})
+            self.layers.append(layer)
+        self.head = nn.Sequential(nn.Linear(channels, channels), nn.ReLU(), nn.Linear(channels, out_dim))
+        self.roles = roles
+        if roles is not None:
+            missing = set(roles.tables) - set(graph.edge_tables)
+            if missing:
+                raise ValueError(f"role tables {sorted(missing)} have no edge relations in this graph")
+        self.last_pi: Tensor | None = None
+        self.last_aux: dict[str, Tensor] = {}
+
+    # ------------------------------------------------------------------ forward
+    def encode(self, batch: Batch) -> dict[str, Tensor]:
+        return {nt: self.encoders[nt](batch.num[nt], batch.cat[nt], batch.rel_time[nt]) for nt in batch.n_nodes}
+
+    def table_embeddings(self, x: dict[str, Tensor], batch: Batch) -> Tensor | None:
+        if self.roles is None or self.roles.mlp is None:
+            return None
+        rows = []
+        device = self.roles.logits.device
+        for t in self.roles.tables:
+            if t in x and len(x[t]):
+                size = torch.log1p(torch.tensor([float(len(x[t]))], device=device))
+                rows.append(torch.cat([x[t].mean(0), size]))
+            else:
+                rows.append(torch.zeros(self.channels + 1, device=device))
+        return torch.stack(rows)
+
+    def forward(self, batch: Batch, fd: bool = False) -> Tensor:
+        x = self.encode(batch)
+        pi = None
+        if self.roles is not None:
+            pi = self.roles.weights(self.table_embeddings(x, batch))
+            self.last_pi = self.roles.pi(self.table_embeddings(x, batch)).detach()
+        role_index = {t: i for i, t in enumerate(self.roles.tables)} if self.roles is not None else {}
+        edge_emb = {}
+        for key, rb in batch.rels.items():
+            et = self.rel_meta[key][2]
+            if et is not None:
+                edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
+        h = x
+        for layer in self.layers:
+            out = {nt: layer.self_lin[nt](h[nt]) for nt in h}
+            for key in self.rel_keys:  # fixed order: identical sums across graphs
+                rb = batch.rels.get(key)
+                if rb is None:
+                    continue
+                src, _, dst = key
+                role, role_table, _ = self.rel_meta[key]
+                if key in edge_emb:
+                    msg = torch.cat([h[src][rb.src], edge_emb[key]], 1)
+                else:
+                    msg = h[src][rb.src]
+                m = layer.rel_lin[rel_name(key)](mean_aggregate(msg, rb.dst, batch.n_nodes[dst]))
+                if pi is not None and role_table in role_index:
+                    p = pi[role_index[role_table]]
+                    m = m * (p if role == "edge" else (1 - p))
+                out[dst] = out[dst] + m
+            h = {nt: torch.relu(layer.norm[nt](v)) for nt, v in out.items()}
+        if fd:
+            self.last_aux = self.fd_losses(h, edge_emb, batch, pi)
+        return self.head(h[self.entity_type][batch.seed_local])
+
+    # ------------------------------------------------------------------ FD constraints (RECON)
+    def fd_losses(self, h: dict[str, Tensor], edge_emb: dict, batch: Batch, pi: Tensor | None) -> dict[str, Tensor]:
+        """Entity level: each candidate row's representation (node state for the node role, its
+        edge encoding for the edge role, mixed by pi) matches the entity it references (MSE to a
+        stopped gradient). Table level: the pooled row representation matches the pooled
+        referenced entities (squared distance of means)."""
+        if self.roles is None:
+            return {}
+        ent, tab = [], []
+        for i, t in enumerate(self.roles.tables):
+            p = pi[i]
+            for key, rb in batch.rels.items():
+                role, role_table, edge_table = self.rel_meta[key]
+                if role_table != t:
+                    continue
+                if role == "node":  # T row (src) -> entity (dst)
+                    z = (1 - p) * h[t][rb.src]
+                    target = h[key[2]][rb.dst].detach()
+                else:  # edge row between entities; aligned with its destination entity
+                    z = p * edge_emb[key]
+                    target = h[key[2]][rb.dst].detach()
+                if len(z):
+                    ent.append(((z - target) ** 2).sum(1).mean())
+                    tab.append(((z.mean(0) - target.mean(0)) ** 2).sum())
+        zero = torch.zeros((), device=self.roles.logits.device)
+        return {"fd_entity": torch.stack(ent).mean() if ent else zero,
+                "fd_table": torch.stack(tab).mean() if tab else zero}
+
+
+def share_weights(target: nn.Module, source: nn.Module) -> list[str]:
+    """Copy every parameter of ``source`` whose name exists in ``target``; return the names."""
+    tgt = target.state_dict()
+    copied = []
+    for name, value in source.state_dict().items():
+        if name in tgt and tgt[name].shape == value.shape:
+            tgt[name] = value.clone()
+            copied.append(name)
+    target.load_state_dict(tgt)
+    return copied

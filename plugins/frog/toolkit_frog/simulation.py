@@ -1,0 +1,195 @@
+"""Registered simulations of the frog plugin: parameters and run functions returning tidy records."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from toolkit import Simulation, SimulationOutput
+from toolkit.backend import resolve_device, set_threads
+from toolkit.config import Field, Params
+
+Model = Literal["row2node", "row2edge", "frog"]
+
+
+class TrainingParams(Params):
+    epochs: int = Field(25, ge=1, le=500, description="training epochs (test at the best validation epoch)")
+    channels: int = Field(64, ge=4, le=512, description="hidden channels")
+    num_layers: int = Field(2, ge=1, le=4, description="message-passing layers")
+    lr: float = Field(0.005, gt=0, description="Adam learning rate of the network")
+    role_lr: float = Field(0.05, gt=0, description="Adam learning rate of the role logits")
+    fanout: int = Field(20, ge=-1, description="neighbours sampled per node, relation and hop (-1 = all)")
+    role_mode: Literal["soft", "gumbel"] = Field("soft", description="soft mixture or straight-through Gumbel")
+    conditioning: Literal["free", "table"] = Field("free", description="free role logits or from a table embedding")
+    anneal: bool = Field(False, description="anneal the role temperature from 1 to 0.1")
+    lam_ent: float = Field(0.0, ge=0, description="weight of the entity-level FD constraint")
+    lam_tab: float = Field(0.0, ge=0, description="weight of the table-level FD constraint")
+    lam_entropy: float = Field(0.0, ge=0, description="weight of the role entropy (pushes roles to 0/1)")
+    device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
+
+    def train_config(self, strategy: str = "last"):
+        from toolkit_frog.train import TrainConfig
+
+        return TrainConfig(channels=self.channels, num_layers=self.num_layers, epochs=self.epochs, lr=self.lr,
+                           role_lr=self.role_lr, num_neighbors=(self.fanout,) * self.num_layers,
+                           strategy=strategy, role_mode=self.role_mode, conditioning=self.conditioning,
+                           anneal=self.anneal, lam_ent=self.lam_ent, lam_tab=self.lam_tab,
+                           lam_entropy=self.lam_entropy, device=resolve_device(self.device))
+
+
+class PlantedParams(TrainingParams):
+    kind: Literal["edge_easy", "edge_hard", "node", "mixed", "none"] = Field(
+        "edge_easy", description="planted signal: through the bridge (edge_*), in rows on the bridge rows (node)")
+    strength: float = Field(1.0, ge=0, le=1, description="strength of the planted effect")
+    model: Model = Field("frog", description="graph/model: Row2Node baseline, Row2Edge GNN or FROG")
+    n_customers: int = Field(3000, ge=20, description="customers (entities)")
+    n_products: int = Field(200, ge=4, description="products")
+
+
+def _records(fit, model: str, role_tables: list[str], metric_name: str) -> list[dict]:
+    rows = []
+    for r in fit.history.to_dict("records"):
+        row = {"epoch": int(r["epoch"]), "train_loss": r["train_loss"], f"val_{metric_name}": r["val"],
+               f"test_{metric_name}": r["test"], "best": int(r["epoch"]) == fit.best_epoch}
+        for t in role_tables:
+            row[f"pi_{t}"] = r.get(f"pi_{t}", np.nan)
+        rows.append(row)
+    return rows
+
+
+def planted(params: PlantedParams, seed: int) -> SimulationOutput:
+    """Train one model on a planted database (data and training seeded by ``seed``).
+
+    One row per epoch: training loss, validation and test AUROC, the learned role pi_review
+    (FROG; NaN for the fixed graphs) and whether it is the best validation epoch.
+    """
+    import torch
+
+    from toolkit_frog.planted import make_planted_database, planted_task
+    from toolkit_frog.train import run_models
+
+    set_threads(1)
+    torch.set_num_threads(1)
+    db = make_planted_database(params.kind, params.strength, params.n_customers, params.n_products, seed)
+    task = planted_task(db)
+    fit = run_models(task, [params.model], ["review"], params.train_config(), seed)[params.model]
+    rows = _records(fit, params.model, ["review"], "auroc")
+    summary = {"best_epoch": fit.best_epoch, "val_auroc": fit.val, "test_auroc": fit.test,
+               "pi_review": fit.pi.get("review", float("nan")), "wall_s": fit.seconds}
+    return SimulationOutput(rows, summary)
+
+
+class LahmanParams(TrainingParams):
+    task: Literal["allstar", "games"] = Field("allstar", description="All-Star next season (AUROC) or games next season (MAE)")
+    model: Literal["row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined"] = Field(
+        "row2node", description="GNN on a graph, or LightGBM on the player table / joined aggregates")
+    train_start: int = Field(2004, ge=1986, le=2014, description="first training season")
+    val_year: int = Field(2016, ge=1990, le=2021, description="validation seed season")
+    test_year: int = Field(2018, ge=1992, le=2023, description="test seed season")
+    epochs: int = Field(10, ge=1, le=500, description="training epochs")
+    fanout: int = Field(30, ge=-1, description="neighbours sampled per node, relation and hop (-1 = all)")
+
+
+def lahman(params: LahmanParams, seed: int) -> SimulationOutput:
+    """One model on a Lahman task with a temporal split; one row per epoch (one row for LightGBM).
+
+    Metric columns are ``val_auroc``/``test_auroc`` (allstar) or ``val_mae``/``test_mae`` (games);
+    ``pi_<table>`` are the learned roles of the four player <-> team-season link tables (FROG).
+    """
+    import torch
+
+    from toolkit_frog.lahman import LINK_TABLES, lahman_task, load_lahman
+    from toolkit_frog.tabular import lightgbm_baseline
+    from toolkit_frog.train import run_models, task_splits
+    from toolkit.errors import ParameterError
+
+    if not (params.train_start < params.val_year < params.test_year):
+        raise ParameterError("parameters train_start, val_year, test_year must increase (train_start < val_year "
+                             f"< test_year), got {params.train_start}, {params.val_year}, {params.test_year}")
+    set_threads(1)
+    torch.set_num_threads(1)
+    db = load_lahman()
+    task = lahman_task(params.task, params.train_start, params.val_year, params.test_year, db=db)
+    name = "auroc" if params.task == "allstar" else "mae"
+    if params.model.startswith("lgbm"):
+        res = lightgbm_baseline(db, "people", task_splits(task), task.task_type,
+                                mode=params.model.split("_")[1], seed=seed)
+        row = {"epoch": 0, "train_loss": np.nan, f"val_{name}": res["val"], f"test_{name}": res["test"], "best": True}
+        row.update({f"pi_{t}": np.nan for t in LINK_TABLES})
+        return SimulationOutput([row], {f"val_{name}": res["val"], f"test_{name}": res["test"]})
+    fit = run_models(task, [params.model], list(LINK_TABLES), params.train_config("uniform"), seed)[params.model]
+    rows = _records(fit, params.model, list(LINK_TABLES), name)
+    summary = {"best_epoch": fit.best_epoch, f"val_{name}": fit.val, f"test_{name}": fit.test,
+               **{f"pi_{t}": fit.pi.get(t, float("nan")) for t in LINK_TABLES}, "wall_s": fit.seconds}
+    return SimulationOutput(rows, summary)
+
+
+class GraphSizeParams(Params):
+    n_rows: int = Field(1000, ge=1, description="rows of the link table")
+    n_keys: int = Field(3, ge=2, le=6, description="foreign keys of the link table (>= 3: hyperedge)")
+    n_entities: int = Field(100, ge=1, description="rows of each referenced table")
+    missing: float = Field(0.0, ge=0, lt=1, description="probability that a key is missing")
+
+
+def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
+    """Build Row2Node and Row2Edge graphs of a random link table; count edges and lost rows.
+
+    Row2Node: 2 edges per present key; Row2Edge (clique expansion): m(m-1) per row with m present keys.
+    """
+    import warnings
+
+    from toolkit_frog.graph import check_full_resolution, make_pkey_fkey_graph, make_row2edge_graph
+    from toolkit_frog.relational import Database, Table
+
+    rng = np.random.default_rng(seed)
+    tables = {}
+    link = {"link_id": np.arange(params.n_rows)}
+    fks = {}
+    for i in range(params.n_keys):
+        ent = pd.DataFrame({"id": np.arange(params.n_entities)})
+        tables[f"entity{i}"] = Table(ent, {}, "id", None)
+        keys = rng.integers(0, params.n_entities, params.n_rows).astype(float)
+        keys[rng.random(params.n_rows) < params.missing] = np.nan
+        link[f"k{i}"] = pd.array(np.where(np.isnan(keys), 0, keys).astype(int), dtype="Int64")
+        link[f"k{i}"][np.isnan(keys)] = pd.NA
+        fks[f"k{i}"] = f"entity{i}"
+    tables["link"] = Table(pd.DataFrame(link), fks, "link_id", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        db = Database(tables)
+    r2n, r2e = make_pkey_fkey_graph(db), make_row2edge_graph(db, ["link"])
+    rep = check_full_resolution(db, ["link"], r2e)["link"]
+    return {"n_row2node_edges": r2n.num_edges, "n_row2edge_edges": r2e.num_edges,
+            "expected_row2edge_edges": rep.expected_edges, "rows_lost": rep.rows_lost,
+            "full_resolution": rep.full_resolution}
+
+
+def _plot_roles(table: pd.DataFrame, fig) -> None:
+    ax = fig.add_subplot(1, 1, 1)
+    pis = [c for c in table.columns if c.startswith("pi_")]
+    for (seed, model), grp in table.groupby(["seed", "model"]):
+        for c in pis:
+            if grp[c].notna().any():
+                ax.plot(grp["epoch"], grp[c], label=f"{c} seed {seed}")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("role pi (0 = nodes, 1 = edges)")
+    ax.set_ylim(0, 1)
+    if ax.lines:
+        ax.legend(fontsize=6)
+
+
+SIMULATIONS = [
+    Simulation(name="frog.planted", func=planted, params=PlantedParams,
+               description="planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
+               quick={"n_customers": 200, "n_products": 20, "epochs": 2, "channels": 8, "fanout": 5},
+               plot=_plot_roles),
+    Simulation(name="frog.lahman", func=lahman, params=LahmanParams,
+               description="Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
+               quick={"train_start": 2014, "epochs": 1, "channels": 8, "fanout": 3, "model": "row2node"},
+               plot=_plot_roles),
+    Simulation(name="frog.graph_sizes", func=graph_sizes, params=GraphSizeParams,
+               description="edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
+               bounds=("frog.row2edge_edge_count",), quick={"n_rows": 200}),
+]

@@ -1,0 +1,140 @@
+"""Registered simulations of the langgen plugin (one tidy row per run)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from toolkit import Simulation, SimulationOutput
+from toolkit.config import Field, Params
+
+CLASSES = ("counting", "km_example", "dfa2", "ltt11")
+
+
+def make_class(name: str, m: int):
+    """A named finite class of infinite regular languages (ordered)."""
+    from toolkit_langgen.closure import dfa_class, ltt_union_class
+    from toolkit_langgen.generation import counting_class, km_nonuniform_class
+
+    if name == "counting":
+        return counting_class(m)
+    if name == "km_example":
+        return km_nonuniform_class()
+    if name == "dfa2":
+        return dfa_class(2)
+    if name == "ltt11":
+        return ltt_union_class(1, 1)
+    raise ValueError(f"class must be one of {CLASSES}, got {name!r}")
+
+
+class GeneratorRaceParams(Params):
+    language_class: Literal["counting", "km_example", "dfa2", "ltt11"] = Field(
+        "counting", description="class of languages: counting H_m, KM's two-language example, all infinite "
+                                "<=2-state DFA languages, all infinite LTT(1,1) languages")
+    m: int = Field(2, ge=0, le=5, description="counting threshold m (counting class only)")
+    generator: Literal["closure", "km", "greedy"] = Field("closure", description="generator")
+    adversary: Literal["shortlex", "random", "intersection_first"] = Field("intersection_first",
+                                                                           description="enumeration order")
+    extra_horizon: int = Field(10, ge=1, le=1000, description="samples beyond C(H) + 1 in the horizon")
+
+
+def generator_race(params: GeneratorRaceParams, seed: int):
+    """Race one generator against one adversary on every target of a class: the first distinct-sample
+    count from which the generator is correct up to the horizon, worst case over targets."""
+    from toolkit_langgen.closure import closure_dimension
+    from toolkit_langgen.generation import ADVERSARIES, GENERATORS, sample_complexity, worst_case
+
+    H = make_class(params.language_class, params.m)
+    cd = closure_dimension(H)
+    horizon = cd.value + 1 + params.extra_horizon
+    per_target = sample_complexity(H, GENERATORS[params.generator], ADVERSARIES[params.adversary], horizon, seed)
+    never = sum(v is None for v in per_target.values())
+    row = {"n_languages": len(H), "closure_dimension": cd.value, "status": cd.status, "horizon": horizon,
+           "worst_first_correct": worst_case(per_target, horizon), "targets_never_correct": never,
+           "mean_first_correct": sum(horizon + 1 if v is None else v for v in per_target.values()) / len(H)}
+    return SimulationOutput(records=[row], summary=row)
+
+
+class ClosureDimensionParams(Params):
+    family: Literal["counting", "dfa", "ltt"] = Field("counting", description="size-indexed class family")
+    n: int = Field(2, ge=0, le=8, description="size index: m (counting), states (dfa), window k (ltt)")
+    t: int = Field(1, ge=1, le=4, description="LTT threshold t (ltt only)")
+    method: Literal["power_free", "search"] = Field(
+        "power_free", description="dfa: 'power_free' (exact when the (n-1)-power-free words are finite: n <= 3) "
+                                  "or 'search' (best-first over intersections, with the caps below)")
+    max_nodes: int = Field(2000, ge=1, description="cap on expanded infinite intersections (dfa)")
+    time_limit: float = Field(20.0, gt=0, description="cap in seconds for the search (dfa)")
+
+
+def closure_dimension_run(params: ClosureDimensionParams, seed: int):
+    """C(H_n) of a size-indexed class: exact, or a certified lower bound marked 'unresolved' with the cap hit."""
+    from toolkit_langgen.closure import (closure_dimension, closure_dimension_power_free, dfa_class,
+                                         ltt_closure_dimension)
+    from toolkit_langgen.generation import counting_class
+
+    if params.family == "counting":
+        res = closure_dimension(counting_class(params.n))
+        row = {"n_languages": 3, **res.row()}
+    elif params.family == "dfa":
+        if params.n > 4:
+            from toolkit.errors import ParameterError
+
+            raise ParameterError(f"parameter 'n' of langgen.closure_dimension: dfa classes need n <= 4, got {params.n}")
+        H = dfa_class(params.n)
+        if params.method == "power_free":
+            res = closure_dimension_power_free(H, n_states=params.n)
+        else:
+            res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
+        row = {"n_languages": len(H), "method": params.method, **res.row()}
+        row["seconds"] = None  # wall time is not reproducible; kept out of the stored table
+    else:
+        info = ltt_closure_dimension(params.n, params.t)
+        row = {"n_languages": None, "closure_dimension": info["closure_dimension"], "status": "exact",
+               "profile_classes": info["profile_classes"], "finite_classes": info["finite_classes"]}
+    row.pop("seconds", None)
+    return SimulationOutput(records=[row], summary={"closure_dimension": row["closure_dimension"]})
+
+
+class WitnessFamilyParams(Params):
+    family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power"] = Field(
+        "counting", description="lower-bound witness family")
+    param: int = Field(2, ge=0, le=8, description="family parameter (m, t, k or j; see README)")
+
+
+def witness_family(params: WitnessFamilyParams, seed: int):
+    """Brute-force |∩| of a witness family against its closed form."""
+    from toolkit.errors import ParameterError
+
+    from toolkit_langgen.witnesses import PARAM_MIN, make_family
+
+    if params.param < PARAM_MIN[params.family]:
+        raise ParameterError(f"parameter 'param' of langgen.witness_family: family {params.family!r} needs "
+                             f">= {PARAM_MIN[params.family]}, got {params.param}")
+    row = make_family(params.family, params.param).row()
+    return SimulationOutput(records=[row], summary={"intersection_size": row["intersection_size"]})
+
+
+def _plot_log(x: str, y: str):
+    def plot(table, fig):
+        ax = fig.add_subplot(111)
+        data = table.sort_values(x)
+        ax.plot(data[x], data[y].clip(lower=1), "o-")
+        ax.set_yscale("log")
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+    return plot
+
+
+SIMULATIONS = [
+    Simulation("langgen.generator_race", generator_race, GeneratorRaceParams,
+               "first permanently-correct sample count of a generator vs an adversary, per class (worst target)",
+               bounds=("langgen.lrt_lower_bound", "langgen.closure_generator_upper"),
+               quick={"m": 1}, plot=_plot_log("m", "worst_first_correct")),
+    Simulation("langgen.closure_dimension", closure_dimension_run, ClosureDimensionParams,
+               "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
+               quick={"family": "counting", "n": 1}, plot=_plot_log("n", "closure_dimension")),
+    Simulation("langgen.witness_family", witness_family, WitnessFamilyParams,
+               "brute-force |∩| of a lower-bound witness family vs its closed form",
+               bounds=("langgen.counting_family", "langgen.counting_family_lower", "langgen.ltt_threshold_family",
+                       "langgen.sl_staircase_family", "langgen.cfg_power_family"),
+               quick={"param": 2}, plot=_plot_log("param", "intersection_size")),
+]

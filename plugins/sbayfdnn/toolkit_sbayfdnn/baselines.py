@@ -1,0 +1,339 @@
+"""Baselines on the same B-spline projections and the same train/test split (no toolkit imports).
+
+- :class:`FunctionalLinearModel`: y = a + z^T b, ridge penalty chosen by generalised cross-validation
+  over a grid that includes 0 (ordinary least squares);
+- :class:`GroupLassoFLM`: the same linear model with a group-lasso penalty over contiguous groups of
+  basis functions (cvxpy); the penalty is chosen on a validation split by the one-standard-error
+  rule (the largest penalty within one SE of the best); non-zero groups are its selected region;
+- :class:`FPCARegression`: functional principal components (quadrature-weighted SVD), least squares
+  on the leading scores (enough components for ``variance`` of the curves' variance);
+- :class:`DenseNetwork`: the same network as the sparse model without the spike-and-slab prior
+  (Gaussian weight decay), early stopping on a validation split;
+- :class:`AdaFNN`: an AdaFNN-style network (Yao et al. 2021) whose K basis functions are small
+  networks of t, scores ``integral X beta_k`` by quadrature, an MLP on the scores, with L1 and
+  orthogonality penalties on the learned bases; early stopping.
+
+:func:`compare_methods` fits them all (and the sparse Bayesian model) on one split.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from toolkit_sbayfdnn import basis
+from toolkit_sbayfdnn.network import PriorConfig, forward, init_params, train
+
+
+def _split(n: int, val_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    perm = np.random.default_rng(seed).permutation(n)
+    n_val = max(1, int(round(val_fraction * n)))
+    return perm[n_val:], perm[:n_val]
+
+
+class FunctionalLinearModel:
+    """Ridge / least-squares functional linear model on B-spline scores (GCV-chosen penalty)."""
+
+    def __init__(self, n_basis: int = 24, degree: int = 3, alphas=(0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
+        self.n_basis, self.degree, self.alphas = n_basis, degree, alphas
+
+    def fit(self, X, y, grid=None):
+        X, grid, y = basis.validate_curves(X, grid, y)
+        self.grid_ = grid
+        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        Z = X @ self.projection_
+        self.z_mean_, self.y_mean_ = Z.mean(axis=0), y.mean()
+        Zc, yc = Z - self.z_mean_, y - self.y_mean_
+        U, s, Vt = np.linalg.svd(Zc, full_matrices=False)
+        uty = U.T @ yc
+        n = len(y)
+        best = None
+        for alpha in self.alphas:
+            # ridge penalty alpha * n * ||b||^2; shrink factors s^2 / (s^2 + alpha n)
+            shrink = s ** 2 / (s ** 2 + alpha * n) if alpha > 0 else (s > s.max() * 1e-10).astype(float)
+            fitted = U @ (shrink * uty)
+            dof = shrink.sum()
+            gcv = np.mean((yc - fitted) ** 2) / (1 - dof / n) ** 2
+            if best is None or gcv < best[0]:
+                coef = Vt.T @ (np.divide(shrink * uty, s, out=np.zeros_like(s), where=s > 0))
+                best = (gcv, alpha, coef)
+        _, self.alpha_, self.coef_ = best
+        design = basis.bspline_design(basis.to_unit(grid), self.n_basis, self.degree)
+        self.beta_ = design @ self.coef_  # estimated beta(t) on the grid
+        return self
+
+    def predict(self, X):
+        X, _, _ = basis.validate_curves(X, self.grid_)
+        return (X @ self.projection_ - self.z_mean_) @ self.coef_ + self.y_mean_
+
+
+class GroupLassoFLM:
+    """Functional linear model with a group-lasso penalty on contiguous groups of B-spline coefficients."""
+
+    def __init__(self, n_basis: int = 24, degree: int = 3, group_size: int = 3,
+                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), val_fraction: float = 0.2, random_state: int = 0):
+        self.n_basis, self.degree, self.group_size = n_basis, degree, group_size
+        self.lambdas, self.val_fraction, self.random_state = lambdas, val_fraction, random_state
+
+    def _solve(self, Z, y, lam):
+        import cvxpy as cp
+
+        n, J = Z.shape
+        b = cp.Variable(J)
+        a = cp.Variable()
+        groups = [list(range(g, min(g + self.group_size, J))) for g in range(0, J, self.group_size)]
+        penalty = sum(np.sqrt(len(g)) * cp.norm(b[g], 2) for g in groups)
+        problem = cp.Problem(cp.Minimize(cp.sum_squares(y - Z @ b - a) / (2 * n) + lam * penalty))
+        problem.solve(solver=cp.CLARABEL) if "CLARABEL" in cp.installed_solvers() else problem.solve()
+        return np.asarray(b.value).ravel(), float(a.value), groups
+
+    def fit(self, X, y, grid=None):
+        X, grid, y = basis.validate_curves(X, grid, y)
+        self.grid_ = grid
+        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        Z = X @ self.projection_
+        self.z_scale_ = float(Z.std()) or 1.0  # the penalty needs comparable units across data sets
+        Zs = Z / self.z_scale_
+        tr, va = _split(len(y), self.val_fraction, self.random_state)
+        errors = []
+        for lam in self.lambdas:
+            b, a, _ = self._solve(Zs[tr], y[tr], lam)
+            errors.append((y[va] - Zs[va] @ b - a) ** 2)
+        means = np.array([e.mean() for e in errors])
+        best = int(np.argmin(means))
+        # one-standard-error rule: the largest penalty within one SE of the best validation error
+        se = errors[best].std(ddof=1) / np.sqrt(len(errors[best]))
+        within = [i for i, lam in enumerate(self.lambdas) if means[i] <= means[best] + se]
+        self.lambda_ = max(self.lambdas[i] for i in within)
+        self.coef_, self.intercept_, groups = self._solve(Zs, y, self.lambda_)
+        active = [g for g in groups if np.linalg.norm(self.coef_[g]) > 1e-6 * max(1.0, np.abs(self.coef_).max())]
+        self.selected_ = np.asarray(sorted(j for g in active for j in g), dtype=int)
+        unit = basis.selected_regions(self.selected_, self.n_basis, self.degree)
+        self.selected_regions_ = [(float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit]
+        return self
+
+    def predict(self, X):
+        X, _, _ = basis.validate_curves(X, self.grid_)
+        return (X @ self.projection_) / self.z_scale_ @ self.coef_ + self.intercept_
+
+
+class FPCARegression:
+    """Least squares on functional principal component scores."""
+
+    def __init__(self, variance: float = 0.99, max_components: int = 20):
+        self.variance, self.max_components = variance, max_components
+
+    def fit(self, X, y, grid=None):
+        X, grid, y = basis.validate_curves(X, grid, y)
+        self.grid_ = grid
+        w = basis.quadrature_weights(basis.to_unit(grid))
+        self.x_mean_ = X.mean(axis=0)
+        Xw = (X - self.x_mean_) * np.sqrt(w)
+        _, s, Vt = np.linalg.svd(Xw, full_matrices=False)
+        explained = np.cumsum(s ** 2) / np.sum(s ** 2)
+        k = int(min(np.searchsorted(explained, self.variance) + 1, self.max_components, len(s)))
+        self.n_components_ = k
+        self.eigenfunctions_ = Vt[:k] / np.sqrt(w)  # orthonormal in L2[0, 1]
+        scores = self._scores(X)
+        design = np.column_stack([np.ones(len(y)), scores])
+        self.coef_, *_ = np.linalg.lstsq(design, y, rcond=None)
+        return self
+
+    def _scores(self, X):
+        w = basis.quadrature_weights(basis.to_unit(self.grid_))
+        return ((X - self.x_mean_) * w) @ self.eigenfunctions_.T
+
+    def predict(self, X):
+        X, _, _ = basis.validate_curves(X, self.grid_)
+        return self.coef_[0] + self._scores(X) @ self.coef_[1:]
+
+
+class DenseNetwork:
+    """The sparse model's network without the spike-and-slab prior, early-stopped on a validation split."""
+
+    def __init__(self, n_basis: int = 24, degree: int = 3, widths=(64, 32), epochs: int = 3000, lr: float = 2e-3,
+                 weight_decay_var: float = 1.0, val_fraction: float = 0.2, early_stopping: bool = True,
+                 device: str = "cpu", random_state: int = 0):
+        self.n_basis, self.degree, self.widths, self.epochs, self.lr = n_basis, degree, widths, epochs, lr
+        self.weight_decay_var, self.val_fraction = weight_decay_var, val_fraction
+        self.early_stopping = early_stopping
+        self.device, self.random_state = device, random_state
+
+    def fit(self, X, y, grid=None):
+        X, grid, y = basis.validate_curves(X, grid, y)
+        self.grid_ = grid
+        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        Z = X @ self.projection_
+        self.z_mean_ = Z.mean(axis=0)
+        self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
+        Zt = torch.as_tensor(Z - self.z_mean_, dtype=torch.float32, device=self.device)
+        yt = torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32, device=self.device)
+        gen = torch.Generator().manual_seed(int(self.random_state))
+        params = init_params(1, self.n_basis, tuple(self.widths), gen, device=self.device)
+        prior = PriorConfig(sigma_other_sq=self.weight_decay_var)
+        if self.early_stopping:
+            tr, va = _split(len(y), self.val_fraction, self.random_state)
+            self.params_, info = train(params, Zt[tr], yt[tr], task="regression", prior=prior, epochs=self.epochs,
+                                       lr=self.lr, spike_slab=False, Z_val=Zt[va], y_val=yt[va])
+            self.best_epoch_ = info["best_epoch"][0]
+        else:  # all epochs on all training curves (the spec's prototype dense network, as we read it)
+            self.params_, _ = train(params, Zt, yt, task="regression", prior=prior, epochs=self.epochs,
+                                    lr=self.lr, spike_slab=False)
+            self.best_epoch_ = self.epochs
+        return self
+
+    def predict(self, X):
+        X, _, _ = basis.validate_curves(X, self.grid_)
+        Z = torch.as_tensor(X @ self.projection_ - self.z_mean_, dtype=torch.float32, device=self.device)
+        with torch.no_grad():
+            out = forward(self.params_, Z)[0].cpu().double().numpy()
+        return out * self.y_scale_ + self.y_mean_
+
+
+class AdaFNN:
+    """AdaFNN-style adaptive-basis network: K micro-networks beta_k(t) (1 -> 32 -> 32 -> 1, tanh),
+    scores ``integral X beta_k`` by the trapezoid rule, an MLP (K -> 32 -> 1) on the scores; loss
+    MSE + l1 * sum_k ||beta_k||_L1 + ortho * sum_{k != l} <beta_k, beta_l>^2 (+ ||beta_k|| = 1 softly)."""
+
+    def __init__(self, n_bases: int = 4, epochs: int = 2000, lr: float = 2e-3, l1: float = 1e-3, ortho: float = 1e-2,
+                 val_fraction: float = 0.2, device: str = "cpu", random_state: int = 0):
+        self.n_bases, self.epochs, self.lr, self.l1, self.ortho = n_bases, epochs, lr, l1, ortho
+        self.val_fraction, self.device, self.random_state = val_fraction, device, random_state
+
+    def _build(self):
+        torch.manual_seed(int(self.random_state))  # nn.Linear init; fit() restores the global state after
+        K = self.n_bases
+        self.micro_ = torch.nn.ModuleList([torch.nn.Sequential(torch.nn.Linear(1, 32), torch.nn.Tanh(),
+                                                               torch.nn.Linear(32, 32), torch.nn.Tanh(),
+                                                               torch.nn.Linear(32, 1)) for _ in range(K)])
+        self.head_ = torch.nn.Sequential(torch.nn.Linear(K, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+        self.micro_.to(self.device)
+        self.head_.to(self.device)
+
+    def _bases(self):
+        u = self.u_[:, None]
+        return torch.cat([net(u) for net in self.micro_], dim=1).T  # (K, m)
+
+    def _forward(self, Xt):
+        B = self._bases()
+        scores = (Xt * self.w_) @ B.T
+        return self.head_(scores).squeeze(-1), B
+
+    def fit(self, X, y, grid=None):
+        X, grid, y = basis.validate_curves(X, grid, y)
+        self.grid_ = grid
+        state = torch.random.get_rng_state()
+        try:
+            self._build()
+        finally:
+            torch.random.set_rng_state(state)
+        self.u_ = torch.as_tensor(basis.to_unit(grid), dtype=torch.float32, device=self.device)
+        self.w_ = torch.as_tensor(basis.quadrature_weights(basis.to_unit(grid)), dtype=torch.float32, device=self.device)
+        self.x_mean_ = X.mean(axis=0)
+        self.x_scale_ = float((X - self.x_mean_).std()) or 1.0
+        self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
+        Xt = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float32, device=self.device)
+        yt = torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32, device=self.device)
+        tr, va = _split(len(y), self.val_fraction, self.random_state)
+        params = list(self.micro_.parameters()) + list(self.head_.parameters())
+        opt = torch.optim.Adam(params, lr=self.lr)
+        best, best_state, stale = float("inf"), None, 0
+        eye = torch.eye(self.n_bases, device=self.device)
+        for epoch in range(self.epochs):
+            out, B = self._forward(Xt[tr])
+            gram = (B * self.w_) @ B.T
+            penalty = self.l1 * (B.abs() * self.w_).sum() + self.ortho * ((gram - eye) ** 2).sum()
+            loss = ((out - yt[tr]) ** 2).mean() + penalty
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if (epoch + 1) % 25 == 0:
+                with torch.no_grad():
+                    val = float(((self._forward(Xt[va])[0] - yt[va]) ** 2).mean())
+                if val < best:
+                    best, stale = val, 0
+                    best_state = [p.detach().clone() for p in params]
+                else:
+                    stale += 1
+                    if stale >= 20:
+                        break
+        if best_state is not None:
+            with torch.no_grad():
+                for p, keep in zip(params, best_state):
+                    p.copy_(keep)
+        return self
+
+    def predict(self, X):
+        X, _, _ = basis.validate_curves(X, self.grid_)
+        Xt = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float32, device=self.device)
+        with torch.no_grad():
+            out = self._forward(Xt)[0].cpu().double().numpy()
+        return out * self.y_scale_ + self.y_mean_
+
+
+METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn", "select_all")
+EXTRA_METHODS = ("dense_no_early_stopping",)  # not in the default comparison; see compare_methods
+
+
+def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, epochs: int = 3000,
+                    n_basis: int = 24, degree: int = 3, device: str = "cpu", seed: int = 0,
+                    interval_level: float = 0.95) -> list[dict]:
+    """Fit every method in ``methods`` on ``data`` (a :class:`~toolkit_sbayfdnn.designs.FunctionalData`
+    with a test split) and return one record per method: test RMSE, RMSE / oracle, region TPR/FPR/F1
+    (methods that select), number of selected basis functions, interval coverage (sbayfdnn), wall time.
+
+    ``select_all`` is the region baseline that selects the whole domain (the FLM's predictions).
+    ``dense_no_early_stopping`` (not in the default list) trains the dense network for all epochs on
+    all training curves without weight decay.
+    """
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
+
+    unknown = [m for m in methods if m not in METHODS + EXTRA_METHODS]
+    if unknown:
+        raise ValueError(f"methods: unknown {unknown}; choose from {', '.join(METHODS + EXTRA_METHODS)}")
+    true_mask = basis.region_mask(data.grid, data.true_regions) if data.true_regions is not None else None
+    oracle = data.oracle_rmse if data.f_test is not None else float("nan")
+    records = []
+    for method in methods:
+        start = time.perf_counter()
+        rec = {"method": method}
+        regions = None
+        if method == "sbayfdnn":
+            kw = dict(n_basis=n_basis, degree=degree, epochs=epochs, device=device, random_state=seed)
+            kw.update(sbay_kwargs or {})
+            model = SparseBayesianFDNN(**kw).fit(data.X, data.y, data.grid)
+            lo, hi = model.predict_interval(data.X_test, level=interval_level)
+            rec["coverage"] = float(np.mean((data.y_test >= lo) & (data.y_test <= hi)))
+            rec["interval_width"] = float(np.mean(hi - lo))
+            rec["n_selected"] = int(len(model.selected_))
+            regions = model.selected_regions_
+            rec["log_evidence"] = float(model.log_evidences_[model.best_restart_])
+        elif method in ("flm", "select_all"):
+            model = FunctionalLinearModel(n_basis, degree).fit(data.X, data.y, data.grid)
+            if method == "select_all":
+                regions = [(float(data.grid[0]), float(data.grid[-1]))]
+                rec["n_selected"] = n_basis
+        elif method == "group_lasso":
+            model = GroupLassoFLM(n_basis, degree, random_state=seed).fit(data.X, data.y, data.grid)
+            regions = model.selected_regions_
+            rec["n_selected"] = int(len(model.selected_))
+        elif method == "fpca":
+            model = FPCARegression().fit(data.X, data.y, data.grid)
+        elif method == "dense":
+            model = DenseNetwork(n_basis, degree, epochs=epochs, device=device, random_state=seed).fit(
+                data.X, data.y, data.grid)
+        elif method == "dense_no_early_stopping":  # no validation split, no weight decay, every epoch
+            model = DenseNetwork(n_basis, degree, epochs=epochs, weight_decay_var=float("inf"), early_stopping=False,
+                                 device=device, random_state=seed).fit(data.X, data.y, data.grid)
+        else:  # adafnn
+            model = AdaFNN(epochs=epochs, device=device, random_state=seed).fit(data.X, data.y, data.grid)
+        pred = model.predict(data.X_test)
+        rec["rmse"] = float(np.sqrt(np.mean((pred - data.y_test) ** 2)))
+        rec["rmse_ratio"] = rec["rmse"] / oracle if oracle == oracle and oracle > 0 else float("nan")
+        if regions is not None and true_mask is not None and true_mask.any():
+            rec.update(basis.region_metrics(basis.region_mask(data.grid, regions), true_mask))
+        rec["wall_time"] = time.perf_counter() - start
+        records.append(rec)
+    return records

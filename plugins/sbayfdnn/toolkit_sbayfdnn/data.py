@@ -1,0 +1,55 @@
+"""Dataset registrations: the synthetic designs, El Nino (statsmodels) and ECG beats (neurokit2)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from toolkit import Dataset
+from toolkit.config import Field, Params
+
+
+class SyntheticParams(Params):
+    design: Literal["two_region", "one_region", "null"] = Field("two_region", description="where beta is non-zero")
+    link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
+    snr: float = Field(5.0, gt=0, description="var g / sigma^2")
+    n_train: int = Field(500, ge=2, description="training curves")
+    n_test: int = Field(2000, ge=1, description="test curves")
+    m: int = Field(100, ge=4, description="grid points")
+    seed: int = Field(0, ge=0, description="random seed")
+
+
+class EcgDataParams(Params):
+    n_train: int = Field(300, ge=2, description="training beats")
+    n_test: int = Field(300, ge=1, description="test beats")
+    m: int = Field(100, ge=8, description="grid points per beat")
+    qrs_halfwidth_s: float = Field(0.05, gt=0, le=0.15, description="half-width of the QRS window (s)")
+    snr: float = Field(5.0, gt=0, description="signal-to-noise ratio")
+    seed: int = Field(0, ge=0, description="random seed")
+
+
+def _synthetic(**kwargs):
+    from toolkit_sbayfdnn.designs import simulate
+
+    return simulate(**kwargs)
+
+
+def _elnino():
+    from toolkit_sbayfdnn.designs import elnino_curves
+
+    return elnino_curves()
+
+
+def _ecg(**kwargs):
+    from toolkit_sbayfdnn.designs import ecg_beats
+
+    return ecg_beats(**kwargs)
+
+
+DATASETS = [
+    Dataset(name="sbayfdnn.synthetic", description="functional regression with planted regions (the spec's designs)",
+            loader=_synthetic, params=SyntheticParams),
+    Dataset(name="sbayfdnn.elnino", description="statsmodels El Nino SST curves (60 years x 12 months), next-year "
+            "Jan-Mar mean as response", loader=_elnino),
+    Dataset(name="sbayfdnn.ecg", description="neurokit2-simulated ECG beats on a common grid, response on the QRS window",
+            loader=_ecg, params=EcgDataParams),
+]
