@@ -103,6 +103,7 @@ class DataSource:
 
     :param url: the official download address of one file (an archive or a plain file).
     :param sha256: the hex SHA-256 of that file; a download that does not match is refused.
+        ``None`` only where no official checksum is published (the fetch then says so).
     :param target: the folder, relative to the data root, that the dataset lives in once fetched
         (``TUDataset/MUTAG``); an archive is unpacked there.
     :param unpack: ``"zip"``, ``"tar"`` (any compression) or ``None`` (keep the file as it is).
@@ -112,7 +113,7 @@ class DataSource:
     """
 
     url: str
-    sha256: str
+    sha256: str | None
     target: str
     unpack: str | None = None
     strip_components: int = 0
