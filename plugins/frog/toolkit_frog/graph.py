@@ -396,6 +396,27 @@ def leaked_rows(sub: Subgraph, graph: HeteroGraph, db: Database | None = None) -
     return bad
 
 
+def role_reach(graph: HeteroGraph, entity_type: str, tables: Sequence[str]) -> dict[str, int | None]:
+    """Per candidate table: the fewest hops from the entity at which a relation weighted by its
+    role carries a message towards the seed (None: never). With L layers, a role whose table is
+    more than L hops away gets no gradient and stays at its initial value."""
+    depth = {entity_type: 0}
+    frontier, d = [entity_type], 0
+    while frontier:
+        nxt = []
+        for key, rel in graph.relations.items():
+            if rel.dst in frontier and rel.src not in depth:
+                depth[rel.src] = d + 1
+                nxt.append(rel.src)
+        frontier, d = nxt, d + 1
+    out: dict[str, int | None] = {}
+    for t in tables:
+        hops = [depth[rel.dst] + 1 for rel in graph.relations.values()
+                if rel.role_table == t and rel.dst in depth]
+        out[t] = min(hops) if hops else None
+    return out
+
+
 def group_seeds_by_time(times: np.ndarray, batch_size: int | None = None) -> list[np.ndarray]:
     """Positions of seeds grouped by equal time (then chunked to ``batch_size``)."""
     times = np.asarray(times)
@@ -416,5 +437,5 @@ def relation_stats(graph: HeteroGraph) -> Mapping[str, int]:
 __all__ = [
     "ALWAYS", "HeteroGraph", "Relation", "Subgraph", "TemporalSampler", "check_full_resolution",
     "edge_candidates", "group_seeds_by_time", "leaked_rows", "make_frog_graph", "make_pkey_fkey_graph",
-    "make_row2edge_graph",
+    "make_row2edge_graph", "role_reach",
 ]

@@ -81,5 +81,5 @@ def lahman_task(task: Literal["allstar", "games"] = "allstar", train_start: int 
         task_type = "regression"
     return EntityTask(db=db, entity_table="people", entity_col="playerID", time_col="yearID",
                       target_col="label", timedelta=1, task_type=task_type,
-                      label_fn=lambda d, ts: fn(d, ts, 1), val_timestamp=val_year,
+                      label_fn=fn, val_timestamp=val_year,
                       test_timestamp=test_year, train_start=train_start)

@@ -97,9 +97,23 @@ class Batch:
                      self.seed_local.to(device), self.y.to(device), self.seed_time)
 
 
+@dataclass(frozen=True)
+class SeedMask:
+    """Feature positions of the entity table's columns not known at the seed time."""
+
+    node_type: str
+    numeric: list[int]
+    missing: list[int]
+    categorical: list[int]
+
+
 def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFeatures],
-               y: np.ndarray, time_unit: float) -> Batch:
-    """Gather the features of a subgraph's rows (and edge rows) and their times relative to the seed."""
+               y: np.ndarray, time_unit: float, mask: SeedMask | None = None) -> Batch:
+    """Gather the features of a subgraph's rows (and edge rows) and their times relative to the seed.
+
+    ``mask``: those columns read as missing in the seed rows and in rows of the seed's table whose
+    time is not before the seed time (kept for rows in the past).
+    """
     def rel_t(times: np.ndarray) -> Tensor:
         r = np.where(times == np.iinfo(np.int64).min, 0.0, (sub.seed_time - times.astype(np.float64)) / time_unit)
         return torch.from_numpy(r.astype(np.float32))
@@ -107,8 +121,17 @@ def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFe
     num, cat, rt, n_nodes = {}, {}, {}, {}
     for nt, ids in sub.nodes.items():
         f = features[nt]
-        num[nt] = torch.from_numpy(f.numeric[ids])
-        cat[nt] = torch.from_numpy(f.categorical[ids])
+        x_num, x_cat = f.numeric[ids], f.categorical[ids]
+        if mask is not None and nt == mask.node_type:
+            hide = graph.node_time[nt][ids] >= sub.seed_time
+            hide[sub.seed_local] = True
+            x_num, x_cat = x_num.copy(), x_cat.copy()
+            rows = np.flatnonzero(hide)[:, None]
+            x_num[rows, mask.numeric] = 0.0
+            x_num[rows, mask.missing] = 1.0
+            x_cat[rows, mask.categorical] = 0
+        num[nt] = torch.from_numpy(x_num)
+        cat[nt] = torch.from_numpy(x_cat)
         rt[nt] = rel_t(graph.node_time[nt][ids])
         n_nodes[nt] = len(ids)
     rels = {}

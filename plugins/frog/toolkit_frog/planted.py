@@ -125,3 +125,54 @@ def planted_task(db: Database) -> EntityTask:
                       target_col="label", timedelta=DELTA, task_type="binary_classification",
                       label_fn=purchase_label_fn, val_timestamp=VAL_T, test_timestamp=TEST_T,
                       train_start=TRAIN_START)
+
+
+def make_untimed_link_database(hops: int = 2, n_customers: int = 400, seed: int = 0,
+                               static_link: bool = False) -> Database:
+    """A future label that is reachable at ``hops`` hops only through an untimed link table.
+
+    ``customer`` (static) <- ``s1`` <- ... <- ``s{hops-1}`` (static chain, one row per customer)
+    <- ``line`` (no time column; keys to the chain's last table and to ``invoice``) -> ``invoice``
+    (timed, -> customer). Every customer has past invoices with a random ``category`` and one
+    invoice at s_c + 1 whose category is the label; each invoice has two lines whose ``value`` copies
+    its invoice's category. A line of the future invoice is ``hops`` hops from the customer through
+    the chain: visible there unless the line inherits its invoice's time (``static_link=True``
+    declares the line table static: the leaky control).
+    """
+    if hops < 1:
+        raise ValueError(f"hops must be >= 1, got {hops}")
+    rng = np.random.default_rng(seed)
+    seed_time = rng.integers(TRAIN_START, TEST_T + 1, n_customers)
+    label = rng.integers(0, 2, n_customers)
+    n_past = rng.integers(2, 5, n_customers)
+    inv_c = np.concatenate([np.repeat(np.arange(n_customers), n_past), np.arange(n_customers)])
+    inv_t = np.concatenate([rng.integers(0, seed_time[np.repeat(np.arange(n_customers), n_past)] + 1),
+                            seed_time + DELTA])
+    inv_cat = np.concatenate([rng.integers(0, 2, int(n_past.sum())), label])
+    n_inv = len(inv_c)
+    tables = {"customer": Table(pd.DataFrame({"customer_id": np.arange(n_customers),
+                                              "x": rng.normal(size=n_customers)}), {}, "customer_id", None),
+              "invoice": Table(pd.DataFrame({"invoice_id": np.arange(n_inv), "customer_id": inv_c, "time": inv_t,
+                                             "category": inv_cat}), {"customer_id": "customer"}, "invoice_id", "time")}
+    parent = "customer"
+    for i in range(1, hops):
+        tables[f"s{i}"] = Table(pd.DataFrame({f"s{i}_id": np.arange(n_customers), "ref": np.arange(n_customers),
+                                              "z": rng.normal(size=n_customers)}), {"ref": parent}, f"s{i}_id", None)
+        parent = f"s{i}"
+    line_inv = np.repeat(np.arange(n_inv), 2)
+    line = pd.DataFrame({"line_id": np.arange(len(line_inv)), "invoice_id": line_inv,
+                         "owner": inv_c[line_inv],  # the chain row of the invoice's customer (row i = customer i)
+                         "value": inv_cat[line_inv].astype(float)})
+    tables["line"] = Table(line, {"invoice_id": "invoice", "owner": parent}, "line_id", None)
+    return Database(tables, static_tables=["line"] if static_link else ())
+
+
+def untimed_link_task(db: Database) -> EntityTask:
+    """Category of the customer's invoice in (t, t + 1]; train seeds t = 4..8, val 9, test 10."""
+    from toolkit_frog.relational import events_label_fn
+
+    fn = events_label_fn("customer_id", "time", "label", event_table="invoice", event_fkey="customer_id",
+                         kind="last", value_col="category")
+    return EntityTask(db=db, entity_table="customer", entity_col="customer_id", time_col="time",
+                      target_col="label", timedelta=DELTA, task_type="binary_classification", label_fn=fn,
+                      val_timestamp=VAL_T, test_timestamp=TEST_T, train_start=TRAIN_START)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from toolkit import Simulation, SimulationOutput
 from toolkit.backend import resolve_device, set_threads
@@ -140,6 +139,8 @@ def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
     """
     import warnings
 
+    import pandas as pd
+
     from toolkit_frog.graph import check_full_resolution, make_pkey_fkey_graph, make_row2edge_graph
     from toolkit_frog.relational import Database, Table
 
@@ -166,7 +167,127 @@ def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
             "full_resolution": rep.full_resolution}
 
 
-def _plot_roles(table: pd.DataFrame, fig) -> None:
+MODEL_CHOICES = ("row2node", "row2edge", "frog", "lgbm")
+
+
+class DatabaseParams(TrainingParams):
+    url: str = Field("", description="SQLAlchemy URL (sqlite:///shop.db, postgresql://...) or SQLite file path; "
+                                     "empty: the built-in retail demo, written to a temporary SQLite file")
+    task: str = Field("", description="task spec: path to a JSON file or inline JSON (see the README, 'Bring your "
+                                      "own database'); empty: the demo's spec (only with the demo database)")
+    models: str = Field("row2node,row2edge,frog,lgbm", description="comma-separated models to train: "
+                                                                   + ", ".join(MODEL_CHOICES))
+    demo_customers: int = Field(600, ge=20, le=100_000, description="customers of the demo database (url empty)")
+    epochs: int = Field(10, ge=1, le=500, description="training epochs (test at the best validation epoch)")
+
+
+def _open_database(params: DatabaseParams):
+    """(spec, database) of the parameters; bad parameters raise ParameterError naming them."""
+    import tempfile
+    from pathlib import Path
+
+    from toolkit.errors import ParameterError
+    from toolkit_frog.demo import DEMO_SPEC, write_demo_sqlite
+    from toolkit_frog.relational import SchemaError
+    from toolkit_frog.spec import load_database, read_spec
+
+    if params.url and not params.task:
+        raise ParameterError("parameter task: a task spec (JSON file or inline JSON) is required with url=")
+    try:
+        spec = read_spec(params.task or DEMO_SPEC, "parameter task")
+    except SchemaError as e:
+        raise ParameterError(f"parameter task: {e}") from None
+    if not params.url:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = write_demo_sqlite(Path(tmp) / "retail.db", params.demo_customers, seed=0)
+            return spec, load_database(str(path), spec)
+    if "://" not in params.url and not Path(params.url).exists():
+        raise ParameterError(f"parameter url: SQLite file {params.url!r} does not exist (or give a SQLAlchemy URL "
+                             f"such as sqlite:///shop.db)")
+    try:
+        return spec, load_database(params.url, spec)
+    except SchemaError as e:
+        raise ParameterError(f"parameter url={params.url!r} with the spec's keys: {e}") from None
+
+
+def database(params: DatabaseParams, seed: int) -> SimulationOutput:
+    """Row2Node, Row2Edge, FROG and LightGBM on a database and a declarative task spec.
+
+    One row per model: validation and test metric (AUROC for a binary label, MAE otherwise) at
+    the best validation epoch, and per candidate edge table its learned role ``pi_<table>``
+    (FROG; NaN elsewhere) with ``role_<table>``: the value, or "not reached (k hops > L layers)"
+    when the table is outside the receptive field (then kept out of the summary).
+    """
+    import torch
+
+    from toolkit.errors import ParameterError
+    from toolkit_frog.graph import edge_candidates
+    from toolkit_frog.relational import SchemaError
+    from toolkit_frog.tabular import lightgbm_baseline
+    from toolkit_frog.train import build_graph, fit, task_features, task_splits, warn_single_feature_leaks
+
+    models = [m.strip() for m in params.models.split(",") if m.strip()]
+    bad = [m for m in models if m not in MODEL_CHOICES]
+    if bad or not models:
+        raise ParameterError(f"parameter models: unknown model(s) {bad}; choose from {', '.join(MODEL_CHOICES)}")
+    spec, db = _open_database(params)
+    try:
+        task = spec.task(db)
+        edge_tables = spec.edge_tables if spec.edge_tables is not None else \
+            [t for t in edge_candidates(db, "multi_key") if t != task.entity_table]
+        unknown = [t for t in edge_tables if t not in db.table_dict]
+        if unknown:
+            raise SchemaError(f"edge_tables names table(s) {unknown} that are not loaded")
+        if task.entity_table in edge_tables and ("row2edge" in models or "frog" in models):
+            raise SchemaError(f"edge_tables includes the entity table {task.entity_table!r}: its rows are the "
+                              f"seeds and must stay nodes")
+        features = task_features(task, spec.exclude, spec.column_types)
+        splits = task_splits(task)
+    except SchemaError as e:
+        raise ParameterError(f"parameter task: {e}") from None
+    if not edge_tables and ("row2edge" in models or "frog" in models):
+        raise ParameterError("parameter task: no edge table (no table with >= 2 foreign keys); name one in "
+                             "\"edge_tables\" or train models=row2node,lgbm")
+    set_threads(1)
+    torch.set_num_threads(1)
+    warn_single_feature_leaks(task, features, splits["train"])
+    metric_name = "auroc" if task.task_type == "binary_classification" else "mae"
+    cfg = params.train_config("uniform")
+    rows, summary = [], {}
+    for model in models:
+        row = {"model": model, "metric": metric_name, "n_train_seeds": len(splits["train"].y)}
+        if model == "lgbm":
+            res = lightgbm_baseline(db, task.entity_table, splits, task.task_type, "joined", task.timedelta, seed,
+                                    features, task.unknown_at_seed)
+            row.update({f"val_{metric_name}": res["val"], f"test_{metric_name}": res["test"], "best_epoch": -1})
+            roles = {}
+        else:
+            graph = build_graph(db, model, edge_tables, task.entity_table)
+            res = fit(graph, features, task.entity_table, splits, task.task_type, model, cfg, seed,
+                      float(task.delta), edge_tables, unknown_at_seed=task.unknown_at_seed)
+            row.update({f"val_{metric_name}": res.val, f"test_{metric_name}": res.test, "best_epoch": res.best_epoch})
+            roles = {t: res.role(t) for t in edge_tables} if model == "frog" else {}
+        for t in edge_tables:
+            r = roles.get(t)
+            row[f"pi_{t}"] = r if isinstance(r, float) else np.nan
+            row[f"role_{t}"] = ("nodes" if model == "row2node" else "edges" if model == "row2edge" else
+                                "aggregates" if model == "lgbm" else r if isinstance(r, str) else f"{r:.3f}")
+        rows.append(row)
+        summary[f"test_{metric_name}_{model}"] = row[f"test_{metric_name}"]
+        summary.update({f"pi_{t}": v for t, v in roles.items() if isinstance(v, float)})
+    return SimulationOutput(rows, summary)
+
+
+def _plot_database(table, fig) -> None:
+    metric = [c for c in table.columns if c.startswith("test_")]
+    ax = fig.add_subplot(1, 1, 1)
+    if metric:
+        g = table.groupby("model")[metric[0]].mean()
+        ax.bar(g.index, g.to_numpy())
+        ax.set_ylabel(metric[0])
+
+
+def _plot_roles(table, fig) -> None:
     ax = fig.add_subplot(1, 1, 1)
     pis = [c for c in table.columns if c.startswith("pi_")]
     for (seed, model), grp in table.groupby(["seed", "model"]):
@@ -189,6 +310,11 @@ SIMULATIONS = [
                description="Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
                quick={"train_start": 2014, "epochs": 1, "channels": 8, "fanout": 3, "model": "row2node"},
                plot=_plot_roles),
+    Simulation(name="frog.database", func=database, params=DatabaseParams,
+               description="your database (SQLAlchemy URL / SQLite) + a JSON task spec: Row2Node vs Row2Edge vs FROG "
+                           "vs LightGBM, and the learned roles",
+               quick={"demo_customers": 120, "epochs": 2, "channels": 8, "fanout": 5},
+               plot=_plot_database),
     Simulation(name="frog.graph_sizes", func=graph_sizes, params=GraphSizeParams,
                description="edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
                bounds=("frog.row2edge_edge_count",), quick={"n_rows": 200}),

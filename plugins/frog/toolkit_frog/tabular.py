@@ -9,29 +9,30 @@ of the entity's rows with time <= t, the sum over its rows in (t - window, t], a
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from toolkit_frog.features import TableFeatures, encode_database
-from toolkit_frog.relational import ALWAYS, Database
-from toolkit_frog.train import SeedSplit
+from toolkit_frog.relational import ALWAYS, Database, SchemaError, delta_to_int
+from toolkit_frog.train import SeedSplit, seed_features
 
 
 def entity_features(db: Database, entity_table: str, split: SeedSplit,
-                    features: Mapping[str, TableFeatures]) -> np.ndarray:
-    f = features[entity_table]
-    cols = [f.numeric[split.entity], f.categorical[split.entity].astype(np.float64)]
-    return np.concatenate(cols + [split.time[:, None].astype(np.float64)], 1)
+                    features: Mapping[str, TableFeatures], unknown_at_seed: Sequence[str] = ()) -> np.ndarray:
+    """The seed rows' own features (``unknown_at_seed`` columns read as missing) and the seed time."""
+    num, cat = seed_features(features[entity_table], split.entity, unknown_at_seed)
+    return np.concatenate([num, cat.astype(np.float64), split.time[:, None].astype(np.float64)], 1)
 
 
 def joined_aggregates(db: Database, entity_table: str, split: SeedSplit, window: int,
-                      features: Mapping[str, TableFeatures]) -> np.ndarray:
-    blocks = [entity_features(db, entity_table, split, features)]
+                      features: Mapping[str, TableFeatures], unknown_at_seed: Sequence[str] = ()) -> np.ndarray:
+    blocks = [entity_features(db, entity_table, split, features, unknown_at_seed)]
     for name, r in db.resolved.items():
         for fk, target in r.table.fkey_col_to_pkey_table.items():
-            if target != entity_table or r.table.time_col is None:
+            if target != entity_table or not r.timed:
                 continue
             x = features[name].numeric
             ent = r.fkeys[fk]
@@ -53,18 +54,29 @@ def joined_aggregates(db: Database, entity_table: str, split: SeedSplit, window:
 
 
 def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, SeedSplit], task_type: str,
-                      mode: str = "joined", window: int = 1, seed: int = 0,
-                      features: Mapping[str, TableFeatures] | None = None) -> dict[str, float]:
-    """Fit LightGBM (early stopping on val) and return {'val': metric, 'test': metric}."""
+                      mode: str = "joined", window: Any = None, seed: int = 0,
+                      features: Mapping[str, TableFeatures] | None = None,
+                      unknown_at_seed: Sequence[str] = ()) -> dict[str, float]:
+    """Fit LightGBM (early stopping on val) and return {'val': metric, 'test': metric}.
+
+    ``window``: the "last window" of the joined aggregates, in the database's time (an integer,
+    or a ``pandas.Timedelta``/``"90D"`` on a datetime database; the task's timedelta is the
+    natural choice). Required on a datetime database; 1 on an integer one.
+    """
     import lightgbm as lgb
 
     from toolkit_frog.train import metric
 
     if mode not in ("entity", "joined"):
         raise ValueError(f"mode must be 'entity' or 'joined', got {mode!r}")
+    if window is None:
+        if db.time_kind == "datetime":
+            raise SchemaError("window must be given on a datetime database (e.g. the task's timedelta, '90D')")
+        window = 1
+    window = delta_to_int(window, db.time_kind, "window")
     features = features if features is not None else encode_database(db)
-    make = (lambda s: entity_features(db, entity_table, s, features)) if mode == "entity" else \
-        (lambda s: joined_aggregates(db, entity_table, s, window, features))
+    make = (lambda s: entity_features(db, entity_table, s, features, unknown_at_seed)) if mode == "entity" else \
+        (lambda s: joined_aggregates(db, entity_table, s, window, features, unknown_at_seed))
     X = {s: make(splits[s]) for s in ("train", "val", "test")}
     params = dict(n_estimators=500, learning_rate=0.03, num_leaves=31, min_child_samples=20,
                   subsample=0.8, subsample_freq=1, colsample_bytree=0.8, random_state=seed,

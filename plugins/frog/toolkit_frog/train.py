@@ -15,9 +15,9 @@ import torch
 
 from toolkit_frog.features import TableFeatures
 from toolkit_frog.graph import (HeteroGraph, TemporalSampler, group_seeds_by_time, make_frog_graph,
-                                make_pkey_fkey_graph, make_row2edge_graph)
-from toolkit_frog.models import Batch, RDLModel, Roles, make_batch
-from toolkit_frog.relational import Database
+                                make_pkey_fkey_graph, make_row2edge_graph, role_reach)
+from toolkit_frog.models import Batch, RDLModel, Roles, SeedMask, make_batch
+from toolkit_frog.relational import Database, SchemaError, warn_user
 
 ModelKind = Literal["row2node", "row2edge", "frog"]
 MODEL_KINDS: tuple[str, ...] = ("row2node", "row2edge", "frog")
@@ -59,12 +59,25 @@ class FitResult:
     best_epoch: int
     val: float
     test: float
-    pi: dict[str, float] = field(default_factory=dict)  # roles at the best epoch
+    pi: dict[str, float] = field(default_factory=dict)  # roles at the best epoch (reached tables only)
     seconds: float = 0.0
     epoch_seconds: float = 0.0
+    unreached: dict[str, str] = field(default_factory=dict)  # table -> "not reached (k hops > L layers)"
+    sample_seconds: float = 0.0  # building the sampled subgraphs (0 when batches were given)
+
+    def role(self, table: str) -> float | str:
+        """The learned pi of ``table``, or why there is none."""
+        return self.unreached.get(table, self.pi.get(table, float("nan")))
 
 
-def build_graph(db: Database, kind: str, edge_tables: Sequence[str]) -> HeteroGraph:
+class LeakageWarning(UserWarning):
+    """A feature that alone predicts the training label almost perfectly (a likely leak)."""
+
+
+def build_graph(db: Database, kind: str, edge_tables: Sequence[str], entity_table: str | None = None) -> HeteroGraph:
+    if entity_table is not None and kind == "row2edge" and entity_table in edge_tables:
+        raise SchemaError(f"entity table {entity_table!r} is among the edge tables {list(edge_tables)}: its rows "
+                          f"are the seeds, so they must stay nodes; drop it from edge_tables")
     if kind == "row2node":
         return make_pkey_fkey_graph(db)
     if kind == "row2edge":
@@ -75,15 +88,67 @@ def build_graph(db: Database, kind: str, edge_tables: Sequence[str]) -> HeteroGr
 
 
 def make_batches(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-                 split: SeedSplit, cfg: TrainConfig, time_unit: float, seed: int) -> list[Batch]:
-    """One sampled subgraph per (seed time, chunk of batch_size seeds)."""
-    sampler = TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy)
+                 split: SeedSplit, cfg: TrainConfig, time_unit: float, seed: int,
+                 unknown_at_seed: Sequence[str] = (), sampler: TemporalSampler | None = None) -> list[Batch]:
+    """One sampled subgraph per (seed time, chunk of batch_size seeds).
+
+    ``unknown_at_seed``: entity-table columns masked in the seed rows (and rows of the seed time).
+    """
+    if entity_type not in graph.num_nodes:
+        raise SchemaError(f"entity table {entity_type!r} is not a node type of this graph (it is an edge table?); "
+                          f"node types: {', '.join(graph.num_nodes)}")
+    sampler = sampler or TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy)
     rng = np.random.default_rng(seed)
+    mask = SeedMask(entity_type, *features[entity_type].column_positions(unknown_at_seed)) \
+        if unknown_at_seed else None
     batches = []
     for pos in group_seeds_by_time(split.time, cfg.batch_size):
         sub = sampler.sample(entity_type, split.entity[pos], int(split.time[pos[0]]), rng)
-        batches.append(make_batch(sub, graph, features, split.y[pos], time_unit))
+        batches.append(make_batch(sub, graph, features, split.y[pos], time_unit, mask))
     return batches
+
+
+def seed_features(features: TableFeatures, entity: np.ndarray, unknown_at_seed: Sequence[str] = ()):
+    """(numeric, categorical) features of the seed rows with ``unknown_at_seed`` read as missing."""
+    num, cat = features.numeric[entity].copy(), features.categorical[entity].copy()
+    n_pos, m_pos, c_pos = features.column_positions(unknown_at_seed)
+    num[:, n_pos], num[:, m_pos], cat[:, c_pos] = 0.0, 1.0, 0
+    return num, cat
+
+
+def single_feature_leaks(features: TableFeatures, split: SeedSplit, task_type: str,
+                         unknown_at_seed: Sequence[str] = (), threshold: float = 0.99) -> dict[str, float]:
+    """Seed-row features that alone predict the training label almost perfectly.
+
+    Score: max(AUROC, 1 - AUROC) (binary) or |Spearman correlation| (regression) of the column,
+    a categorical column through its per-category mean label (only with <= 50 categories and
+    >= 5 rows per category on average). Returns {column: score} for scores >= threshold.
+    """
+    from scipy.stats import spearmanr
+    from sklearn.metrics import roc_auc_score
+
+    y = split.y
+    if len(y) < 20 or len(np.unique(y)) < 2:
+        return {}
+    num, cat = seed_features(features, split.entity, unknown_at_seed)
+    cols = [(name, num[:, i]) for i, name in enumerate(features.numeric_cols) if not name.endswith("__missing")]
+    for i, name in enumerate(features.categorical_cols):
+        codes = cat[:, i]
+        n_cat = len(np.unique(codes))
+        if 1 < n_cat <= 50 and len(codes) >= 5 * n_cat:
+            cols.append((name, pd.Series(y).groupby(codes).transform("mean").to_numpy()))
+    out = {}
+    for name, x in cols:
+        if np.ptp(x) == 0:
+            continue
+        if task_type == "binary_classification":
+            a = roc_auc_score(y, x)
+            score = max(a, 1 - a)
+        else:
+            score = abs(spearmanr(x, y).statistic)
+        if score >= threshold:
+            out[name] = float(score)
+    return out
 
 
 def metric(task_type: str, y: np.ndarray, pred: np.ndarray) -> float:
@@ -110,14 +175,26 @@ def _predict(model: RDLModel, batches: list[Batch], task_type: str, y_mu: float,
 def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
         splits: Mapping[str, SeedSplit], task_type: str, kind: str, cfg: TrainConfig, seed: int,
         time_unit: float = 1.0, edge_tables: Sequence[str] = (),
-        batches: Mapping[str, list[Batch]] | None = None) -> FitResult:
-    """Train ``kind`` on ``graph`` (built for that kind) and test at the best validation epoch."""
+        batches: Mapping[str, list[Batch]] | None = None, unknown_at_seed: Sequence[str] = ()) -> FitResult:
+    """Train ``kind`` on ``graph`` (built for that kind) and test at the best validation epoch.
+
+    FROG roles of candidate tables outside the receptive field (more hops from the entity than
+    layers) get no gradient: they are reported in ``unreached`` and left out of ``pi``.
+    """
     t0 = _time.perf_counter()
     torch.manual_seed(seed)
     device = torch.device(cfg.device)
+    sample_s = 0.0
     if batches is None:
-        batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i)
+        ts = _time.perf_counter()
+        batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed)
                    for i, s in enumerate(("train", "val", "test"))}
+        sample_s = _time.perf_counter() - ts
+    unreached = {}
+    if kind == "frog":
+        hops = role_reach(graph, entity_type, edge_tables)
+        unreached = {t: f"not reached ({'no path' if h is None else f'{h} hops'} > {cfg.num_layers} layers)"
+                     for t, h in hops.items() if h is None or h > cfg.num_layers}
     batches = {s: [b.to(device) for b in bs] for s, bs in batches.items()}
     roles = None
     if kind == "frog":
@@ -177,9 +254,11 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
                 or np.isnan(best["val"]):
             best = row
     hist = pd.DataFrame(rows)
-    pi = {k[3:]: v for k, v in best.items() if k.startswith("pi_")}
+    for t in unreached:  # no gradient reaches these roles: pi stays at its initial value, not learned
+        hist[f"pi_{t}"] = np.nan
+    pi = {k[3:]: v for k, v in best.items() if k.startswith("pi_") and k[3:] not in unreached}
     return FitResult(hist, int(best["epoch"]), float(best["val"]), float(best["test"]), pi,
-                     _time.perf_counter() - t0, t_epochs / max(cfg.epochs, 1))
+                     _time.perf_counter() - t0, t_epochs / max(cfg.epochs, 1), unreached, sample_s)
 
 
 def task_splits(task, splits: Sequence[str] = ("train", "val", "test")) -> dict[str, SeedSplit]:
@@ -197,19 +276,43 @@ def task_splits(task, splits: Sequence[str] = ("train", "val", "test")) -> dict[
     return out
 
 
+def task_features(task, exclude: Mapping[str, Sequence[str]] | None = None,
+                  column_types: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, TableFeatures]:
+    """Column encodings fitted on the rows visible at the last training timestamp."""
+    from toolkit_frog.features import encode_database
+
+    fit_time = int(task.split_timestamps("train")[-1])
+    return encode_database(task.db, exclude, fit_time=fit_time, column_types=column_types,
+                           always_missing={task.entity_table: task.unknown_at_seed})
+
+
+def warn_single_feature_leaks(task, features: Mapping[str, TableFeatures], train: SeedSplit) -> dict[str, float]:
+    leaks = single_feature_leaks(features[task.entity_table], train, task.task_type, task.unknown_at_seed)
+    if leaks:
+        shown = ", ".join(f"{c} ({v:.3f})" for c, v in leaks.items())
+        warn_user(f"entity table {task.entity_table!r}: feature(s) {shown} alone predict the training label almost "
+                  f"perfectly (AUROC / |Spearman| >= 0.99): a post-event column leaks the label? Declare it "
+                  f"unknown_at_seed (masked for the seed row, kept for past rows) or exclude it", LeakageWarning)
+    return leaks
+
+
 def run_models(task, kinds: Sequence[str], edge_tables: Sequence[str], cfg: TrainConfig, seed: int,
                features: Mapping[str, TableFeatures] | None = None,
                exclude: Mapping[str, Sequence[str]] | None = None,
-               time_unit: float | None = None) -> dict[str, FitResult]:
-    """Train each model kind on the task's database; returns {kind: FitResult}."""
-    from toolkit_frog.features import encode_database
+               time_unit: float | None = None,
+               column_types: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, FitResult]:
+    """Train each model kind on the task's database; returns {kind: FitResult}.
 
-    features = features if features is not None else encode_database(task.db, exclude)
+    Features are fitted on rows visible at the last training timestamp; the seed rows' features
+    are checked for single-column leaks (:class:`LeakageWarning`).
+    """
+    features = features if features is not None else task_features(task, exclude, column_types)
     splits = task_splits(task)
+    warn_single_feature_leaks(task, features, splits["train"])
     unit = float(time_unit if time_unit is not None else task.delta)
     out = {}
     for kind in kinds:
-        graph = build_graph(task.db, kind, edge_tables)
+        graph = build_graph(task.db, kind, edge_tables, task.entity_table)
         out[kind] = fit(graph, features, task.entity_table, splits, task.task_type, kind, cfg, seed,
-                        unit, edge_tables)
+                        unit, edge_tables, unknown_at_seed=task.unknown_at_seed)
     return out
