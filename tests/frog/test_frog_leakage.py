@@ -97,17 +97,12 @@ def test_planted_future_label_in_untimed_link_table_is_not_sampled(hops):
 def test_planted_future_label_untimed_link_gives_chance_auroc():
     """End to end at 2 hops: the honest database gives chance AUROC, the control (line table declared
     static, i.e. today's old behaviour) finds the planted label."""
-    from toolkit_frog.train import TrainConfig, run_models
+    from toolkit_frog.experiments import untimed_link_auroc
 
-    cfg = TrainConfig(epochs=6, channels=16, num_neighbors=(-1, -1))
-    out = {}
-    for static in (False, True):
-        db = make_untimed_link_database(2, n_customers=600, seed=0, static_link=static)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out[static] = run_models(untimed_link_task(db), ["row2node"], [], cfg, seed=0)["row2node"].test
+    out = {static: untimed_link_auroc(seed=0, static=static, hops=2, n_customers=600, epochs=6)
+           for static in (False, True)}
     assert abs(out[False] - 0.5) < 0.12
-    assert out[True] > 0.75
+    assert out[True] > 0.9
 
 
 def _flights(n=400, seed=0):

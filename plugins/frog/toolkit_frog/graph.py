@@ -276,13 +276,19 @@ class TemporalSampler:
             raise SchemaError(f"strategy must be 'last' or 'uniform', got {strategy!r}")
         self.graph, self.num_neighbors, self.strategy = graph, list(num_neighbors), strategy
         self._csr = {}
+        shared: dict[tuple, list] = {}  # Row2Edge relations with equal (dst, time) arrays share one sort
         for key, rel in graph.relations.items():
             n_dst = graph.num_nodes[rel.dst]
-            order = np.lexsort((rel.time, rel.dst_index))  # by dst, then time ascending
-            counts = np.bincount(rel.dst_index, minlength=n_dst)
-            indptr = np.zeros(n_dst + 1, dtype=np.int64)
-            np.cumsum(counts, out=indptr[1:])
-            self._csr[key] = (indptr, rel.src_index[order], rel.time[order], order)
+            group = shared.setdefault((rel.edge_table, rel.dst, rel.num_edges), []) if rel.edge_table else []
+            hit = next((c for c in group if np.array_equal(c[0], rel.dst_index) and np.array_equal(c[1], rel.time)),
+                       None)
+            if hit is not None:
+                order, indptr, vis_key, tvals = hit[2]
+            else:
+                order, indptr, vis_key, tvals = _time_sorted_csr(rel.dst_index, rel.time, n_dst)
+                if rel.edge_table:
+                    group.append((rel.dst_index, rel.time, (order, indptr, vis_key, tvals)))
+            self._csr[key] = (indptr, rel.src_index[order], order, vis_key, tvals)
         self._incoming: dict[str, list[RelKey]] = {nt: [] for nt in graph.num_nodes}
         for key, rel in graph.relations.items():
             self._incoming[rel.dst].append(key)
@@ -291,6 +297,7 @@ class TemporalSampler:
                rng: np.random.Generator | None = None) -> Subgraph:
         g = self.graph
         t = int(seed_time)
+        rng = rng or np.random.default_rng(0)
         seed_nodes = np.asarray(seed_nodes, dtype=np.int64)
         uniq, seed_local = np.unique(seed_nodes, return_inverse=True)
         nodes: dict[str, list[np.ndarray]] = {nt: [] for nt in g.num_nodes}
@@ -302,8 +309,9 @@ class TemporalSampler:
             if nt not in lookup:
                 lookup[nt] = np.full(g.num_nodes[nt], -1, dtype=np.int64)
             lk = lookup[nt]
-            ids = np.unique(ids)
-            new = ids[lk[ids] < 0]
+            cand = ids[lk[ids] < 0]
+            lk[cand] = np.arange(len(cand))  # dedupe without sorting: the last write per id wins
+            new = cand[lk[cand] == np.arange(len(cand))]
             lk[new] = np.arange(count[nt], count[nt] + len(new))
             count[nt] += len(new)
             nodes[nt].append(new)
@@ -312,38 +320,22 @@ class TemporalSampler:
         add_nodes(seed_type, uniq)
         frontier = {seed_type: uniq}
         edges: dict[RelKey, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-        visible_cache: dict[RelKey, np.ndarray] = {}
         for hop, k in enumerate(self.num_neighbors):
             found: dict[str, list[np.ndarray]] = {}
             for dst_type, dst_nodes in frontier.items():
                 if not len(dst_nodes):
                     continue
                 for key in self._incoming[dst_type]:
-                    indptr, src_sorted, time_sorted, order = self._csr[key]
-                    if key not in visible_cache:
-                        cs = np.zeros(len(time_sorted) + 1, dtype=np.int64)
-                        np.cumsum(time_sorted <= t, out=cs[1:])
-                        visible_cache[key] = cs
-                    cs = visible_cache[key]
+                    indptr, src_sorted, order, vis_key, tvals = self._csr[key]
                     start = indptr[dst_nodes]
-                    n_vis = cs[indptr[dst_nodes + 1]] - cs[start]  # visible edges are a prefix (sorted by time)
+                    # visible edges are a prefix of each dst segment (sorted by time): binary search
+                    n_vis = _visible_counts(dst_nodes, start, indptr, vis_key, tvals, t)
                     if self.strategy == "last" or k < 0:
                         take = n_vis if k < 0 else np.minimum(n_vis, k)
-                        first = start + n_vis - take
-                        pos = _ranges(first, take)
+                        pos = _ranges(start + n_vis - take, take)
                         dst_rep = np.repeat(dst_nodes, take)
                     else:
-                        pos_all = _ranges(start, n_vis)
-                        seg = np.repeat(np.arange(len(dst_nodes)), n_vis)
-                        keys = (rng or np.random.default_rng(0)).random(len(pos_all))
-                        o = np.lexsort((keys, seg))
-                        seg_sorted = seg[o]
-                        seg_start = np.zeros(len(dst_nodes) + 1, dtype=np.int64)
-                        np.cumsum(n_vis, out=seg_start[1:])
-                        rank = np.arange(len(o)) - seg_start[seg_sorted]
-                        keep = o[rank < k]
-                        pos = pos_all[keep]
-                        dst_rep = dst_nodes[seg[keep]]
+                        pos, dst_rep = _uniform_without_replacement(start, n_vis, dst_nodes, k, rng)
                     if not len(pos):
                         continue
                     src = src_sorted[pos]
@@ -362,6 +354,68 @@ class TemporalSampler:
                                         rel.edge_row[eid] if rel.edge_row is not None else None,
                                         rel.time[eid])
         return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels)
+
+
+def _time_sorted_csr(dst: np.ndarray, time: np.ndarray, n_dst: int):
+    """Edges sorted by (dst, time): (order, indptr, composite key dst * R + time rank, unique times).
+
+    The composite key makes "edges of dst d visible at t" one ``searchsorted``; where it could
+    overflow int64, the key is None and visibility falls back to a per-segment search.
+    """
+    tvals, rank = np.unique(time, return_inverse=True)
+    r = np.int64(len(tvals) + 1)
+    if n_dst * int(r) < 2**62:
+        vis_key = dst.astype(np.int64) * r + rank.astype(np.int64)
+        order = np.argsort(vis_key, kind="stable")
+        vis_key = vis_key[order]
+    else:  # pragma: no cover - astronomically many (dst, time) pairs
+        order, vis_key = np.lexsort((time, dst)), None
+    counts = np.bincount(dst, minlength=n_dst)
+    indptr = np.zeros(n_dst + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    if vis_key is None:
+        vis_key = time[order]
+        tvals = None
+    return order, indptr, vis_key, tvals
+
+
+def _visible_counts(dst_nodes, start, indptr, vis_key, tvals, t: int) -> np.ndarray:
+    """How many edges of each dst node have time <= t (a prefix of its time-sorted segment)."""
+    if tvals is not None:
+        r = np.int64(len(tvals) + 1)
+        rank_t = np.searchsorted(tvals, t, side="right")  # times <= t have rank < rank_t
+        end = np.searchsorted(vis_key, dst_nodes.astype(np.int64) * r + rank_t, side="left")
+        return end - start
+    out = np.empty(len(dst_nodes), dtype=np.int64)  # pragma: no cover
+    for i, (a, b) in enumerate(zip(start, indptr[dst_nodes + 1])):  # pragma: no cover
+        out[i] = np.searchsorted(vis_key[a:b], t, side="right")
+    return out  # pragma: no cover
+
+
+def _uniform_without_replacement(start: np.ndarray, n_vis: np.ndarray, dst_nodes: np.ndarray, k: int,
+                                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per dst node, min(n_vis, k) distinct positions in [start, start + n_vis), drawn uniformly.
+
+    Segments with at most k visible edges are taken whole; larger ones draw k offsets by sorting
+    random keys within the segment (only those segments pay for it).
+    """
+    small = n_vis <= k
+    pos_small = _ranges(start[small], n_vis[small])
+    dst_small = np.repeat(dst_nodes[small], n_vis[small])
+    big = np.flatnonzero(~small)
+    if not len(big):
+        return pos_small, dst_small
+    nb = n_vis[big]
+    seg = np.repeat(np.arange(len(big)), nb)
+    keys = seg + rng.random(len(seg))  # sort by segment, then randomly within it
+    o = np.argsort(keys, kind="stable")
+    seg_start = np.zeros(len(big) + 1, dtype=np.int64)
+    np.cumsum(nb, out=seg_start[1:])
+    rank = np.arange(len(o)) - seg_start[seg]  # o keeps segments contiguous and in order
+    chosen = o[rank < k]
+    pos_big = np.repeat(start[big], nb)[chosen] + (chosen - seg_start[seg[chosen]])
+    dst_big = dst_nodes[big][seg[chosen]]
+    return np.concatenate([pos_small, pos_big]), np.concatenate([dst_small, dst_big])
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

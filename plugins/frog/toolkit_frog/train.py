@@ -187,8 +187,9 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
     sample_s = 0.0
     if batches is None:
         ts = _time.perf_counter()
-        batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed)
-                   for i, s in enumerate(("train", "val", "test"))}
+        sampler = TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy)
+        batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed,
+                                   sampler) for i, s in enumerate(("train", "val", "test"))}
         sample_s = _time.perf_counter() - ts
     unreached = {}
     if kind == "frog":
