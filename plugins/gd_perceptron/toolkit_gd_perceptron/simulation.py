@@ -446,7 +446,7 @@ def plot_scaling(table, fig) -> None:
 
 # -- gd_perceptron.limits ------------------------------------------------------------------------------
 
-LIMIT_FORMS = ("vanishing_init", "from_init", "gd_fixed_init", "gd_scaled_init")
+LIMIT_FORMS = ("vanishing_init", "gd_limit", "from_init", "gd_fixed_init", "gd_scaled_init")
 
 
 class LimitsParams(DataParams, ModelParams):
@@ -470,7 +470,10 @@ class LimitsParams(DataParams, ModelParams):
 def limits(params: LimitsParams, seed: int) -> SimulationOutput:
     """Four forms per (rho, init seed), rows ``form``, ``ratio``, ``run_seed``, ``iterations``, ``status``:
 
-    * ``vanishing_init``: GD's gamma -> inf limit from a fixed W_0 (the perceptron from 0+ W_0; rho = inf);
+    * ``vanishing_init``: the perceptron from 0+ W_0 (rho = inf; the form ``gd_perceptron.scaling`` runs for
+      gamma = inf): the rho -> inf limit of ``from_init``;
+    * ``gd_limit``: GD's gamma -> inf limit from a fixed W_0: the same, except that its first step weighs the
+      samples by sigma(-y g(b; W_0)) (W_0's margins are O(1) at t = 0; rho = inf);
     * ``from_init``: the generalized perceptron from W_0 with step eta = rho ||W_0||;
     * ``gd_fixed_init``: GD from W_0 with step gamma = rho ||W_0|| (the user's knob: the step);
     * ``gd_scaled_init``: GD with step ``gamma_large`` from W_0 rescaled to norm gamma_large/rho.
@@ -504,6 +507,8 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
 
     vanish = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", **run).iterations
     emit("vanishing_init", np.full(S, math.inf), vanish)
+    gd_limit = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", first_step="limit", **run).iterations
+    emit("gd_limit", np.full(S, math.inf), gd_limit)
     rho = np.repeat(rhos, S)
     W, A = np.tile(W0, (len(rhos), 1, 1)), np.tile(a0, (len(rhos), 1))
     step = rho * np.tile(norms, len(rhos))
@@ -512,9 +517,10 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
     scale = (params.gamma_large / step)[:, None, None]  # W_0 rescaled to norm gamma_large / rho
     emit("gd_scaled_init", rho, engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A,
                                                  **run).iterations)
-    summary: dict[str, Any] = {"vanishing_init_median": float(np.median(vanish)), "runs": len(rows)}
+    summary: dict[str, Any] = {"vanishing_init_median": float(np.median(vanish)),
+                               "gd_limit_median": float(np.median(gd_limit)), "runs": len(rows)}
     medians = {}
-    for form in LIMIT_FORMS[1:]:
+    for form in LIMIT_FORMS[2:]:
         for r in rhos:
             its = [row["iterations"] for row in rows if row["form"] == form and row["ratio"] == r]
             medians[(form, r)] = float(np.median(its))
@@ -537,11 +543,11 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
 def plot_limits(table, fig) -> None:
     ax = fig.add_subplot(1, 1, 1)
     t = table[table["iterations"] > 0]
-    for form in LIMIT_FORMS[1:]:
+    for form in LIMIT_FORMS[2:]:
         med = t[t["form"] == form].groupby("ratio")["iterations"].median()
         ax.loglog(med.index, med.values, "o-", label=form)
-    v = t[t["form"] == "vanishing_init"]["iterations"].median()
-    ax.axhline(v, color="k", ls="--", label="vanishing_init (rho = inf)")
+    for form, style in (("vanishing_init", "k--"), ("gd_limit", "k:")):
+        ax.axhline(t[t["form"] == form]["iterations"].median(), color=style[0], ls=style[1:], label=f"{form} (rho = inf)")
     ax.set_xlabel("rho = step / ||W_0||")
     ax.set_ylabel("iterations to separation (median)")
     ax.legend()
