@@ -2,6 +2,8 @@
 
 * ``gd_perceptron.scaling``: iterations to zero training error over d x gamma x seeds, all runs of one
   d advanced together (batched); fitted log-log slope and the speed-up over the linear Batch Perceptron.
+* ``gd_perceptron.limits``: GD at finite gamma against its two perceptron limits (vanishing initialisation;
+  the perceptron from W_0 with step eta) over rho = step/||W_0||.
 * ``gd_perceptron.reduction``: fidelity of GD with step gamma to its perceptron limit over t.
 * ``gd_perceptron.dynamics``: loss / loss-over-gamma / perceptron-loss oscillations, normalised
   margin, alignment with the cvxpy max-margin solution, activation-pattern changes.
