@@ -85,7 +85,7 @@ def main() -> None:
                      f"{res.summary['capped']}, stalled {res.summary['stalled']}")
         lines.append(f"linear Batch Perceptron: {', '.join(str(int(v)) for v in t.groupby('d')['linear_bp_iterations'].first())}")
         lines.append("")
-        print("\n".join(lines[-4:]), flush=True)
+        print("\n".join(lines[-5:]), flush=True)
     pd.concat(frames).to_csv(out / "limits_scaling.csv", index=False)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for limit, (med, slope) in curves.items():
