@@ -10,9 +10,14 @@ kinds (a dataset and the simulation on it): ``find_all`` returns every kind that
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import traceback
+import uuid
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import ModuleType
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -152,5 +157,57 @@ class Registry:
 
 
 def get_registry(**manager_kwargs: Any) -> Registry:
-    """A registry over a fresh plugin manager (keyword arguments go to ``get_plugin_manager``)."""
+    """The registry of the run in progress (see :func:`running_with`); otherwise, or with keyword
+    arguments (they go to ``get_plugin_manager``), a registry over a fresh plugin manager."""
+    current = _RUN_REGISTRY.get()
+    if current is not None and not manager_kwargs:
+        return current
     return Registry.from_manager(get_plugin_manager(**manager_kwargs))
+
+
+# -- the registry of the run in progress ---------------------------------------------------------------
+# ``run``/``sweep`` set it around each point (worker processes included), so that a simulation's own
+# ``toolkit.get_registry()`` lookups see the registry the call was given (e.g. a user's in-process plugin).
+
+_RUN_REGISTRY: ContextVar[Registry | None] = ContextVar("toolkit_run_registry", default=None)
+_REBUILT: dict[str, Registry] = {}  # per worker process: the registries rebuilt from a recipe, by token
+
+
+@contextmanager
+def running_with(registry: Registry | None) -> Iterator[None]:
+    """Within the block, ``get_registry()`` (without arguments) returns ``registry``."""
+    token = _RUN_REGISTRY.set(registry)
+    try:
+        yield
+    finally:
+        _RUN_REGISTRY.reset(token)
+
+
+class RegistryHandle:
+    """A registry that travels to worker processes: the object itself in this process; pickled, a
+    recipe (entry points loaded or not, disabled names, the directly registered plugins: a module by
+    its import name, any other object as itself) that the worker rebuilds once per handle."""
+
+    def __init__(self, registry: Registry, token: str | None = None) -> None:
+        self.registry, self.token = registry, token or uuid.uuid4().hex
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        pm = self.registry.manager
+        direct, entry_points, disabled = [], False, []
+        for name, info in pm.plugin_infos.items():
+            if info.distribution != "(registered directly)":
+                entry_points = True
+                disabled += [name] if info.status == "disabled" else []
+            elif info.status == "loaded":
+                plugin = pm.get_plugin(name)
+                direct.append(("module", plugin.__name__) if isinstance(plugin, ModuleType) else ("object", plugin))
+        return (_rebuild_handle, (self.token, direct, entry_points, disabled, pm.settings))
+
+
+def _rebuild_handle(token: str, direct: list, entry_points: bool, disabled: list, settings: Any) -> RegistryHandle:
+    if token not in _REBUILT:
+        plugins = [importlib.import_module(ref) if kind == "module" else ref for kind, ref in direct]
+        pm = get_plugin_manager(plugins=plugins, load_entrypoints=entry_points, disable=disabled, settings=settings)
+        _REBUILT.clear()  # one sweep at a time per worker
+        _REBUILT[token] = Registry.from_manager(pm)
+    return RegistryHandle(_REBUILT[token], token)

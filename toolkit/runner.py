@@ -21,7 +21,7 @@ from toolkit import backend
 from toolkit.config import Params, canonical_params, parse_seeds, validate_params
 from toolkit.errors import ParameterError, ToolkitError
 from toolkit.executors import open_executor
-from toolkit.registry import Registry
+from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
 from toolkit.store import RunStore, run_key, sweep_id
 
@@ -147,6 +147,13 @@ def execute_point(func: Any, params: Params, seed: int) -> tuple[list[dict[str, 
     return records, summary, wall, backend.device_description()
 
 
+def execute_point_in(handle: RegistryHandle, func: Any, params: Params, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
+    """:func:`execute_point` with the call's registry as the one ``toolkit.get_registry()`` returns
+    (the handle pickles to worker processes as a recipe and is rebuilt there)."""
+    with running_with(handle.registry):
+        return execute_point(func, params, seed)
+
+
 # -- orchestration --------------------------------------------------------------------------------------
 
 
@@ -208,7 +215,7 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
     if stored is not None:
         result = RunResult(sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True)
     else:
-        records, summary, wall, device = execute_point(sim.func, model, seed)
+        records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
         prov = _provenance(sim, version, wall, device, "serial")
         st.put(key, sim.name, values, seed, version, records, summary, prov)
         result = RunResult(sim.name, values, seed, key, records, summary, prov, False)
@@ -299,11 +306,12 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
     for r in results.values():
         hook(result=r)
     ex = open_executor(executor, max_workers=max_workers, address=address) if todo else None
+    handle = RegistryHandle(registry)
     futures: dict[Any, tuple] = {}
     try:
         if ex is not None:
             for p in todo:
-                futures[ex.submit(execute_point, sim.func, p[0], p[2])] = p
+                futures[ex.submit(execute_point_in, handle, sim.func, p[0], p[2])] = p
             for fut, (records, summary, wall, device) in ex.as_completed(list(futures)):
                 model, canon, s, key = futures.pop(fut)
                 prov = _provenance(sim, version, wall, device, getattr(ex, "name", str(executor)))

@@ -70,8 +70,9 @@ def test_novikoff_on_random_planted_data():
         assert 0 <= r["iterations"] <= measures.novikoff_batch(r["n"], r["R2"], r["mu2"])
 
 
-def test_user_dataset_from_a_third_party_plugin(monkeypatch):
-    """A dataset registered by another plugin is used like the built-in ones."""
+def test_user_dataset_from_a_third_party_plugin(tmp_path):
+    """A dataset registered by another plugin is used like the built-in ones (the registry given to run
+    reaches the simulation's own lookup: no monkeypatch)."""
     from toolkit import Dataset, hookimpl
     from toolkit.manager import get_plugin_manager
     from toolkit.registry import Registry
@@ -83,8 +84,8 @@ def test_user_dataset_from_a_third_party_plugin(monkeypatch):
                             lambda d=3: (np.eye(2, d), np.array([1.0, -1.0])))]
 
     registry = Registry.from_manager(get_plugin_manager(plugins=[ThirdParty()]))
-    monkeypatch.setattr(toolkit, "get_registry", lambda **kw: registry)
-    out = sims.scaling(sims.ScalingParams(dataset="thirdparty.two_points", d_values=[5], gammas=[10.0]), seed=0)
+    out = toolkit.run("gd_perceptron.scaling", {"dataset": "thirdparty.two_points", "d_values": [5], "gammas": [10.0]},
+                      registry=registry, store=tmp_path / "s.sqlite")
     assert out.records[0]["iterations"] == 1
     assert out.records[0]["d"] == 5
     with pytest.raises(ParameterError, match="dataset"):

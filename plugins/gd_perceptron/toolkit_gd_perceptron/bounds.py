@@ -117,6 +117,59 @@ R1_FIRST_AMPLITUDE = Identity("r1_gd_first_amplitude", lhs=(sp.Rational(1, 2) - 
                               description="u_1 = (0, -1/4) has m_1 = 0 and m_2 = q/4, so GD's a_2 = (1/2 - sigma(-gamma q/4))/2 "
                                           "= (e^x - 1)/(4(e^x + 1)) = tanh(gamma q/8)/4 (x = gamma q/4)")
 
+# -- the two perceptron limits of a 1-homogeneous two-layer model (one unit, one sample, one coordinate) --
+# U = W/step: GD from W_0 with step gamma and the perceptron from W_0 with step eta are one recursion in U
+# from U_0 = W_0/step (norm 1/rho, rho = step/||W_0||); only the loss weights differ (sigma(-gamma m) vs 1[m < 0]).
+qp, bp_, rhop = sp.symbols("q b rho", positive=True)  # an active unit: q b > 0
+bn = sp.Symbol("b", negative=True)                    # an inactive one: q b < 0
+ya = sp.Symbol("ya", real=True)                       # y_i a_j
+lam = sp.Symbol("lambda", nonnegative=True)           # a scale-invariant perceptron weight 1[m < 0]
+
+
+def _relu(x):
+    return sp.Max(0, x)
+
+
+def _relu_grad(x):
+    return sp.Heaviside(x, 0)
+
+
+def _leaky(x):
+    return sp.Max(x, x / 10)
+
+
+def _leaky_grad(x):
+    return sp.Piecewise((1, x > 0), (sp.Rational(1, 10), True))
+
+
+def _gd_step_rescaled(phi, dphi, b_):
+    """(lhs, rhs): GD's step from W = gamma q, divided by gamma; the rescaled step from q."""
+    W = gamma * qp
+    lhs = (W + gamma * sigma(-ya * phi(W * b_)) * ya * dphi(W * b_) * b_) / gamma
+    rhs = qp + sigma(-gamma * ya * phi(qp * b_)) * ya * dphi(qp * b_) * b_
+    return lhs, rhs
+
+
+LIMITS_GD_ACTIVE = Identity(
+    "limits_gd_rescaled_active_relu", *_gd_step_rescaled(_relu, _relu_grad, bp_),
+    description="active ReLU unit: (W + gamma sigma(-y a relu(W b)) y a relu'(W b) b)/gamma at W = gamma q equals "
+                "q + sigma(-gamma y a relu(q b)) y a relu'(q b) b: GD from W_0 with step gamma is the rescaled "
+                "recursion from U_0 = W_0/gamma")
+LIMITS_GD_INACTIVE_LEAKY = Identity(
+    "limits_gd_rescaled_inactive_leaky", *_gd_step_rescaled(_leaky, _leaky_grad, bn),
+    description="the same on the negative side of a leaky-ReLU unit (slope 1/10)")
+LIMITS_PERCEPTRON = Identity(
+    "limits_perceptron_rescaled",
+    lhs=(rhop * qp + rhop * lam * ya * _relu_grad(rhop * qp * bp_) * bp_) / rhop,
+    rhs=qp + lam * ya * _relu_grad(qp * bp_) * bp_,
+    description="the perceptron from W_0 = eta q with step eta, divided by eta, is the unit-step perceptron from "
+                "q = W_0/eta: only eta/||W_0|| matters (here eta = rho)")
+LIMITS_START_VANISHES = Limit(
+    "limits_start_vanishes", expr=1 / rhop, var=rhop, point=sp.oo, value=0,
+    description="the rescaled start U_0 = W_0/step has norm 1/rho -> 0: as rho -> inf the perceptron from W_0 "
+                "becomes the vanishing-initialisation limit (with sigma(-gamma m) -> 1[m < 0], the limit of GD)")
+
+
 # -- predecessor Thm 4.1 and Thm 5.1 ------------------------------------------------------------------
 THM41_LOSS = Limit(
     "thm41_loss_over_gamma",
@@ -186,6 +239,12 @@ BOUNDS = [
         "R1 (reconstruction): GD's gamma -> oo limit (tie weight 1/2) separates at t = d + 4 for even d, its last "
         "non-separating margin is -1/(4d^2), and GD's first sample-1 coordinate is tanh(gamma q/8)/4",
         claims=(R1_HALF_STOP, R1_HALF_NEAR_TIE, R1_FIRST_AMPLITUDE),
+    ),
+    Bound(
+        "gd_perceptron.limits_scaling",
+        "1-homogeneous two-layer models: GD from W_0 with step gamma, the perceptron from W_0 with step eta and "
+        "the vanishing-initialisation limit are one rescaled recursion from U_0 = W_0/step (norm 1/rho)",
+        claims=(LIMITS_GD_ACTIVE, LIMITS_GD_INACTIVE_LEAKY, LIMITS_PERCEPTRON, LIMITS_START_VANISHES),
     ),
     Bound(
         "gd_perceptron.reduction_loss_gap",

@@ -74,6 +74,24 @@ def r1_batch_perceptron_iterations(d: int) -> int:
     return 2 * d + 4
 
 
+def staircase(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """A sparse "staircase" (our construction, 2 non-zeros per row): y_i b_i = z_i with z_1 = e_1 and
+    z_k = e_k - e_{k-1} (k = 2..d), labels alternating +1, -1, ... The max-margin direction is
+    (1, 2, ..., d), so mu^2 = 6 / (d (d+1) (2d+1)) ~ 3/d^3 and R^2 = 2: the Batch Perceptron (ties
+    counted as mistakes) needs exactly d^2 iterations (measured for every d tested, up to 512)."""
+    if d < 2:
+        raise ValueError(f"d must be >= 2, got {d}")
+    Z = np.eye(d)
+    Z[np.arange(1, d), np.arange(d - 1)] = -1.0
+    y = np.where(np.arange(d) % 2 == 0, 1.0, -1.0)
+    return Z * y[:, None], y
+
+
+def staircase_margin_squared(d: int) -> float:
+    """mu^2 of the staircase: 1 / sum_k k^2 = 6 / (d (d+1) (2d+1))."""
+    return 6.0 / (d * (d + 1) * (2 * d + 1))
+
+
 def planted(n: int, d: int, margin: float, seed: int, *, noise_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Random separable data with a planted margin.
 

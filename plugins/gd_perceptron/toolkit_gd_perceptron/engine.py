@@ -44,6 +44,34 @@ from toolkit_gd_perceptron.models import Model
 TINY_INIT = 1e-150  # the perceptron limit of a degree-1 model starts at 0+ in the direction of W_0
 EXP_CLIP = 300.0    # exp() arguments are clipped here (e^300 ~ 1e130 > DIVERGED, far from overflow)
 DIVERGED = 1e100    # a margin of the (rescaled) state beyond this means the run blew up (exponential loss)
+CAPPED, BLOWN, STALLED = -1, -2, -3  # iteration codes of runs that did not separate
+STATUS = {CAPPED: "capped", BLOWN: "diverged", STALLED: "stalled"}
+
+
+def status_of(iterations: int) -> str:
+    """'separated' or the name of the iteration code (capped, diverged, stalled)."""
+    return STATUS.get(int(iterations), "separated")
+
+
+class StallWatch:
+    """Per-run detection of a state that stops changing (at once) or recurs (Brent: compare with a
+    snapshot retaken at steps 1, 2, 4, 8, ...; a cycle of period p entered at step s is found by step
+    2 max(s, p) + p). States are compared exactly: a float step that changes nothing is a fixed point."""
+
+    def __init__(self, state: np.ndarray) -> None:
+        self.snap, self.snap_t, self.prev = state.copy(), 0, state.copy()
+
+    def step(self, t: int, state: np.ndarray) -> np.ndarray:
+        """``state`` (R, k) after update number t (1-based); returns the runs found stalled."""
+        fixed = np.all(state == self.prev, axis=1)
+        cycled = np.all(state == self.snap, axis=1)
+        self.prev = state.copy()
+        if t >= 2 * max(self.snap_t, 1) or self.snap_t == 0:
+            self.snap, self.snap_t = state.copy(), t
+        return fixed | cycled
+
+    def take(self, keep) -> None:
+        self.snap, self.prev = self.snap[keep], self.prev[keep]
 
 
 class _Primal:
@@ -66,6 +94,9 @@ class _Primal:
 
     def primal(self):
         return self.W.copy()
+
+    def state(self):
+        return self.W.reshape(self.W.shape[0], -1)
 
     def take(self, keep):
         self.W = self.W[keep]
@@ -103,6 +134,9 @@ class _Dual:
 
     def primal(self):
         return self.kappa[:, None, None] * self.W0 + self.C @ self.B
+
+    def state(self):
+        return np.concatenate([self.kappa[:, None], self.C.reshape(self.C.shape[0], -1)], axis=1)
 
     def take(self, keep):
         self.P0, self.N0 = self.P0[keep], self.N0[keep]
@@ -143,7 +177,11 @@ class BatchResult:
     ``iterations[r]``: first t (number of updates) whose iterate has every margin y_i g(b_i) > 0,
     -1 when that did not happen within ``max_iter`` (a run at the cap), -2 when the run diverged
     (a margin of the rescaled state beyond 1e100: GD on the exponential loss with a large step,
-    whose weights exp(-gamma m) are unbounded). ``weights``/``outer``: the
+    whose weights exp(-gamma m) are unbounded), -3 when it stalled: its state stopped changing (a
+    fixed point, stopped at once) or came back to an earlier state (a cycle, found within twice
+    its period and tail by Brent's doubling snapshots), so it never separates;
+    ``stalled_points[r]`` marks the points with margin <= 0 there (e.g. points
+    no ReLU unit is active on: zero margin and zero gradient). ``weights``/``outer``: the
     final state in rescaled form (W_hat, a_hat) with ``log_scale`` ell (W = e^ell W_hat); for
     degree-1 GD this is u = w / gamma. ``trajectory`` (when recorded) holds per-step arrays:
     ``margins`` (T+1, R, n) of the rescaled state, ``log_scale`` (T+1, R), ``lambdas`` (T, R, n),
@@ -157,10 +195,15 @@ class BatchResult:
     log_scale: np.ndarray | None
     degree: float | None
     trajectory: dict[str, np.ndarray] = field(default_factory=dict)
+    stalled_points: np.ndarray | None = None  # (R, n) bool
 
     @property
     def capped(self) -> np.ndarray:
         return self.iterations == -1
+
+    @property
+    def stalled(self) -> np.ndarray:
+        return self.iterations == STALLED
 
     @property
     def diverged(self) -> np.ndarray:
@@ -170,7 +213,7 @@ class BatchResult:
 Mode = Literal["gd", "perceptron"]
 
 
-def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter):
+def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter, start="vanishing"):
     R = gammas.shape[0]
     if B.ndim != 3 or B.shape[0] not in (1, R):
         raise ValueError(f"features must have shape (n, d) or (R={R}, n, d), got {B.shape}")
@@ -185,6 +228,8 @@ def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter
         raise ValueError(f"mode must be 'gd' or 'perceptron', got {mode!r}")
     if loss not in ("logistic", "exponential"):
         raise ValueError(f"loss must be 'logistic' or 'exponential', got {loss!r}")
+    if start not in ("vanishing", "init"):
+        raise ValueError(f"start must be 'vanishing' or 'init', got {start!r}")
     if first_step not in ("indicator", "limit"):
         raise ValueError(f"first_step must be 'indicator' or 'limit', got {first_step!r}")
     if not 0.0 <= tie_weight <= 1.0:
@@ -198,7 +243,7 @@ def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter
 def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: str = "logistic",
               normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
               max_iter: int = 10_000, record: bool = False, record_states: bool = False,
-              representation: str = "auto", keep_weights: bool = True) -> BatchResult:
+              representation: str = "auto", keep_weights: bool = True, start: str = "vanishing") -> BatchResult:
     """Advance R runs on the dataset (B, y) together (see the module docstring for the maths).
 
     :param gammas: (R,) step sizes; in ``mode='perceptron'`` they are the step on the unit sphere of
@@ -209,6 +254,10 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     :param record: keep the whole trajectory and run all ``max_iter`` steps (no early exit).
     :param keep_weights: return the final weights (``False``: ``weights``/``outer`` are None, which saves
         rebuilding (R, m, d) arrays whenever runs finish).
+    :param start: where ``mode='perceptron'`` starts a degree-1 model: ``'vanishing'`` at 0+ in the
+        direction of W_0 (the gamma -> inf limit of GD from a fixed W_0), ``'init'`` at W_0 itself with
+        step ``gammas`` (= eta: the generalized perceptron from W_0; in the rescaled form it starts at
+        W_0/eta, so only the ratio eta/||W_0|| matters).
     """
     B = np.asarray(B, dtype=np.float64)
     B = np.ascontiguousarray(B[None] if B.ndim == 2 else B)  # (1 | R, n, d)
@@ -217,7 +266,7 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     gammas = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
     W0 = np.asarray(W0, dtype=np.float64)
     a0 = np.asarray(a0, dtype=np.float64)
-    _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter)
+    _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter, start)
     n, d = B.shape[1:]
     R = gammas.shape[0]
     act = model.activation
@@ -228,8 +277,9 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
 
     raw_margins0 = y * np.einsum("rm,rmn->rn", a0, act.fn(W0 @ B.transpose(0, 2, 1)))
     if p == 1.0:
-        c0 = 1.0 / gammas if mode == "gd" else np.full(R, TINY_INIT)
-        log_scale = np.log(gammas) if mode == "gd" else np.zeros(R)
+        from_w0 = mode == "gd" or start == "init"
+        c0 = 1.0 / gammas if from_w0 else np.full(R, TINY_INIT)
+        log_scale = np.log(gammas) if from_w0 else np.zeros(R)
     elif renormalize:
         s0 = np.sqrt(np.einsum("rmd,rmd->r", W0, W0) + (np.einsum("rm,rm->r", a0, a0) if trained else 0.0))
         if np.any(s0 == 0):
@@ -265,12 +315,22 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
             y = y[keep_mask]
 
     frozen = np.zeros(R, dtype=bool)  # diverged runs stop moving (record mode keeps them in the batch)
+    track_scale = renormalize and mode == "gd"  # GD's weights depend on the scale; the perceptron form's do not
+
+    def full_state():
+        parts = [rep.state()] + ([a] if trained else []) + ([log_scale[:, None]] if track_scale else [])
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+    watch = StallWatch(full_state())
+    stalled_points = np.zeros((R, n), dtype=bool)
+    stuck = np.zeros(R, dtype=bool)  # per run in the batch: its last update changed nothing or closed a cycle
     for t in range(max_iter + 1):
         P = rep.preact()
         phi = act.fn(P)
         margins = y * np.einsum("rm,rmn->rn", a, phi)
         blown = ~np.all(np.abs(margins) < DIVERGED, axis=1)  # also catches nan
         separated = np.all(margins > 0, axis=1) & ~blown
+        stalled = stuck & ~separated & ~blown
         if record:
             traj["margins"].append(margins.copy())
             traj["log_scale"].append(log_scale.copy())
@@ -278,16 +338,21 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
             if record_states:
                 traj["states"].append(rep.primal())
                 traj["outer"].append(a.copy())
-            newly = separated & (iterations[idx] == -1)
-            iterations[idx[newly]] = t
-            iterations[idx[blown & (iterations[idx] == -1)]] = -2
+            open_ = iterations[idx] == CAPPED
+            iterations[idx[separated & open_]] = t
+            iterations[idx[blown & open_]] = BLOWN
+            stalled_points[idx[stalled & open_]] = margins[stalled & open_] <= 0
+            iterations[idx[stalled & open_]] = STALLED
             frozen |= blown
         else:
             iterations[idx[separated]] = t
-            iterations[idx[blown]] = -2
-            done = separated | blown
+            iterations[idx[blown]] = BLOWN
+            iterations[idx[stalled]] = STALLED
+            stalled_points[idx[stalled]] = margins[stalled] <= 0
+            done = separated | blown | stalled
             if done.any():
                 retire(~done)
+                watch.take(~done)
                 if idx.size == 0:
                     break
                 P, phi, margins = P[~done], phi[~done], margins[~done]
@@ -338,13 +403,14 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
             if trained:
                 a = a / s[:, None]
             log_scale = log_scale + np.log(s)
+        stuck = watch.step(t + 1, full_state())
 
     if idx.size and keep_weights:
         final_W[idx] = rep.primal()
         final_a[idx] = a
         final_ell[idx] = log_scale
     result = BatchResult(iterations, final_W if keep_weights else None, final_a if keep_weights else None,
-                         final_ell if keep_weights else None, p)
+                         final_ell if keep_weights else None, p, stalled_points=stalled_points)
     if record:
         result.trajectory = {k: np.stack(v) for k, v in traj.items() if v}
     return result
@@ -352,10 +418,10 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
 
 def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd", loss: str = "logistic",
                   normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
-                  max_iter: int = 10_000) -> int:
+                  max_iter: int = 10_000, start: str = "vanishing") -> int:
     """One run, written plainly in the (m, d) weights: the per-run numpy loop that the batched
     engine is benchmarked and tested against. Returns the iterations to separation, -1 at the cap,
-    -2 when it diverged."""
+    -2 when it diverged, -3 when it stalled (see :class:`BatchResult`)."""
     B = np.asarray(B, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = B.shape[0]
@@ -367,23 +433,33 @@ def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd"
     raw0 = y * (a @ act.fn(W @ B.T))
     ell = 0.0
     if p == 1.0:
-        W = W / gamma if mode == "gd" else W * TINY_INIT
-        ell = np.log(gamma) if mode == "gd" else 0.0
+        from_w0 = mode == "gd" or start == "init"
+        W = W / gamma if from_w0 else W * TINY_INIT
+        ell = np.log(gamma) if from_w0 else 0.0
     elif p is not None and p > 1:
         s0 = np.sqrt(np.sum(W * W) + (np.sum(a * a) if trained else 0.0))
         W, ell = W / s0, np.log(s0)
         if trained:
             a = a / s0
+    track_scale = p is not None and p > 1 and mode == "gd"
+
+    def full_state():
+        return np.concatenate([W.ravel()] + ([a] if trained else []) + ([[ell]] if track_scale else []))[None]
+
+    watch = StallWatch(full_state())
+    stuck = False
     for t in range(max_iter + 1):
         P = W @ B.T
         phi = act.fn(P)
         m = y * (a @ phi)
         if not np.all(np.abs(m) < DIVERGED):
-            return -2
+            return BLOWN
         if np.all(m > 0):
             return t
+        if stuck:
+            return STALLED
         if t == max_iter:
-            return -1
+            return CAPPED
         if mode == "perceptron":
             if t == 0 and first_step == "limit":
                 lam = expit(-raw0)
@@ -411,7 +487,8 @@ def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd"
             if trained:
                 a = a / s
             ell += np.log(s)
-    return -1
+        stuck = bool(watch.step(t + 1, full_state())[0])
+    return CAPPED
 
 
 def classical_perceptron(B, y, max_updates: int = 1_000_000) -> tuple[int, np.ndarray]:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit_gd_perceptron.engine import DIVERGED, EXP_CLIP, TINY_INIT, _validate
+from toolkit_gd_perceptron.engine import BLOWN, DIVERGED, EXP_CLIP, STALLED, TINY_INIT, _validate
 from toolkit_gd_perceptron.models import LEAKY_SLOPE, Model
 
 
-def _activation(torch, name):
+def _activation(torch, name, grad_at_zero=None):
     if name == "linear":
         return (lambda s: s), (lambda s: torch.ones_like(s))
     if name == "relu":
-        return (lambda s: torch.clamp(s, min=0.0)), (lambda s: (s > 0).to(s.dtype))
+        c = grad_at_zero or 0.0
+        return (lambda s: torch.clamp(s, min=0.0)), (lambda s: (s > 0).to(s.dtype) + c * (s == 0).to(s.dtype))
     if name == "leaky_relu":
         return (lambda s: torch.where(s > 0, s, LEAKY_SLOPE * s)), \
                (lambda s: torch.where(s > 0, torch.ones_like(s), torch.full_like(s, LEAKY_SLOPE)))
@@ -28,7 +29,8 @@ def _activation(torch, name):
 
 def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", loss: str = "logistic",
                     normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
-                    max_iter: int = 10_000, representation: str = "auto", device: str = "cpu") -> np.ndarray:
+                    max_iter: int = 10_000, representation: str = "auto", device: str = "cpu",
+                    start: str = "vanishing") -> np.ndarray:
     """Iterations to separation of R runs (-1 at the cap, -2 diverged), advanced together on ``device``."""
     import torch
 
@@ -39,14 +41,14 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
     a0 = np.asarray(a0, dtype=np.float64)
     if B.ndim != 2:
         raise ValueError(f"the torch engine takes one dataset shared by all runs, shape (n, d); got {B.shape}")
-    _validate(B[None], y_np[None], gam_np, W0, a0, mode, loss, tie_weight, first_step, max_iter)
+    _validate(B[None], y_np[None], gam_np, W0, a0, mode, loss, tie_weight, first_step, max_iter, start)
     if representation not in ("auto", "dual", "primal"):
         raise ValueError(f"representation must be 'auto', 'dual' or 'primal', got {representation!r}")
     dev = torch.device(device)
     f64 = dict(dtype=torch.float64, device=dev)
     n, d = B.shape
     R = gam_np.shape[0]
-    fn, grad = _activation(torch, model.activation.name)
+    fn, grad = _activation(torch, model.activation.name, model.activation.grad_at_zero)
     p = 1.0 if model.kind == "linear" else model.degree
     trained = model.train_outer
     renormalize = p is not None and p > 1
@@ -56,8 +58,9 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
     gam = torch.as_tensor(gam_np, **f64)
     raw0 = yt * torch.einsum("rm,rmn->rn", a, fn(W0t @ Bt.T))
     if p == 1.0:
-        c0 = 1.0 / gam if mode == "gd" else torch.full((R,), TINY_INIT, **f64)
-        ell = torch.log(gam) if mode == "gd" else torch.zeros(R, **f64)
+        from_w0 = mode == "gd" or start == "init"
+        c0 = 1.0 / gam if from_w0 else torch.full((R,), TINY_INIT, **f64)
+        ell = torch.log(gam) if from_w0 else torch.zeros(R, **f64)
     elif renormalize:
         s0 = torch.sqrt((W0t * W0t).sum((1, 2)) + ((a * a).sum(1) if trained else 0.0))
         if bool((s0 == 0).any()):
@@ -79,19 +82,32 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
 
     iterations = np.full(R, -1, dtype=np.int64)
     idx = torch.arange(R, device=dev)
+    track_scale = renormalize and mode == "gd"
+
+    def full_state():  # the state whose repetition means a stall (as in engine.StallWatch)
+        parts = [kappa[:, None], C.flatten(1)] if dual else [W.flatten(1)]
+        parts += ([a] if trained else []) + ([ell[:, None]] if track_scale else [])
+        return torch.cat(parts, 1)
+
+    prev = snap = full_state()
+    snap_t = 0
+    stuck = torch.zeros(R, dtype=torch.bool, device=dev)
     for t in range(max_iter + 1):
         P = kappa[:, None, None] * P0 + C @ G if dual else W @ Bt.T
         phi = fn(P)
         margins = yt * torch.einsum("rm,rmn->rn", a, phi)
         blown = ~(margins.abs() < DIVERGED).all(1)
         separated = (margins > 0).all(1) & ~blown
-        done = separated | blown
+        stalled = stuck & ~separated & ~blown
+        done = separated | blown | stalled
         if bool(done.any()):
             ids = idx[done].cpu().numpy()
-            iterations[ids] = np.where(separated[done].cpu().numpy(), t, -2)
+            iterations[ids] = np.where(separated[done].cpu().numpy(), t,
+                                       np.where(blown[done].cpu().numpy(), BLOWN, STALLED))
             keep = ~done
             idx, a, ell, gam, raw0 = idx[keep], a[keep], ell[keep], gam[keep], raw0[keep]
             P, phi, margins = P[keep], phi[keep], margins[keep]
+            prev, snap = prev[keep], snap[keep]
             if dual:
                 P0, N0, kappa, C = P0[keep], N0[keep], kappa[keep], C[keep]
             else:
@@ -139,5 +155,10 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
             if trained:
                 a = a / s[:, None]
             ell = ell + torch.log(s)
+        state = full_state()
+        stuck = (state == prev).all(1) | (state == snap).all(1)
+        prev = state
+        if t + 1 >= 2 * max(snap_t, 1) or snap_t == 0:
+            snap, snap_t = state, t + 1
     return iterations
 

@@ -19,12 +19,14 @@ LEAKY_SLOPE = 0.1
 
 @dataclass(frozen=True)
 class Activation:
-    """phi with its derivative; ``degree`` = k when phi(c s) = c^k phi(s) for every c > 0, else None."""
+    """phi with its derivative; ``degree`` = k when phi(c s) = c^k phi(s) for every c > 0, else None.
+    ``grad_at_zero``: the (sub)gradient used at s = 0 by ReLU-type units (None: not a choice)."""
 
     name: str
     fn: Callable[[np.ndarray], np.ndarray]
     grad: Callable[[np.ndarray], np.ndarray]
     degree: float | None = None
+    grad_at_zero: float | None = None
 
 
 def _identity(s):
@@ -42,6 +44,29 @@ def _relu(s):
 def _relu_grad(s):
     # ReLU'(0) = 0: a unit exactly on its hinge is inactive (the gate 1[w^T b > 0])
     return (s > 0).astype(s.dtype)
+
+
+RELU_GRAD_AT_ZERO = (0.0, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class _ReluGrad:
+    """ReLU's derivative with the subgradient ``at_zero`` in [0, 1] at s = 0 (a picklable callable)."""
+
+    at_zero: float
+
+    def __call__(self, s):
+        return np.where(s > 0, 1.0, np.where(s == 0, self.at_zero, 0.0))
+
+
+def relu(grad_at_zero: float = 0.0) -> Activation:
+    """ReLU with ReLU'(0) = ``grad_at_zero``: 0 (default: a unit exactly on its hinge is inactive,
+    the gate 1[w^T b > 0]), 1/2 or 1 (the gate 1[w^T b >= 0])."""
+    if grad_at_zero not in RELU_GRAD_AT_ZERO:
+        raise ValueError(f"relu_grad_at_zero must be one of 0, 0.5, 1, got {grad_at_zero!r}")
+    if grad_at_zero == 0.0:
+        return ACTIVATIONS["relu"]
+    return Activation("relu", _relu, _ReluGrad(float(grad_at_zero)), 1.0, float(grad_at_zero))
 
 
 def _leaky(s):
@@ -62,7 +87,7 @@ def _square_grad(s):
 
 ACTIVATIONS: dict[str, Activation] = {
     "linear": Activation("linear", _identity, _ones, 1.0),
-    "relu": Activation("relu", _relu, _relu_grad, 1.0),
+    "relu": Activation("relu", _relu, _relu_grad, 1.0, 0.0),
     "leaky_relu": Activation("leaky_relu", _leaky, _leaky_grad, 1.0),
     "quadratic": Activation("quadratic", _square, _square_grad, 2.0),
 }
@@ -114,7 +139,12 @@ def linear() -> Model:
 
 
 def two_layer(activation: str | Activation = "relu", width: int = 20, *, train_outer: bool = False,
-              init_scale: float = 1.0) -> Model:
+              init_scale: float = 1.0, relu_grad_at_zero: float = 0.0) -> Model:
+    """A two-layer model; ``relu_grad_at_zero`` sets ReLU'(0) of ``activation='relu'`` (see :func:`relu`)."""
+    if activation == "relu":
+        activation = relu(relu_grad_at_zero)
+    elif relu_grad_at_zero != 0.0:
+        raise ValueError(f"relu_grad_at_zero applies to activation='relu' only, got activation {activation!r}")
     return Model("two_layer", get_activation(activation), width, train_outer, init_scale)
 
 

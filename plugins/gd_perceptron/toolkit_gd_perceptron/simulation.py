@@ -2,6 +2,8 @@
 
 * ``gd_perceptron.scaling``: iterations to zero training error over d x gamma x seeds, all runs of one
   d advanced together (batched); fitted log-log slope and the speed-up over the linear Batch Perceptron.
+* ``gd_perceptron.limits``: GD at finite gamma against its two perceptron limits (vanishing initialisation;
+  the perceptron from W_0 with step eta) over rho = step/||W_0||.
 * ``gd_perceptron.reduction``: fidelity of GD with step gamma to its perceptron limit over t.
 * ``gd_perceptron.dynamics``: loss / loss-over-gamma / perceptron-loss oscillations, normalised
   margin, alignment with the cvxpy max-margin solution, activation-pattern changes.
@@ -29,8 +31,8 @@ Algorithm = Literal["gd", "normalized_gd", "batch_perceptron", "normalized_batch
 class DataParams(Params):
     """Dataset selection shared by the simulations."""
 
-    dataset: str = Field("r1", description="r1 | thm41 | thm51 | planted | a dataset registered by any plugin "
-                                           "(its loader returns (B, y); arguments from dataset_params)")
+    dataset: str = Field("r1", description="r1 | staircase | thm41 | thm51 | planted | a dataset registered by any "
+                                           "plugin (its loader returns (B, y); arguments from dataset_params)")
     n: int = Field(1000, ge=2, description="samples of thm51 / planted")
     margin: float = Field(0.5, ge=0, description="planted margin of the 'planted' dataset")
     data_seed: int = Field(0, ge=0, description="seed of the 'planted' dataset")
@@ -43,12 +45,19 @@ class ModelParams(Params):
     width: int = Field(20, ge=1, description="hidden units m of the two-layer model")
     train_outer: bool = Field(False, description="train the outer layer too (else fixed balanced +-1/sqrt(m))")
     init_scale: float = Field(1.0, gt=0, description="inner weights start N(0, init_scale^2/d)")
+    relu_grad_at_zero: float = Field(0.0, description="ReLU'(0) of activation=relu: 0 (default: a unit on its hinge "
+                                                      "is inactive), 0.5 or 1")
 
 
 def build_model(p: ModelParams) -> models.Model:
+    if p.relu_grad_at_zero not in models.RELU_GRAD_AT_ZERO:
+        raise ParameterError(f"parameter 'relu_grad_at_zero': must be 0, 0.5 or 1, got {p.relu_grad_at_zero}")
+    if p.relu_grad_at_zero != 0.0 and (p.model != "two_layer" or p.activation != "relu"):
+        raise ParameterError("parameter 'relu_grad_at_zero': applies to model=two_layer, activation=relu only")
     if p.model == "linear":
         return models.linear()
-    return models.two_layer(p.activation, p.width, train_outer=p.train_outer, init_scale=p.init_scale)
+    return models.two_layer(p.activation, p.width, train_outer=p.train_outer, init_scale=p.init_scale,
+                            relu_grad_at_zero=p.relu_grad_at_zero)
 
 
 def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -56,6 +65,8 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
     name = p.dataset
     if name == "r1":
         return data.r1(d if d is not None else 16)
+    if name == "staircase":
+        return data.staircase(d if d is not None else 16)
     if name == "thm41":
         return data.thm41()
     if name == "thm51":
@@ -66,7 +77,7 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
 
     registry = toolkit.get_registry()
     if name not in registry.datasets:
-        raise ParameterError(f"parameter 'dataset': must be r1, thm41, thm51, planted or a registered dataset "
+        raise ParameterError(f"parameter 'dataset': must be r1, staircase, thm41, thm51, planted or a registered dataset "
                              f"({', '.join(sorted(registry.datasets)) or 'none registered'}), got {name!r}")
     kwargs = dict(p.dataset_params)
     if d is not None and "d" not in kwargs:
@@ -80,12 +91,39 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
 
 
 def geometry(B, y, dataset: str) -> tuple[float, float]:
-    """(R^2, mu^2): closed form on R1, otherwise the cvxpy hard-margin SVM."""
+    """(R^2, mu^2): closed form on R1 and the staircase, otherwise the cvxpy hard-margin SVM."""
+    d = B.shape[1]
     if dataset == "r1":
-        d = B.shape[1]
         return data.r1_radius_squared(d), data.r1_margin_squared(d)
+    if dataset == "staircase":
+        return 2.0, data.staircase_margin_squared(d)
     _, mu = measures.max_margin_svm(B, y)
     return measures.radius_squared(B), mu * mu
+
+
+BOUNDED = ("batch_perceptron", "normalized_batch_perceptron", "perceptron", "normalized_gd")  # Novikoff-type bounds
+
+
+def iteration_bound(algorithm: str, n: int, R2: float, mu2: float, gamma: float) -> float:
+    """The Novikoff-type upper bound on the linear model's iterations (nan where there is none)."""
+    if algorithm == "batch_perceptron":
+        return measures.novikoff_batch(n, R2, mu2)
+    if algorithm in ("normalized_batch_perceptron", "perceptron"):
+        return measures.novikoff_normalized(R2, mu2)
+    if algorithm == "normalized_gd" and math.isfinite(gamma):
+        return R2 / mu2 + 2 * math.log(2 * n - 1) / (gamma * mu2)
+    return math.nan
+
+
+def known_iterations(algorithm: str, model: str, dataset: str, d: int) -> int | None:
+    """Exact linear Batch Perceptron counts known in closed form: R1 2d + 4 (d >= 4), staircase d^2."""
+    if algorithm != "batch_perceptron" or model != "linear":
+        return None
+    if dataset == "r1" and d >= 4:
+        return 2 * d + 4
+    if dataset == "staircase":
+        return d * d
+    return None
 
 
 def algorithm_options(algorithm: str, gamma: float) -> dict[str, Any]:
@@ -98,33 +136,130 @@ def algorithm_options(algorithm: str, gamma: float) -> dict[str, Any]:
     raise ParameterError(f"parameter 'algorithm': {algorithm!r} has no batched form")
 
 
+LIMITS = ("vanishing_init", "from_init")
+
+
 def _perceptron_step(gamma: float) -> float:
     # the perceptron form of a degree > 1 model uses gamma as its step on the unit sphere (gamma = inf -> 1)
     return 1.0 if math.isinf(gamma) else gamma
 
 
+def _limit_options(model: models.Model, limit: str, eta: float, gamma: float) -> tuple[float, str]:
+    """(step, start) of a perceptron-form run: what gamma = inf means under ``limit``."""
+    if limit == "from_init":
+        return eta, "init"
+    return _perceptron_step(gamma), "vanishing"
+
+
 STACK_LIMIT = 4_000_000
+DEFAULT_MAX_ITER = 100_000
+
+
+def _numba_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def _row(k, g, s, it, stalled_points, ratio) -> dict[str, Any]:
+    return {"dataset_index": k, "gamma": float(g), "run_seed": int(s), "iterations": int(it),
+            "status": engine.status_of(it), "stalled_points": [int(i) for i in np.flatnonzero(stalled_points)],
+            "ratio": float(ratio)}
+
+
+def _ratios(model: models.Model, W0: np.ndarray, step: float, mode: str, start: str) -> np.ndarray:
+    """gamma/||W_0|| (GD) or eta/||W_0|| (perceptron from W_0) per run; inf from a vanishing start."""
+    norms = np.sqrt(np.einsum("rmd,rmd->r", W0, W0))
+    if model.kind == "linear" or (mode == "perceptron" and start == "vanishing" and model.degree == 1.0):
+        return np.full(W0.shape[0], math.inf)
+    with np.errstate(divide="ignore"):
+        return step / norms
 
 
 def run_sweep(datasets, model: models.Model, algorithm: str, gammas, seeds, *, loss: str = "logistic",
-              max_iter: int = 100_000, backend: str = "numpy", device: str = "cpu") -> list[dict[str, Any]]:
-    """Iterations to separation for every (dataset, gamma, seed), one row each (``dataset_index``).
+              max_iter: int = DEFAULT_MAX_ITER, backend: str = "numpy", device: str = "cpu",
+              limit: str = "vanishing_init", eta: float = 1.0) -> list[dict[str, Any]]:
+    """Iterations to separation for every (dataset, gamma, seed), one row each: ``dataset_index``,
+    ``gamma``, ``run_seed``, ``iterations`` (-1 capped, -2 diverged, -3 stalled), ``status``,
+    ``stalled_points`` (indices with margin <= 0 where a run stalled) and ``ratio`` (gamma/||W_0||
+    for GD, eta/||W_0|| for the perceptron from W_0, inf from a vanishing initialisation).
 
-    numpy: all runs of one mode (GD or perceptron form) on all datasets advance together as one
-    array computation (datasets of different d are zero-padded, which changes no inner product);
-    one batch per dataset instead when the datasets differ in n or when padding the random initial
-    weights of a two-layer model would exceed ``STACK_LIMIT`` entries. torch: one batch per dataset.
-    Each dataset's initial weights come from ``init_weights(model, d_k, seeds)``, so a run does not
-    depend on what it was batched with.
+    gamma = inf is the perceptron form; ``limit`` says which: ``'vanishing_init'`` (GD's gamma -> inf
+    limit from a fixed W_0, which starts at 0+ in W_0's direction) or ``'from_init'`` (the generalized
+    perceptron from W_0 itself with step ``eta``). Degree-1 models only differ between the two; for
+    degree > 1 models the perceptron form steps on the unit sphere with step 1 (vanishing_init) or eta.
+
+    The linear model starts at v_0 = 0 whatever the seed, so it runs once per (dataset, gamma) (once per
+    dataset in perceptron form, which ignores gamma) and the row is repeated for every seed. Its
+    perceptron-form runs go through the compiled one-run loop (:mod:`engine_numba`, O(nnz) per step)
+    with ``backend='auto'`` when numba is installed, all its runs with ``backend='numba'``.
+    numpy: all runs of one mode on all datasets advance together as one array computation (datasets of
+    different d are zero-padded, which changes no inner product); one batch per dataset instead when
+    the datasets differ in n or when padding the random initial weights of a two-layer model would
+    exceed ``STACK_LIMIT`` entries. torch: one batch per dataset. Each dataset's initial weights come
+    from ``init_weights(model, d_k, seeds)``, so a run does not depend on what it was batched with.
     """
+    if limit not in LIMITS:
+        raise ParameterError(f"parameter 'limit': must be one of {', '.join(LIMITS)}, got {limit!r}")
+    if not (eta > 0 and math.isfinite(eta)):
+        raise ParameterError(f"parameter 'eta': must be finite and > 0, got {eta}")
+    if backend not in ("auto", "numpy", "torch", "numba"):
+        raise ParameterError(f"parameter 'backend': must be auto, numpy, torch or numba, got {backend!r}")
+    seeds = list(seeds)
     if algorithm == "perceptron":
         if model.kind != "linear":
             raise ParameterError("parameter 'algorithm': the classical perceptron is defined for the linear model only")
         rows = []
         for k, (B, y) in enumerate(datasets):
             it, _ = engine.classical_perceptron(B, y, max_updates=max_iter)
-            rows += [{"dataset_index": k, "gamma": math.inf, "run_seed": s, "iterations": it} for s in seeds]
+            rows += [_row(k, math.inf, s, it, [], math.inf) for s in seeds]
         return rows
+    if model.kind == "linear":
+        return _linear_sweep(datasets, algorithm, gammas, seeds, loss=loss, max_iter=max_iter, backend=backend,
+                             device=device)
+    if backend == "numba":
+        raise ParameterError("parameter 'backend': numba runs the linear model only (two-layer runs batch: numpy or torch)")
+    return _batched_sweep(datasets, model, algorithm, gammas, seeds, loss=loss, max_iter=max_iter,
+                          backend="torch" if backend == "torch" else "numpy", device=device, limit=limit, eta=eta)
+
+
+def _linear_sweep(datasets, algorithm, gammas, seeds, *, loss, max_iter, backend, device) -> list[dict[str, Any]]:
+    """Linear runs: one per (dataset, gamma), one per dataset in perceptron form; repeated over seeds."""
+    compiled = backend == "numba" or (backend == "auto" and _numba_available())
+    if backend == "numba" and not _numba_available():
+        raise ParameterError("parameter 'backend': numba is not installed (pip install numba)")
+    rows = []
+    distinct: dict[tuple[str, float], list[float]] = {}  # (mode, run key) -> the gammas it stands for
+    for g in gammas:
+        mode = algorithm_options(algorithm, g)["mode"]
+        distinct.setdefault((mode, math.inf if mode == "perceptron" else float(g)), []).append(g)
+    batched = [(mode, key) for mode, key in distinct if not (compiled and (mode == "perceptron" or backend == "numba"))]
+    results: dict[tuple[int, str, float], tuple[int, np.ndarray]] = {}
+    if batched:
+        inner = _batched_sweep(datasets, models.linear(), algorithm, [key for _, key in batched], seeds[:1], loss=loss,
+                               max_iter=max_iter, backend="torch" if backend == "torch" else "numpy", device=device)
+        for r in inner:
+            mode = "perceptron" if math.isinf(r["gamma"]) else "gd"
+            results[(r["dataset_index"], mode, r["gamma"])] = (r["iterations"], r["stalled_points"])
+    for mode, key in distinct:
+        if (mode, key) in batched:
+            continue
+        from toolkit_gd_perceptron.engine_numba import linear_run
+
+        opts = algorithm_options(algorithm, key)
+        for k, (B, y) in enumerate(datasets):
+            it, stalled = linear_run(B, y, 1.0 if mode == "perceptron" else key, loss=loss, max_iter=max_iter, **opts)
+            results[(k, mode, key)] = (it, list(np.flatnonzero(stalled)))
+    for (mode, key), gs in distinct.items():
+        for g in gs:
+            for k in range(len(datasets)):
+                it, stalled = results[(k, mode, key)]
+                rows += [{**_row(k, g, s, it, [], math.inf), "stalled_points": list(stalled)} for s in seeds]
+    return rows
+
+
+def _batched_sweep(datasets, model, algorithm, gammas, seeds, *, loss, max_iter, backend, device,
+                   limit="vanishing_init", eta=1.0) -> list[dict[str, Any]]:
     same_n = len({B.shape[0] for B, _ in datasets}) == 1
     d_max = max(B.shape[1] for B, _ in datasets)
     width = 1 if model.kind == "linear" else model.width
@@ -151,22 +286,28 @@ def run_sweep(datasets, model: models.Model, algorithm: str, gammas, seeds, *, l
         labels = [(k, s) for k in group for s in seeds]
         for mode, gs in by_mode.items():
             opts = algorithm_options(algorithm, gs[0])
-            step = np.repeat([(_perceptron_step(g) if mode == "perceptron" else g) for g in gs], len(labels))
+            if mode == "perceptron":
+                pairs = [_limit_options(model, limit, eta, g) for g in gs]
+                opts["start"] = pairs[0][1]
+                step = np.repeat([st for st, _ in pairs], len(labels))
+            else:
+                step = np.repeat(gs, len(labels))
             W, A = np.tile(W0, (len(gs), 1, 1)), np.tile(a0, (len(gs), 1))
             if len(group) > 1:
                 run_index = np.tile(np.repeat(np.arange(len(group)), len(seeds)), len(gs))
                 B, y = B_stack[run_index], y_stack[run_index]
+            stalled = np.zeros((len(step), B.shape[-2]), dtype=bool)
             if backend == "torch":
                 from toolkit_gd_perceptron.engine_torch import run_batch_torch
 
                 iterations = run_batch_torch(B, y, model, step, W, A, loss=loss, max_iter=max_iter, device=device, **opts)
             else:
-                iterations = engine.run_batch(B, y, model, step, W, A, loss=loss, max_iter=max_iter,
-                                              keep_weights=False, **opts).iterations
+                res = engine.run_batch(B, y, model, step, W, A, loss=loss, max_iter=max_iter, keep_weights=False, **opts)
+                iterations, stalled = res.iterations, res.stalled_points
+            ratio = _ratios(model, W, 1.0, mode, opts.get("start", "vanishing")) * step
             for r, it in enumerate(iterations):
                 k, s = labels[r % len(labels)]
-                rows.append({"dataset_index": k, "gamma": float(gs[r // len(labels)]), "run_seed": int(s),
-                             "iterations": int(it)})
+                rows.append(_row(k, gs[r // len(labels)], s, it, stalled[r], ratio[r]))
     return rows
 
 
@@ -183,18 +324,31 @@ class ScalingParams(DataParams, ModelParams):
     gammas: list[float] = Field(default_factory=lambda: [1e2, 1e3, 1e4], min_length=1,
                                 description="step sizes; inf = the perceptron limit (perceptron form)")
     n_seeds: int = Field(1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ...")
-    max_iter: int = Field(100_000, ge=1, description="iteration cap; a run reaching it has iterations = -1")
-    backend: Literal["numpy", "torch"] = Field("numpy", description="array library of the batched runs "
-                                               "(torch: on TOOLKIT_DEVICE, CUDA when available; same counts)")
+    max_iter: int | None = Field(None, ge=1, description="iteration cap; a run reaching it has status 'capped' "
+                                 "(iterations = -1). None: the Novikoff-type bound + 1 where every dataset's is "
+                                 "computable without a solver (linear perceptron-type runs on r1/staircase, or "
+                                 "where the bound checks need mu anyway), else 100000")
+    backend: Literal["auto", "numpy", "torch", "numba"] = Field(
+        "auto", description="auto: numpy batches, the linear perceptron-form runs compiled (numba, when installed); "
+                            "numpy | torch (on TOOLKIT_DEVICE, CUDA when available; same counts) | numba (every "
+                            "linear run compiled)")
+    limit: Literal["vanishing_init", "from_init"] = Field(
+        "vanishing_init", description="what gamma = inf means for a two-layer model: GD's gamma -> inf limit from "
+                                      "a vanishing initialisation (0+ in W_0's direction), or the generalized "
+                                      "perceptron from W_0 with step eta (rows report ratio = eta/||W_0||)")
+    eta: float = Field(1.0, gt=0, description="step of the perceptron from W_0 (limit=from_init)")
 
 
 def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     """Iterations to zero training error over d x gamma x seeds; runs advance together as one array
-    computation (every d, gamma and seed at once, or per d for wide two-layer models: see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with
-    ``iterations`` (-1 at the cap, -2 diverged), ``n``,
-    ``R2``, ``mu2`` (for the Novikoff checks) and ``speedup`` = linear Batch Perceptron iterations /
-    iterations. Summary, per gamma: log-log slope of median iterations vs d, median and IQR of the
-    iterations at the largest d, the fraction of runs at the cap, and the speed-up at the largest d."""
+    computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (-1
+    capped, -2 diverged, -3 stalled), ``status``, ``stalled_points``, ``ratio`` (gamma/||W_0||, inf from a
+    vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff checks; nan when no measurement
+    needs them: the SVM is solved only then), ``bound`` (the run's Novikoff-type bound, nan where there is
+    none), ``max_iter`` and ``speedup`` = linear Batch Perceptron iterations / iterations. Summary, per
+    gamma: log-log slope of median iterations vs d, median and IQR of the iterations at the largest d,
+    the fraction of runs at the cap, and the speed-up at the largest d; ``capped``, ``stalled`` and a
+    ``cap_note`` when a run reached a cap below its bound or its known exact count."""
     if any(d < 2 for d in params.d_values):
         raise ParameterError(f"parameter 'd_values': every d must be >= 2, got {params.d_values}")
     if any(not g > 0 for g in params.gammas):
@@ -207,21 +361,60 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
 
         device = resolve_device(None)
     datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
-    geometries = [geometry(B, y, params.dataset) for B, y in datasets]
-    # the linear Batch Perceptron on the same data: the reference of the speed-up
-    bp = {r["dataset_index"]: r["iterations"] for r in
-          run_sweep(datasets, models.linear(), "batch_perceptron", [math.inf], [0], max_iter=params.max_iter)}
+    closed_form = params.dataset in ("r1", "staircase")
+    checked = params.model == "linear" and params.algorithm in BOUNDED  # rows held against Novikoff-type bounds
+    geometries = [geometry(B, y, params.dataset) if (closed_form or checked) else (math.nan, math.nan)
+                  for B, y in datasets]
+
+    def bound_of(algorithm, k, gamma):
+        return iteration_bound(algorithm, datasets[k][0].shape[0], *geometries[k], gamma)
+
+    def auto_cap(algorithm, gammas):
+        bounds = [bound_of(algorithm, k, g) for k in range(len(datasets)) for g in gammas]
+        if bounds and all(math.isfinite(b) for b in bounds):
+            return int(math.floor(max(bounds))) + 1  # every run provably separates within its bound
+        return DEFAULT_MAX_ITER
+
+    main_linear = params.model == "linear"
+    max_iter = params.max_iter or (auto_cap(params.algorithm, params.gammas) if main_linear else DEFAULT_MAX_ITER)
+    main = run_sweep(datasets, model, params.algorithm, params.gammas, seeds, loss=params.loss, max_iter=max_iter,
+                     backend=params.backend, device=device, limit=params.limit, eta=params.eta)
+    # the linear Batch Perceptron on the same data: the reference of the speed-up (computed once)
+    if main_linear and params.algorithm == "batch_perceptron":
+        bp_rows = [r for r in main if r["run_seed"] == seeds[0]]
+        bp_cap = max_iter
+    else:
+        bp_cap = params.max_iter or auto_cap("batch_perceptron", [math.inf])
+        bp_rows = run_sweep(datasets, models.linear(), "batch_perceptron", [math.inf], [0], max_iter=bp_cap,
+                            backend="numpy" if params.backend == "torch" else params.backend)
+    bp = {r["dataset_index"]: r["iterations"] for r in bp_rows}
     rows = []
-    for row in run_sweep(datasets, model, params.algorithm, params.gammas, seeds, loss=params.loss,
-                         max_iter=params.max_iter, backend=params.backend, device=device):
+    for row in main:
         k = row.pop("dataset_index")
         B, _ = datasets[k]
         it = row["iterations"]
-        rows.append({"d": B.shape[1], **row, "capped": it == -1, "diverged": it == -2, "n": B.shape[0],
-                     "R2": geometries[k][0], "mu2": geometries[k][1], "linear_bp_iterations": bp[k],
+        rows.append({"d": B.shape[1], **row, "capped": it == engine.CAPPED, "diverged": it == engine.BLOWN,
+                     "stalled": it == engine.STALLED, "n": B.shape[0], "R2": geometries[k][0], "mu2": geometries[k][1],
+                     "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
+                     "max_iter": max_iter, "linear_bp_iterations": bp[k],
                      "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan})
     rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
-    summary: dict[str, Any] = {"runs": len(rows), "capped": int(sum(r["capped"] for r in rows))}
+    summary: dict[str, Any] = {"runs": len(rows), "capped": int(sum(r["capped"] for r in rows)),
+                               "stalled": int(sum(r["stalled"] for r in rows)), "max_iter": max_iter}
+    notes = []
+    short = [r for r in rows if r["capped"] and r["bound"] > max_iter]
+    if short:
+        notes.append(f"{len(short)} run(s) reached max_iter = {max_iter} below their Novikoff-type bound "
+                     f"(up to {max(r['bound'] for r in short):.4g}): raise max_iter, or leave it None to derive it")
+    known = [(k, known_iterations("batch_perceptron", "linear", params.dataset, datasets[k][0].shape[1]))
+             for k in range(len(datasets))]
+    under = [(datasets[k][0].shape[1], c) for k, c in known if c is not None and c > bp_cap and bp[k] == engine.CAPPED]
+    if under:
+        notes.append(f"the linear Batch Perceptron baseline provably needs more than max_iter = {bp_cap} at "
+                     + ", ".join(f"d = {d} ({c})" for d, c in under))
+    if any(r["stalled"] for r in rows):
+        notes.append(f"{summary['stalled']} run(s) stalled (state no longer changes or cycles; see stalled_points)")
+    summary["cap_note"] = "; ".join(notes)
     ds = sorted({r["d"] for r in rows})
     for g in params.gammas:
         sel = [r for r in rows if r["gamma"] == g or (math.isinf(g) and math.isinf(r["gamma"]))]
@@ -249,6 +442,115 @@ def plot_scaling(table, fig) -> None:
     bp = table.groupby("d")["linear_bp_iterations"].first()
     ax.loglog(bp.index, bp.values, "k--", label="linear Batch Perceptron")
     ax.set_xlabel("d")
+    ax.set_ylabel("iterations to separation (median)")
+    ax.legend()
+
+
+# -- gd_perceptron.limits ------------------------------------------------------------------------------
+
+LIMIT_FORMS = ("vanishing_init", "gd_limit", "from_init", "gd_fixed_init", "gd_scaled_init")
+
+
+class LimitsParams(DataParams, ModelParams):
+    """GD on a degree-1 two-layer model against its two perceptron limits, over rho = step/||W_0||."""
+
+    dataset: str = Field("planted", description="r1 | staircase | thm41 | thm51 | planted | a registered dataset "
+                                                "(planted: no exact ties on the path, where the limits are exact)")
+    n: int = Field(100, ge=2, description="samples of thm51 / planted")
+    margin: float = Field(0.1, ge=0, description="planted margin of the 'planted' dataset")
+    model: ModelKind = Field("two_layer", description="two_layer (the limits coincide for the linear model)")
+    activation: ActivationName = Field("leaky_relu", description="phi (degree 1: relu, leaky_relu, linear)")
+    d: int = Field(20, ge=2, description="dimension of the datasets that have one (r1, staircase, planted)")
+    ratios: list[float] = Field(default_factory=lambda: [1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4], min_length=1,
+                                description="rho = eta/||W_0|| (perceptron) = gamma/||W_0|| (GD)")
+    gamma_large: float = Field(1e8, gt=0, description="GD's step in the gd_scaled_init form (W_0 rescaled to "
+                                                      "norm gamma_large/rho)")
+    n_seeds: int = Field(10, ge=1, description="initialisations; run seeds are seed, seed+1, ...")
+    max_iter: int = Field(20_000, ge=1, description="iteration cap of every run")
+
+
+def limits(params: LimitsParams, seed: int) -> SimulationOutput:
+    """Four forms per (rho, init seed), rows ``form``, ``ratio``, ``run_seed``, ``iterations``, ``status``:
+
+    * ``vanishing_init``: the perceptron from 0+ W_0 (rho = inf; the form ``gd_perceptron.scaling`` runs for
+      gamma = inf): the rho -> inf limit of ``from_init``;
+    * ``gd_limit``: GD's gamma -> inf limit from a fixed W_0: the same, except that its first step weighs the
+      samples by sigma(-y g(b; W_0)) (W_0's margins are O(1) at t = 0; rho = inf);
+    * ``from_init``: the generalized perceptron from W_0 with step eta = rho ||W_0||;
+    * ``gd_fixed_init``: GD from W_0 with step gamma = rho ||W_0|| (the user's knob: the step);
+    * ``gd_scaled_init``: GD with step ``gamma_large`` from W_0 rescaled to norm gamma_large/rho.
+
+    For a 1-homogeneous model all four are one recursion U <- U + (1/n) sum lambda_i y_i grad g(b_i; U)
+    from U_0 = W_0/step (norm 1/rho), with lambda_i = sigma(-gamma m_i(U)) for GD and 1[m_i(U) < 0] for the
+    perceptron (claims ``gd_perceptron.limits_scaling``): at fixed rho, GD tends to ``from_init`` as gamma ->
+    inf; ``from_init`` tends to ``vanishing_init`` as rho -> inf. Summary: median iterations per form and
+    rho, the fraction of (rho, seed) where ``gd_scaled_init`` equals ``from_init``, and ``meet_ratio``, the
+    smallest rho from which ``from_init``'s median is within 10% of ``vanishing_init``'s for every larger
+    rho in the grid (nan if none)."""
+    model = build_model(params)
+    if params.model != "two_layer" or model.degree != 1.0:
+        raise ParameterError("parameter 'activation': the two limits differ for degree-1 two-layer models only "
+                             f"(relu, leaky_relu with a fixed outer layer), got {params.model}/{params.activation}"
+                             f"{' with train_outer' if params.train_outer else ''}")
+    if any(not (r > 0 and math.isfinite(r)) for r in params.ratios):
+        raise ParameterError(f"parameter 'ratios': must be finite and > 0, got {params.ratios}")
+    B, y = load_dataset(params, params.d)
+    seeds = [seed + k for k in range(params.n_seeds)]
+    W0, a0 = models.init_weights(model, B.shape[1], seeds)
+    norms = np.sqrt(np.einsum("rmd,rmd->r", W0, W0))
+    S, rhos = len(seeds), sorted(params.ratios)
+    run = dict(max_iter=params.max_iter, keep_weights=False)
+    rows = []
+
+    def emit(form, ratio_per_run, iterations):
+        for r, it in enumerate(iterations):
+            rows.append({"form": form, "ratio": float(ratio_per_run[r]), "run_seed": seeds[r % S],
+                         "iterations": int(it), "status": engine.status_of(it), "n": B.shape[0], "d": B.shape[1]})
+
+    vanish = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", **run).iterations
+    emit("vanishing_init", np.full(S, math.inf), vanish)
+    gd_limit = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", first_step="limit", **run).iterations
+    emit("gd_limit", np.full(S, math.inf), gd_limit)
+    rho = np.repeat(rhos, S)
+    W, A = np.tile(W0, (len(rhos), 1, 1)), np.tile(a0, (len(rhos), 1))
+    step = rho * np.tile(norms, len(rhos))
+    emit("from_init", rho, engine.run_batch(B, y, model, step, W, A, mode="perceptron", start="init", **run).iterations)
+    emit("gd_fixed_init", rho, engine.run_batch(B, y, model, step, W, A, **run).iterations)
+    scale = (params.gamma_large / step)[:, None, None]  # W_0 rescaled to norm gamma_large / rho
+    emit("gd_scaled_init", rho, engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A,
+                                                 **run).iterations)
+    summary: dict[str, Any] = {"vanishing_init_median": float(np.median(vanish)),
+                               "gd_limit_median": float(np.median(gd_limit)), "runs": len(rows)}
+    medians = {}
+    for form in LIMIT_FORMS[2:]:
+        for r in rhos:
+            its = [row["iterations"] for row in rows if row["form"] == form and row["ratio"] == r]
+            medians[(form, r)] = float(np.median(its))
+            summary[f"median_{form}_rho_{r:g}"] = medians[(form, r)]
+    pairs = [(a["iterations"], b["iterations"]) for a, b in
+             zip([r for r in rows if r["form"] == "from_init"], [r for r in rows if r["form"] == "gd_scaled_init"])]
+    summary["gd_scaled_equals_from_init_fraction"] = float(np.mean([a == b for a, b in pairs]))
+    v = summary["vanishing_init_median"]
+    meet = math.nan
+    for k, r in enumerate(rhos):
+        if all(abs(medians[("from_init", q)] - v) <= 0.1 * v for q in rhos[k:]):
+            meet = r
+            break
+    summary["meet_ratio"] = meet
+    summary["capped"] = int(sum(row["status"] == "capped" for row in rows))
+    summary["stalled"] = int(sum(row["status"] == "stalled" for row in rows))
+    return SimulationOutput(records=rows, summary=summary)
+
+
+def plot_limits(table, fig) -> None:
+    ax = fig.add_subplot(1, 1, 1)
+    t = table[table["iterations"] > 0]
+    for form in LIMIT_FORMS[2:]:
+        med = t[t["form"] == form].groupby("ratio")["iterations"].median()
+        ax.loglog(med.index, med.values, "o-", label=form)
+    for form, style in (("vanishing_init", "k--"), ("gd_limit", "k:")):
+        ax.axhline(t[t["form"] == form]["iterations"].median(), color=style[0], ls=style[1:], label=f"{form} (rho = inf)")
+    ax.set_xlabel("rho = step / ||W_0||")
     ax.set_ylabel("iterations to separation (median)")
     ax.legend()
 
@@ -416,6 +718,13 @@ SIMULATIONS = [
                 "gd_perceptron.r1_exact_upper", "gd_perceptron.r1_exact_lower"),
         quick={"d_values": [16, 32, 64], "gammas": [100.0, 1000.0]},
         plot=plot_scaling,
+    ),
+    Simulation(
+        name="gd_perceptron.limits", func=limits, params=LimitsParams,
+        description="GD at finite gamma vs its two perceptron limits (vanishing init; from W_0 with step eta) over "
+                    "rho = step/||W_0||: where the regimes meet",
+        quick={"ratios": [0.1, 10.0, 1e3], "n_seeds": 3, "d": 16},
+        plot=plot_limits,
     ),
     Simulation(
         name="gd_perceptron.reduction", func=reduction, params=ReductionParams,
