@@ -61,6 +61,8 @@ class FLConfig:
     use_vib: bool = False
     eval_every: int = 1
     evaluation: str = "auto"  # "auto" (the strategy's default), "personal", "global" or "select"
+    patience: int = 10  # stop after this many evaluated rounds without a lower validation loss (0: run n_rounds)
+    selection: str = "val_loss"  # reported round: lowest pooled validation loss ("val_loss") or best accuracy ("val_acc")
 
 
 EVALUATION_MODES = ("auto", "personal", "global", "select")
