@@ -49,17 +49,28 @@ def load_tu(name: str, root: str | Path | None = None, features: str = "labels+a
     raw = tu_raw_dir(name, root).resolve()
     require_files(name, raw)
     cols = None if attribute_columns is None else tuple(int(c) for c in attribute_columns)
-    return _load_tu_cached(name, str(raw), features, cols)
+    return _load_tu_cached(name, str(raw), features, cols, _signature(name, raw))
+
+
+def _signature(name: str, raw: Path) -> tuple:
+    """(part, size, mtime) of each file: a file edited, added or removed is read again, not served from the cache."""
+    sig = []
+    for part in (*TU_REQUIRED, *TU_OPTIONAL):
+        p = raw / f"{name}_{part}.txt"
+        st = p.stat() if p.is_file() else None
+        sig.append((part, st.st_size if st else -1, st.st_mtime_ns if st else -1))
+    return tuple(sig)
 
 
 @functools.lru_cache(maxsize=4)
-def _read_cached(name: str, raw: str):
+def _read_cached(name: str, raw: str, signature: tuple):
     return read_tu_raw(name, Path(raw))
 
 
 @functools.lru_cache(maxsize=8)
-def _load_tu_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None) -> GraphSet:
-    tu = _read_cached(name, raw)
+def _load_tu_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None,
+                    signature: tuple) -> GraphSet:
+    tu = _read_cached(name, raw, signature)
     classes, y = np.unique(tu.graph_labels, return_inverse=True)
     n_nodes = len(tu.indicator)
     want_labels = features in ("labels+attributes", "labels")

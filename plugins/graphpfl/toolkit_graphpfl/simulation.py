@@ -216,12 +216,8 @@ def _registered(name: str):
     """A registered dataset's data as a GraphSet (PyG datasets and lists of Data converted)."""
     from toolkit_graphpfl.pyg import as_graphset
 
-    reg = _registry()
-    if name not in reg.datasets:
-        from toolkit.errors import UnknownNameError
-
-        raise UnknownNameError("dataset", name, list(reg.datasets))
-    return as_graphset(reg.datasets[name].load(), name=name)
+    _, spec = _registry().find(name, "dataset")  # unknown names: an error listing close matches
+    return as_graphset(spec.load(), name=spec.name)
 
 
 class _ExecutorMap:
