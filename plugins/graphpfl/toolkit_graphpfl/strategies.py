@@ -37,7 +37,7 @@ Params = dict[str, torch.Tensor]
 class FLConfig:
     """Hyper-parameters shared by every strategy (each uses the ones it needs)."""
 
-    n_rounds: int = 50
+    n_rounds: int = 100  # a maximum: the stopping rule (patience) ends most runs earlier
     local_epochs: int = 1
     batch_size: int = 32
     lr: float = 3e-3  # chosen on validation pilots (plugin README); the spec says 1e-3
