@@ -6,7 +6,7 @@ import time
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import ValidationInfo, field_validator
 
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
@@ -79,30 +79,30 @@ class NoiseRobustnessParams(Params):
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch threads (1 is fastest on small CPUs)")
 
-    @model_validator(mode="before")
+    @field_validator("n_graphs")
     @classmethod
-    def _only_applicable(cls, values: Any) -> Any:
-        return _only_applicable(values)
+    def _n_graphs_applies(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _applicable("n_graphs", value, _has_planted(info), 200, "the dataset includes 'planted'")
+
+    @field_validator("dirichlet_alpha", "min_per_client")
+    @classmethod
+    def _dirichlet_applies(cls, value: Any, info: ValidationInfo) -> Any:
+        default = {"dirichlet_alpha": 0.5, "min_per_client": 10}[info.field_name]
+        return _applicable(info.field_name, value, info.data.get("partition") == "dirichlet", default,
+                           "partition='dirichlet'")
 
 
-def _only_applicable(values: Any) -> Any:
-    """Parameters that do not apply are refused when given and left as None (not applicable) otherwise."""
-    if not isinstance(values, dict):
-        return values
-    values = dict(values)
-    planted = "planted" in str(values.get("dataset", "planted")).split("+")
-    dirichlet = values.get("partition", "random") == "dirichlet"
-    rules = [("n_graphs", planted, 200, "the dataset includes 'planted'")]
-    if "partition" in values or "dirichlet_alpha" in values or "min_per_client" in values:
-        rules += [("dirichlet_alpha", dirichlet, 0.5, "partition='dirichlet'"),
-                  ("min_per_client", dirichlet, 10, "partition='dirichlet'")]
-    for name, applies, default, why in rules:
-        if applies and values.get(name) is None:
-            values[name] = default
-        elif not applies and values.get(name) is not None:
-            raise ValueError(f"{name} applies only when {why}; remove it (dataset={values.get('dataset', 'planted')!r}, "
-                             f"partition={values.get('partition', 'random')!r})")
-    return values
+def _has_planted(info: ValidationInfo) -> bool:
+    return "planted" in str(info.data.get("dataset", "planted")).split("+")
+
+
+def _applicable(name: str, value: Any, applies: bool, default: Any, when: str) -> Any:
+    """A parameter that does not apply is refused when given and None (not applicable, so not recorded) otherwise."""
+    if applies:
+        return default if value is None else value
+    if value is not None:
+        raise ValueError(f"{name} applies only when {when}; remove it")
+    return None
 
 
 FL_FIELDS = ("n_rounds", "local_epochs", "batch_size", "lr", "weight_decay", "client_fraction", "prox_mu",
@@ -318,10 +318,10 @@ class KeptEdgesParams(Params):
     n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
                                  "not applicable, and not recorded, for a TU dataset)")
 
-    @model_validator(mode="before")
+    @field_validator("n_graphs")
     @classmethod
-    def _only_applicable(cls, values: Any) -> Any:
-        return _only_applicable(values)
+    def _n_graphs_applies(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _applicable("n_graphs", value, _has_planted(info), 200, "the dataset is 'planted'")
 
 
 def kept_edges(params: KeptEdgesParams, seed: int) -> list[dict]:
