@@ -123,6 +123,8 @@ class Registry:
     def find_all(self, name: str) -> list[tuple[str, Any]]:
         """Every ``(kind, spec)`` registered under ``name``; the error lists close matches of all kinds."""
         found = [(kind, table[name]) for kind, table in self._tables() if name in table]
+        if not found:  # names are case-insensitive where that is unambiguous (graphpfl.MUTAG)
+            found = [(kind, table[k]) for kind, table in self._tables() for k in table if k.lower() == name.lower()]
         if not found:
             every = [n for _, table in self._tables() for n in table]
             raise UnknownNameError("name", name, every)

@@ -59,10 +59,13 @@ def test_unknown_algorithm_names_the_allowed_ones(graphpfl_registry, tmp_path):
                     store=tmp_path / "s.sqlite", registry=graphpfl_registry)
 
 
-def test_missing_dataset_is_a_parameter_error_naming_files(graphpfl_registry, tmp_path, monkeypatch):
+def test_missing_dataset_is_the_cores_error_naming_files_and_the_fetch(graphpfl_registry, tmp_path, monkeypatch):
+    from toolkit.errors import DatasetMissingError
+
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
-    with pytest.raises(ParameterError, match="NCI1_A.txt.*NCI1_graph_indicator.txt"):
-        toolkit.run("graphpfl.noise_robustness", {**QUICK, "dataset": "NCI1"}, seed=0, store=tmp_path / "s.sqlite",
+    tu_quick = {k: v for k, v in QUICK.items() if k != "n_graphs"}  # n_graphs applies to 'planted' only
+    with pytest.raises(DatasetMissingError, match="NCI1_A.txt.*NCI1_graph_indicator.txt.*toolkit data fetch graphpfl.nci1"):
+        toolkit.run("graphpfl.noise_robustness", {**tu_quick, "dataset": "NCI1"}, seed=0, store=tmp_path / "s.sqlite",
                     registry=graphpfl_registry)
 
 

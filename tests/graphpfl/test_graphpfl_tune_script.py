@@ -14,8 +14,8 @@ def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, loa
     assert rc == 0
     scores = pd.read_csv(out / "scores.csv")
     assert sorted(scores["lr"]) == [0.001, 0.003] and (scores["n_seeds"] == 2).all()
-    # lr = 0.001 is FedAvg's own default, so its paired gain over FedAvg is exactly zero
-    assert scores.set_index("lr").loc[0.001, "val_gain_vs_fedavg"] == 0.0
+    # lr = 0.003 is the default FedAvg runs with, so that grid point's paired gain over FedAvg is exactly zero
+    assert scores.set_index("lr").loc[0.003, "val_gain_vs_fedavg"] == 0.0
     printed = capsys.readouterr().out
     assert "0.003" in printed and "test" not in printed.lower()
     runs = pd.read_csv(out / "runs.csv")

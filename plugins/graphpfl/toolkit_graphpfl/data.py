@@ -1,95 +1,113 @@
-"""Graph-classification data: raw TU datasets from the data root, and planted-motif synthetic sets.
+"""Graph-classification data: TU datasets from the data root, planted-motif synthetic sets, PyG data.
 
-TU raw format (https://chrsmrrs.github.io/datasets/docs/format/), under
-``<data root>/TUDataset/<NAME>/raw/``: ``NAME_A.txt`` (1-based ``i, j`` edge lines),
-``NAME_graph_indicator.txt`` (graph id of each node), ``NAME_graph_labels.txt`` (one label per graph),
-optional ``NAME_node_labels.txt`` (one-hot encoded) and ``NAME_node_attributes.txt`` (appended).
-The data root is ``TOOLKIT_DATA_DIR`` (``toolkit.settings.get_settings().data_dir``) unless a
-``root`` is given.
+TU files are read and validated by :mod:`toolkit_graphpfl.tu`; here they become a :class:`GraphSet`
+with the node features the user chooses (``features``): the one-hot node labels, the continuous
+node attributes (all columns, or the ``attribute_columns`` given), or both. Attributes are kept raw
+here: they are standardised per client on its training graphs (``federation.build_clients``), so
+no statistic of a validation or test graph reaches training. The data root is ``TOOLKIT_DATA_DIR``
+(``toolkit.settings.get_settings().data_dir``) unless a ``root`` is given.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from toolkit.errors import DatasetMissingError  # re-exported here: the core's public type
+from toolkit.errors import DatasetMissingError  # noqa: F401  re-exported: the core's public type
 from toolkit_graphpfl.graphs import Graph, GraphSet, canonical_edges
+from toolkit_graphpfl.tu import (  # noqa: F401  re-exported
+    KNOWN_TU,
+    TU_OPTIONAL,
+    TU_REQUIRED,
+    TUFormatError,
+    data_root,
+    present_tu_names,
+    read_tu_raw,
+    require_files,
+    resolve_tu_name,
+    tu_raw_dir,
+)
 
-TU_REQUIRED = ("A", "graph_indicator", "graph_labels")
-TU_OPTIONAL = ("node_labels", "node_attributes")
-KNOWN_TU = ("MUTAG", "PROTEINS", "Mutagenicity")
-
-
-
-
-def data_root(root: str | Path | None = None) -> Path:
-    if root is not None:
-        return Path(root)
-    from toolkit.settings import get_settings  # the toolkit owns the data-root setting
-
-    return get_settings().data_dir
-
-
-def tu_raw_dir(name: str, root: str | Path | None = None) -> Path:
-    return data_root(root) / "TUDataset" / name / "raw"
+FEATURES = ("labels+attributes", "labels", "attributes")
 
 
-def load_tu(name: str, root: str | Path | None = None) -> GraphSet:
-    """Load TU dataset ``name`` from raw files (any number of classes; labels mapped to 0..C-1)."""
+def load_tu(name: str, root: str | Path | None = None, features: str = "labels+attributes",
+            attribute_columns: Sequence[int] | None = None) -> GraphSet:
+    """Load TU dataset ``name`` (any case) from raw files; graph labels mapped to 0..C-1.
+
+    ``features``: ``"labels+attributes"`` (whatever of the two the dataset has; a constant 1 when it has
+    neither), ``"labels"`` (one-hot node labels only) or ``"attributes"`` (continuous attributes only);
+    ``attribute_columns``: the 0-based attribute columns to keep (default all). Asking for a part the
+    dataset lacks is an error naming the missing file.
+    """
+    if features not in FEATURES:
+        raise ValueError(f"features must be one of {', '.join(FEATURES)}, got {features!r}")
+    name = resolve_tu_name(name, root)
     raw = tu_raw_dir(name, root).resolve()
-    missing = [f"{name}_{part}.txt" for part in TU_REQUIRED if not (raw / f"{name}_{part}.txt").is_file()]
-    if missing:
-        raise DatasetMissingError(
-            f"TU dataset {name!r} not found: expected the raw files {', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)} "
-            f"(and optionally {', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}) in {raw}; missing: {', '.join(missing)}. "
-            "Set TOOLKIT_DATA_DIR to the folder that holds TUDataset/<NAME>/raw/ "
-            "(the raw files come from https://chrsmrrs.github.io/datasets/)."
-        )
-    return _load_tu_cached(name, str(raw))
+    require_files(name, raw)
+    cols = None if attribute_columns is None else tuple(int(c) for c in attribute_columns)
+    return _load_tu_cached(name, str(raw), features, cols, _signature(name, raw))
 
 
-def _read_ints(path: Path) -> np.ndarray:
-    import pandas as pd
+def _signature(name: str, raw: Path) -> tuple:
+    """(part, size, mtime) of each file: a file edited, added or removed is read again, not served from the cache."""
+    sig = []
+    for part in (*TU_REQUIRED, *TU_OPTIONAL):
+        p = raw / f"{name}_{part}.txt"
+        st = p.stat() if p.is_file() else None
+        sig.append((part, st.st_size if st else -1, st.st_mtime_ns if st else -1))
+    return tuple(sig)
 
-    return pd.read_csv(path, header=None, sep=",", skipinitialspace=True, dtype=np.int64).to_numpy()
 
-
-def _read_floats(path: Path) -> np.ndarray:
-    import pandas as pd
-
-    return pd.read_csv(path, header=None, sep=",", skipinitialspace=True, dtype=np.float64).to_numpy()
+@functools.lru_cache(maxsize=4)
+def _read_cached(name: str, raw: str, signature: tuple):
+    return read_tu_raw(name, Path(raw))
 
 
 @functools.lru_cache(maxsize=8)
-def _load_tu_cached(name: str, raw: str) -> GraphSet:
-    raw_dir = Path(raw)
-    f = lambda part: raw_dir / f"{name}_{part}.txt"  # noqa: E731
-    edges = _read_ints(f("A")) - 1
-    indicator = _read_ints(f("graph_indicator"))[:, 0] - 1
-    graph_labels = _read_ints(f("graph_labels"))[:, 0]
-    classes, y = np.unique(graph_labels, return_inverse=True)
-    n_nodes = len(indicator)
-    blocks = []
-    if f("node_labels").is_file():
-        node_labels = _read_ints(f("node_labels"))[:, 0]
-        values, codes = np.unique(node_labels, return_inverse=True)
+def _load_tu_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None,
+                    signature: tuple) -> GraphSet:
+    tu = _read_cached(name, raw, signature)
+    classes, y = np.unique(tu.graph_labels, return_inverse=True)
+    n_nodes = len(tu.indicator)
+    want_labels = features in ("labels+attributes", "labels")
+    want_attrs = features in ("labels+attributes", "attributes")
+    for wanted, present, part in ((features == "labels", tu.node_labels is not None, "node_labels"),
+                                  (features == "attributes", tu.node_attributes is not None, "node_attributes")):
+        if wanted and not present:
+            raise ValueError(f"features={features!r}: TU dataset {name} has no {name}_{part}.txt in {raw}")
+    if attribute_columns is not None:
+        if tu.node_attributes is None:
+            raise ValueError(f"attribute_columns: TU dataset {name} has no node attributes ({name}_node_attributes.txt)")
+        width = tu.node_attributes.shape[1]
+        bad = [c for c in attribute_columns if not 0 <= c < width]
+        if bad or not attribute_columns or len(set(attribute_columns)) != len(attribute_columns):
+            raise ValueError(f"attribute_columns must be distinct column indices in 0..{width - 1} of "
+                             f"{name}_node_attributes.txt, got {list(attribute_columns)}")
+    blocks, layout, continuous = [], [], []
+    if want_labels and tu.node_labels is not None:
+        values, codes = np.unique(tu.node_labels, return_inverse=True)
         onehot = np.zeros((n_nodes, len(values)), dtype=np.float32)
         onehot[np.arange(n_nodes), codes] = 1.0
         blocks.append(onehot)
-    if f("node_attributes").is_file():
-        attrs = _read_floats(f("node_attributes")).astype(np.float32)
-        # standardise so attributes and one-hot labels are on the same scale
-        attrs = (attrs - attrs.mean(0)) / (attrs.std(0) + 1e-6)
-        blocks.append(attrs)
+        layout.append(f"node-label one-hot ({len(values)} columns)")
+    if want_attrs and tu.node_attributes is not None:
+        cols = list(range(tu.node_attributes.shape[1])) if attribute_columns is None else list(attribute_columns)
+        start = sum(b.shape[1] for b in blocks)
+        blocks.append(tu.node_attributes[:, cols].astype(np.float32))
+        continuous = list(range(start, start + len(cols)))
+        layout.append(f"attributes columns {cols} (raw; standardised per client on its training graphs)")
     if not blocks:
         blocks.append(np.ones((n_nodes, 1), dtype=np.float32))  # no node features: a constant
+        layout.append("constant 1 (no node labels or attributes)")
     x_all = np.concatenate(blocks, axis=1)
-    n_graphs = int(indicator.max()) + 1
-    starts = np.searchsorted(indicator, np.arange(n_graphs + 1))  # nodes are grouped by graph
-    edge_graph = indicator[edges[:, 0]]
+    n_graphs = int(tu.indicator[-1]) + 1
+    starts = np.searchsorted(tu.indicator, np.arange(n_graphs + 1))  # nodes are grouped by graph (validated)
+    edges = tu.edges
+    edge_graph = tu.indicator[edges[:, 0]]
     order = np.argsort(edge_graph, kind="stable")
     edges, edge_graph = edges[order], edge_graph[order]
     edge_starts = np.searchsorted(edge_graph, np.arange(n_graphs + 1))
@@ -98,8 +116,22 @@ def _load_tu_cached(name: str, raw: str) -> GraphSet:
         lo, hi = starts[gi], starts[gi + 1]
         e = edges[edge_starts[gi]:edge_starts[gi + 1]] - lo
         graphs.append(Graph(x_all[lo:hi].copy(), canonical_edges(e), int(y[gi])))
-    meta = {"source": str(raw_dir), "original_labels": classes.tolist()}
-    return GraphSet(name, tuple(graphs), len(classes), x_all.shape[1], meta)
+    meta = {"source": raw, "original_labels": classes.tolist(), "features": features, "feature_layout": layout}
+    return GraphSet(name, tuple(graphs), len(classes), x_all.shape[1], meta, tuple(continuous))
+
+
+def describe(gs: GraphSet) -> dict:
+    """Statistics of a graph set: graphs, classes, class balance, mean nodes and edges, feature layout."""
+    labels = gs.labels()
+    counts = np.bincount(labels, minlength=gs.n_classes)
+    original = gs.meta.get("original_labels", list(range(gs.n_classes)))
+    return {
+        "graphs": len(gs), "classes": gs.n_classes,
+        "class_balance": {str(o): f"{int(c)} ({100 * c / len(gs):.1f}%)" for o, c in zip(original, counts)},
+        "mean_nodes": float(np.mean([g.n_nodes for g in gs.graphs])),
+        "mean_edges": float(np.mean([g.n_edges for g in gs.graphs])),
+        "features": gs.n_features, "feature_layout": gs.meta.get("feature_layout", []),
+    }
 
 
 # -- synthetic planted motifs -------------------------------------------------------------------------
@@ -155,8 +187,8 @@ def make_planted_motifs(n_graphs: int = 200, n_classes: int = 2, n_nodes: tuple[
                     {"motifs": list(MOTIFS[:n_classes]), "seed": seed})
 
 
-def load_dataset(name: str, root: str | Path | None = None, seed: int = 0) -> GraphSet:
-    """``"planted"`` (synthetic, seeded) or a TU dataset name read from the data root."""
+def load_dataset(name: str, root: str | Path | None = None, seed: int = 0, **tu_options) -> GraphSet:
+    """``"planted"`` (synthetic, seeded) or a TU dataset name (any case) read from the data root."""
     if name == "planted":
         return make_planted_motifs(seed=seed)
-    return load_tu(name, root)
+    return load_tu(name, root, **tu_options)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from toolkit_graphpfl.graphs import GraphSet, split_train_val_test
+from toolkit_graphpfl.graphs import Graph, GraphSet, split_train_val_test
 from toolkit_graphpfl.model import GIN, Batch, ModelConfig, make_batches
 from toolkit_graphpfl.strategies import (
     ClientState,
@@ -46,13 +46,16 @@ class ClientData:
 
 
 def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, seed: int,
-                  device: str = "cpu", eval_batch_size: int = 64, batching: str = "random") -> list[ClientData]:
+                  device: str = "cpu", eval_batch_size: int = 64, batching: str = "random",
+                  standardize: bool = True) -> list[ClientData]:
     """Split each client's graphs into train/val/test (seeded) and pre-collate them once.
 
     ``batching``: training batches of seeded random graphs (``"random"``) or of graphs of similar size
     (``"bucketed"``: less padding, but nearly one-class batches where size predicts the label).
     Evaluation batches are always size-bucketed (order does not change accuracies). The splits do not
-    depend on ``batching``.
+    depend on ``batching``. ``standardize``: the continuous attribute columns (``gs.continuous``) are
+    standardised with the mean and standard deviation of the client's own training nodes, applied
+    unchanged to its validation and test graphs (no statistic of those reaches training).
     """
     if batching not in ("random", "bucketed"):
         raise ValueError(f"batching must be 'random' or 'bucketed', got {batching!r}")
@@ -61,6 +64,8 @@ def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, se
     for idx in parts:
         tr, va, te = split_train_val_test(len(idx), rng)
         graphs = [gs.graphs[i] for i in idx]
+        if standardize and gs.continuous:
+            graphs = standardise_on(graphs, [graphs[i] for i in tr], gs.continuous)
         pick = lambda ids: [graphs[i] for i in ids]  # noqa: E731
         clients.append(ClientData(
             train=make_batches(pick(tr), batch_size, rng, device, bucket=batching == "bucketed"),
@@ -69,6 +74,22 @@ def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, se
             n_train=len(tr), n_val=len(va), n_test=len(te),
         ))
     return clients
+
+
+def standardise_on(graphs: Sequence[Graph], fit: Sequence[Graph], columns: Sequence[int]) -> list[Graph]:
+    """``graphs`` with ``columns`` standardised by the node mean and sd over the graphs ``fit`` only
+    (an sd below 1e-6, a constant column, divides by 1)."""
+    cols = list(columns)
+    stacked = np.concatenate([g.x[:, cols] for g in fit], axis=0).astype(np.float64)
+    mean = stacked.mean(axis=0)
+    sd = stacked.std(axis=0)
+    sd = np.where(sd < 1e-6, 1.0, sd)
+    out = []
+    for g in graphs:
+        x = g.x.copy()
+        x[:, cols] = ((x[:, cols] - mean) / sd).astype(np.float32)
+        out.append(Graph(x, g.edges, g.y))
+    return out
 
 
 def init_params(model_cfg: ModelConfig, seed: int) -> Params:
@@ -194,18 +215,23 @@ class FederationResult:
     n_shared_params: int
     n_params: int
     timings: dict = field(default_factory=dict)
+    stop_round: int = 0  # the last round run (n_rounds unless the stopping rule stopped it)
+    stopped_early: bool = False
 
 
 def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: ModelConfig, seed: int,
                    device: str = "cpu", map_fn: Callable[[Callable, Sequence], list] | None = None,
                    on_round: Callable[[dict], None] | None = None) -> FederationResult:
-    """Run ``strategy.cfg.n_rounds`` rounds of federated training and evaluate every round.
+    """Run up to ``strategy.cfg.n_rounds`` rounds of federated training and evaluate every round.
+
+    Stopping rule (validation data only): after ``cfg.patience`` evaluated rounds in a row without a
+    lower pooled validation loss than the best so far, training stops (``patience = 0``: all rounds).
+    The reported round is the one ``cfg.selection`` picks among the rounds run (:func:`best_round`).
 
     Personalised evaluation: each client is evaluated on its own val and test graphs with its own
     model, the global one, or the better of the two on its validation graphs
     (``strategy.evaluation_mode()``); client-mean and pooled accuracies are recorded; the reported test
-    accuracies are those of the round with the best pooled validation accuracy (ties: lower
-    validation loss).
+    accuracies are those of that reported round.
     """
     cfg = strategy.cfg
     map_fn = map_fn or serial_map
@@ -223,6 +249,7 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
     server_extra: dict[str, Params] = {}
     rows: list[dict] = []
     t_start = time.perf_counter()
+    best_loss, since_best, stopped = float("inf"), 0, False
     for rnd in range(1, cfg.n_rounds + 1):
         t0, c0 = time.perf_counter(), time.process_time()
         n_pick = max(1, int(round(cfg.client_fraction * len(clients))))
@@ -260,16 +287,32 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
         rows.append(row)
         if on_round is not None:
             on_round(row)
-    best = best_round(rows)
+        if "val_loss" in row:
+            since_best = 0 if row["val_loss"] < best_loss else since_best + 1
+            best_loss = min(best_loss, row["val_loss"])
+            if cfg.patience and since_best >= cfg.patience and rnd < cfg.n_rounds:
+                stopped = True
+                break
+    best = best_round(rows, selection=cfg.selection)
     timings = {"total_time_s": time.perf_counter() - t_start}
-    return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings)
+    return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings,
+                            stop_round=rows[-1]["round"], stopped_early=stopped)
 
 
-def best_round(rows: Sequence[dict], variant: str = "") -> dict:
-    """The evaluated row with the best pooled validation accuracy (ties: lower validation loss, then the
-    earlier round); ``variant`` "personal" / "global" reads a select-mode row's columns of that variant."""
+SELECTIONS = ("val_loss", "val_acc")
+
+
+def best_round(rows: Sequence[dict], variant: str = "", selection: str = "val_loss") -> dict:
+    """The evaluated row that ``selection`` picks: the lowest pooled validation loss (ties: higher
+    validation accuracy, then the earlier round), or with ``"val_acc"`` the best pooled validation
+    accuracy (ties: lower validation loss, then the earlier round); ``variant`` "personal" / "global"
+    reads a select-mode row's columns of that variant."""
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
     sfx = f"_{variant}" if variant else ""
     evaluated = [r for r in rows if f"val_acc_pooled{sfx}" in r]
+    if selection == "val_loss":
+        return max(evaluated, key=lambda r: (-r[f"val_loss{sfx}"], r[f"val_acc_pooled{sfx}"], -r["round"]))
     return max(evaluated, key=lambda r: (r[f"val_acc_pooled{sfx}"], -r[f"val_loss{sfx}"], -r["round"]))
 
 

@@ -39,6 +39,7 @@ class GraphSet:
     n_classes: int
     n_features: int
     meta: dict = field(default_factory=dict, compare=False)
+    continuous: tuple[int, ...] = ()  # feature columns holding continuous attributes (standardised per client)
 
     def __len__(self) -> int:
         return len(self.graphs)
@@ -47,7 +48,8 @@ class GraphSet:
         return np.array([g.y for g in self.graphs], dtype=np.int64)
 
     def subset(self, index: Sequence[int], name: str | None = None) -> GraphSet:
-        return GraphSet(name or self.name, tuple(self.graphs[i] for i in index), self.n_classes, self.n_features, self.meta)
+        return GraphSet(name or self.name, tuple(self.graphs[i] for i in index), self.n_classes, self.n_features, self.meta,
+                        self.continuous)
 
 
 def canonical_edges(pairs: np.ndarray) -> np.ndarray:
@@ -112,7 +114,7 @@ def noisy_copy(gs: GraphSet, p: float, seed: int, sigma: float = 0.0) -> GraphSe
         g = topology_noise(g, p, rng)
         g = feature_noise(g, sigma, rng)
         out.append(g)
-    return GraphSet(gs.name, tuple(out), gs.n_classes, gs.n_features, gs.meta)
+    return GraphSet(gs.name, tuple(out), gs.n_classes, gs.n_features, gs.meta, gs.continuous)
 
 
 # -- partitioners ---------------------------------------------------------------------------------
@@ -178,17 +180,25 @@ def split_train_val_test(n_items: int, rng: np.random.Generator, val: float = 0.
 
 
 def align_features(sets: Sequence[GraphSet]) -> list[GraphSet]:
-    """Cross-domain federation: give every set the same feature width by placing each set's
-    features in its own block of columns (zeros elsewhere). Labels are kept as they are."""
+    """Cross-domain federation: one feature width and one label space for several sets.
+
+    Each set's features go in its own block of columns (zeros elsewhere), and each set's classes get
+    their own block of labels: set k's class c becomes ``c + sum(n_classes of the sets before k)``,
+    so class 0 of one dataset never collides with class 0 of another under the shared head. The
+    original labels stay in ``meta["label_offset"]`` (the block's first label).
+    """
     widths = [s.n_features for s in sets]
     total = sum(widths)
     offsets = np.cumsum([0, *widths[:-1]])
+    label_offsets = np.cumsum([0, *[s.n_classes for s in sets[:-1]]])
+    n_classes = sum(s.n_classes for s in sets)
     out = []
-    for s, off in zip(sets, offsets):
+    for s, off, loff in zip(sets, offsets, label_offsets):
         graphs = []
         for g in s.graphs:
             x = np.zeros((g.n_nodes, total), dtype=np.float32)
             x[:, off:off + s.n_features] = g.x
-            graphs.append(Graph(x, g.edges, g.y))
-        out.append(GraphSet(s.name, tuple(graphs), max(t.n_classes for t in sets), total, s.meta))
+            graphs.append(Graph(x, g.edges, int(g.y) + int(loff)))
+        meta = {**s.meta, "label_offset": int(loff)}
+        out.append(GraphSet(s.name, tuple(graphs), n_classes, total, meta, tuple(int(off) + c for c in s.continuous)))
     return out

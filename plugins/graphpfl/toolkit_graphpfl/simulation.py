@@ -6,6 +6,7 @@ import time
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import ValidationInfo, field_validator
 
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
@@ -16,18 +17,33 @@ ALGORITHM_HELP = ("federated strategy: local, fedavg, fedprox, fedper, fedcurv, 
 
 
 class NoiseRobustnessParams(Params):
-    dataset: str = Field("planted", description="'planted' (synthetic motifs), a TU name under the data root "
-                         "(MUTAG, PROTEINS, Mutagenicity, ...), or several joined by '+' (one client group per dataset)")
-    n_graphs: int = Field(200, ge=20, description="graphs in the synthetic 'planted' set")
+    dataset: str = Field("planted", description="'planted' (synthetic motifs), a TU name under the data root in any case "
+                         "(MUTAG, proteins, NCI1, ...), a registered dataset 'plugin.name' whose loader returns a "
+                         "torch_geometric dataset, a list of Data with y, or a GraphSet; or several joined by '+' "
+                         "(one client group and one label space per dataset)")
+    n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
+                                 "not applicable, and not recorded, without 'planted')")
+    features: Literal["labels+attributes", "labels", "attributes"] = Field(
+        "labels+attributes", description="TU node features: one-hot node labels, continuous node attributes, or both "
+                                         "(whatever the dataset has)")
+    attribute_columns: list[int] | None = Field(None, description="TU attribute columns kept, 0-based (default all)")
+    standardize: bool = Field(True, description="standardise continuous attributes per client with its training "
+                                                "graphs' mean and sd (applied to its val/test graphs)")
     algorithm: str = Field("graphpfl", description=ALGORITHM_HELP)
     noise_p: float = Field(0.0, ge=0.0, le=1.0, description="topology noise: fraction of edges replaced at random")
     feature_noise: float = Field(0.0, ge=0.0, description="std of Gaussian noise added to node features")
     partition: Literal["random", "dirichlet", "topology"] = Field("random", description="how graphs go to clients")
-    dirichlet_alpha: float = Field(0.5, gt=0.0, description="label-skew concentration (partition='dirichlet')")
-    min_per_client: int = Field(10, ge=3, description="minimum graphs per client (partition='dirichlet')")
+    dirichlet_alpha: float | None = Field(None, gt=0.0, description="label-skew concentration (partition='dirichlet'; "
+                                          "default 0.5, not applicable otherwise)")
+    min_per_client: int | None = Field(None, ge=3, description="minimum graphs per client (partition='dirichlet'; "
+                                       "default 10, not applicable otherwise)")
     n_clients: int = Field(5, ge=1, description="number of clients")
     client_fraction: float = Field(1.0, gt=0.0, le=1.0, description="fraction of clients sampled per round")
-    n_rounds: int = Field(50, ge=1, description="federated rounds")
+    n_rounds: int = Field(100, ge=1, description="maximum federated rounds (the stopping rule may stop earlier)")
+    patience: int = Field(10, ge=0, description="stopping rule: stop after this many evaluated rounds without a lower "
+                                                "pooled validation loss (0 = run all n_rounds)")
+    selection: Literal["val_loss", "val_acc"] = Field(
+        "val_loss", description="reported round: lowest pooled validation loss, or best pooled validation accuracy")
     local_epochs: int = Field(1, ge=1, description="local epochs per round")
     batch_size: int = Field(32, ge=1, description="graphs per training batch")
     batching: Literal["random", "bucketed"] = Field(
@@ -63,11 +79,36 @@ class NoiseRobustnessParams(Params):
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch threads (1 is fastest on small CPUs)")
 
+    @field_validator("n_graphs")
+    @classmethod
+    def _n_graphs_applies(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _applicable("n_graphs", value, _has_planted(info), 200, "the dataset includes 'planted'")
+
+    @field_validator("dirichlet_alpha", "min_per_client")
+    @classmethod
+    def _dirichlet_applies(cls, value: Any, info: ValidationInfo) -> Any:
+        default = {"dirichlet_alpha": 0.5, "min_per_client": 10}[info.field_name]
+        return _applicable(info.field_name, value, info.data.get("partition") == "dirichlet", default,
+                           "partition='dirichlet'")
+
+
+def _has_planted(info: ValidationInfo) -> bool:
+    return "planted" in str(info.data.get("dataset", "planted")).split("+")
+
+
+def _applicable(name: str, value: Any, applies: bool, default: Any, when: str) -> Any:
+    """A parameter that does not apply is refused when given and None (not applicable, so not recorded) otherwise."""
+    if applies:
+        return default if value is None else value
+    if value is not None:
+        raise ValueError(f"{name} applies only when {when}; remove it")
+    return None
+
 
 FL_FIELDS = ("n_rounds", "local_epochs", "batch_size", "lr", "weight_decay", "client_fraction", "prox_mu",
              "lambda_fisher", "frpa_form", "fisher_norm", "fisher_source", "aggregation", "lambda_ssl", "beta_vib",
              "keep_local", "sl_topk", "sl_beta", "sl_tau", "sl_embed", "use_structure", "use_msff", "use_vib",
-             "eval_every", "evaluation")
+             "eval_every", "evaluation", "patience", "selection")
 
 
 def strategy_classes(pluginmanager: Any = None) -> dict:
@@ -103,17 +144,22 @@ def make_strategy(params: NoiseRobustnessParams, pluginmanager: Any = None):
     return classes[params.algorithm](fl)
 
 
-def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cpu"):
-    """Load data, apply noise, partition and pre-collate; identical for every algorithm at a seed."""
-    from toolkit_graphpfl.data import DatasetMissingError, load_dataset
+def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cpu", data: Any = None):
+    """Load data, apply noise, partition and pre-collate; identical for every algorithm at a seed.
+
+    ``data``: a graph set given from Python (a torch_geometric dataset, a list of Data with ``y``, or a
+    :class:`GraphSet`) used instead of ``params.dataset``. Several datasets ('A+B') get one block of
+    feature columns and one block of labels each (``align_features``).
+    """
     from toolkit_graphpfl.federation import build_clients
     from toolkit_graphpfl.graphs import align_features, noisy_copy, partition_dirichlet, partition_random, partition_topology
 
-    names = params.dataset.split("+")
-    try:
-        sets = [load_dataset(n, seed=seed) if n != "planted" else _planted(params, seed) for n in names]
-    except DatasetMissingError as exc:
-        raise ParameterError(f"parameter 'dataset' of graphpfl.noise_robustness: {exc}") from None
+    if data is not None:
+        from toolkit_graphpfl.pyg import as_graphset
+
+        sets = [as_graphset(data)]
+    else:
+        sets = [load_named(n, params, seed) for n in params.dataset.split("+")]
     if len(sets) > 1:
         sets = align_features(sets)
         if params.n_clients < len(sets):
@@ -135,14 +181,43 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
         except ValueError as exc:
             raise ParameterError(f"partition {params.partition!r} of graphpfl.noise_robustness: {exc}") from None
         clients += build_clients(gs, parts, params.batch_size, int(np.random.SeedSequence([seed, 3, gi]).generate_state(1)[0]), device,
-                                 batching=params.batching)
+                                 batching=params.batching, standardize=params.standardize)
     return sets[0], clients
 
 
-def _planted(params: NoiseRobustnessParams, seed: int):
-    from toolkit_graphpfl.data import make_planted_motifs
+def load_named(name: str, params: NoiseRobustnessParams, seed: int):
+    """One dataset of ``params.dataset``: 'planted', a TU name (any case) or a registered 'plugin.name'."""
+    from toolkit_graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
 
-    return make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
+    if name == "planted":
+        return make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
+    tu_name = name[len("graphpfl."):] if name.lower().startswith("graphpfl.") else name
+    if tu_name == "planted":
+        return make_planted_motifs(n_graphs=params.n_graphs or 200, seed=seed)
+    if "." in tu_name:
+        return _registered(name)
+    try:
+        return load_tu(tu_name, features=params.features, attribute_columns=params.attribute_columns)
+    except DatasetMissingError:
+        raise  # the core's type (tests skip on it); its message names `toolkit data fetch`
+    except ValueError as exc:
+        if hasattr(exc, "path"):  # a TU file broken: file, line and rule, before any training
+            raise
+        raise ParameterError(f"parameter 'features'/'attribute_columns' of graphpfl.noise_robustness: {exc}") from None
+
+
+def _registry():
+    import toolkit
+
+    return toolkit.get_registry()
+
+
+def _registered(name: str):
+    """A registered dataset's data as a GraphSet (PyG datasets and lists of Data converted)."""
+    from toolkit_graphpfl.pyg import as_graphset
+
+    _, spec = _registry().find(name, "dataset")  # unknown names: an error listing close matches
+    return as_graphset(spec.load(), name=spec.name)
 
 
 class _ExecutorMap:
@@ -165,13 +240,26 @@ class _ExecutorMap:
         self.ex.close()
 
 
-def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutput:
+def federate(data: Any, seed: int = 0, **params: Any) -> SimulationOutput:
+    """:func:`noise_robustness` on graphs given from Python: a torch_geometric dataset (``InMemoryDataset``,
+    e.g. ``TUDataset`` or ``MoleculeNet``), a list of ``Data`` with a graph label ``y``, or a GraphSet.
+
+    ``params`` are those of ``graphpfl.noise_robustness`` (``dataset`` is ignored: the data is ``data``).
+    """
+    from toolkit.config import validate_params
+
+    p = validate_params(NoiseRobustnessParams, params, owner="graphpfl.federate")
+    return noise_robustness(p, seed, data=data)
+
+
+def noise_robustness(params: NoiseRobustnessParams, seed: int, data: Any = None) -> SimulationOutput:
     """Federated graph classification under topology noise: one algorithm, one noise level, one seed.
 
     Data, noise draws, partitions and client splits depend only on (dataset, noise, partition,
-    seed), never on the algorithm, so runs of different algorithms at a seed are paired. Rows: one
-    per round (accuracies, loss, bytes, times). Summary: accuracies at the best validation round
-    (with ``evaluation="select"`` also each variant's, personal and global, at its own best round).
+    seed), never on the algorithm, so runs of different algorithms at a seed are paired. Training
+    stops by the rule of ``patience`` (validation loss) or at ``n_rounds``; ``stop_round`` says where.
+    Rows: one per round (accuracies, loss, bytes, times). Summary: accuracies at the reported round
+    (``selection``; with ``evaluation="select"`` also each variant's, personal and global, at its own).
     """
     import torch
 
@@ -184,7 +272,7 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
     device = resolve_device(params.device)
     strategy = make_strategy(params)
     t0 = time.perf_counter()
-    gs, clients = build_federation(params, seed, device)
+    gs, clients = build_federation(params, seed, device, data=data)
     setup_s = time.perf_counter() - t0
     base = ModelConfig(n_features=clients[0].train[0].x.shape[-1], n_classes=gs.n_classes, hidden=params.hidden,
                        n_layers=params.n_layers, dropout=params.dropout)
@@ -198,6 +286,8 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
     b = res.best
     summary = {
         "best_round": b["round"],
+        "stop_round": res.stop_round,
+        "stopped_early": res.stopped_early,
         "test_acc_pooled": b["test_acc_pooled"],
         "test_acc_client_mean": b["test_acc_client_mean"],
         "val_acc_pooled": b["val_acc_pooled"],
@@ -216,7 +306,7 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
     if "share_personal" in b:  # evaluation "select": each variant at its own best validation round too
         summary["share_personal"] = b["share_personal"]
         for v in ("personal", "global"):
-            bv = best_round(res.rounds, v)
+            bv = best_round(res.rounds, v, selection=params.selection)
             summary[f"test_acc_pooled_{v}"] = bv[f"test_acc_pooled_{v}"]
             summary[f"val_acc_pooled_{v}"] = bv[f"val_acc_pooled_{v}"]
     return SimulationOutput(records=rows, summary=summary)
@@ -225,7 +315,13 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int) -> SimulationOutp
 class KeptEdgesParams(Params):
     dataset: str = Field("planted", description="'planted' or a TU dataset name under the data root")
     noise_p: float = Field(0.3, ge=0.0, le=1.0, description="topology noise p")
-    n_graphs: int = Field(200, ge=20, description="graphs in the synthetic 'planted' set")
+    n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
+                                 "not applicable, and not recorded, for a TU dataset)")
+
+    @field_validator("n_graphs")
+    @classmethod
+    def _n_graphs_applies(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _applicable("n_graphs", value, _has_planted(info), 200, "the dataset is 'planted'")
 
 
 def kept_edges(params: KeptEdgesParams, seed: int) -> list[dict]:
