@@ -315,8 +315,10 @@ def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str
         result, failed = exc.result, exc
     if result.runs:
         _echo_table(result.summary_table)
-    click.echo(f"sweep {result.sweep_id}: {result.n_points} points, {result.n_computed} computed, "
-               f"{result.n_cached} served from the run store, {result.wall_time:.2f} s")
+    failed_text = f"{len(result.failures)} failed, " if result.failures else ""
+    missing_text = f"{len(result.missing)} not run, " if result.missing else ""
+    click.echo(f"sweep {result.sweep_id}: {result.n_points} points, {result.n_computed} computed, {failed_text}"
+               f"{missing_text}{result.n_cached} served from the run store, {result.wall_time:.2f} s")
     _report_checks(result.checks)
     _save(result.status_table() if failed else result.table, out)
     if failed is not None:

@@ -598,7 +598,8 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
             failed.append(failures[key])
         else:
             missing.append(MissingPoint(canon, s, key))
-    out = SweepResult(sim.name, sid, ordered, n_cached=len(keys) - len(todo), n_computed=len(todo) - len(missing),
+    out = SweepResult(sim.name, sid, ordered, n_cached=len(keys) - len(todo),
+                      n_computed=len(todo) - len(missing) - len(failed),
                       wall_time=time.perf_counter() - start, spec=spec, failures=failed, missing=missing,
                       n_points=n_unique)
     if check and sim.bounds and ordered:

@@ -12,12 +12,11 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit import PointCost, Simulation
+from toolkit import Simulation
 from toolkit.cli import main
 from toolkit.config import Field, Params, parse_assignments, parse_grid, parse_seeds, parse_value
 from toolkit.errors import ParameterError, StoreError
 from toolkit.registry import get_registry
-from toolkit.runner import SweepFailed
 from toolkit.store import RunStore
 
 SLOW = "example.slow_square"
@@ -160,7 +159,7 @@ def test_a_read_only_store_serves_reads_and_cached_sweeps_and_says_it_cannot_be_
 
 
 def test_api_sweep_keeps_going_records_failures_and_raises_at_the_end(registry, store_path):
-    with pytest.raises(SweepFailed, match=r"1 of 3 points failed: ValueError: x = 2.0 is in fail_at \(x=2.0, seed 0\)") as info:
+    with pytest.raises(toolkit.SweepFailed, match=r"1 of 3 points failed: ValueError: x = 2.0 is in fail_at \(x=2.0, seed 0\)") as info:
         toolkit.sweep(SLOW, {"x": [1.0, 2.0, 3.0]}, seeds=[0], params={"fail_at": [2.0]}, store=store_path,
                       registry=registry)
     result = info.value.result
@@ -168,7 +167,7 @@ def test_api_sweep_keeps_going_records_failures_and_raises_at_the_end(registry, 
     assert "Traceback" in result.failures[0].traceback
     status = result.status_table()
     assert list(status["status"]) == ["ok", "ok", "failed"] and list(status.columns[:3]) == ["simulation", "x", "delay_s"]
-    with pytest.raises(SweepFailed, match="--fail-fast"):
+    with pytest.raises(toolkit.SweepFailed, match="--fail-fast"):
         toolkit.sweep(SLOW, {"x": [5.0, 6.0, 7.0]}, seeds=[0], params={"fail_at": [5.0]}, store=store_path,
                       registry=registry, fail_fast=True)
     assert RunStore(store_path).count() == 2  # x=6, 7 never ran
@@ -276,6 +275,8 @@ def wide(params: WideParams, seed: int) -> dict:
 
 
 def _wide_registry():
+    from toolkit import PointCost
+
     sim = Simulation("wide.sim", wide, WideParams, "needs 8 d bytes", cost=PointCost(lambda p: 8.0 * p.d, ("d",)))
     mod = types.ModuleType("wide_plugin")
     mod.toolkit_register_simulations = toolkit.hookimpl(lambda: [sim])

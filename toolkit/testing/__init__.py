@@ -179,7 +179,7 @@ def _shared_dask_client() -> Any:
             return None
         from toolkit.executors import _init_worker
 
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
         client = distributed.Client(cluster)
         client.run(_init_worker)
         _SHARED["dask"] = client
