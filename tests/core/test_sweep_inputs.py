@@ -68,22 +68,27 @@ class _Nothing(Params):
 # -- 2. the store -----------------------------------------------------------------------------------------
 
 
-def _open_count(path: str) -> str:
+def _open_at_once(path: str, barrier, results) -> None:
+    barrier.wait()  # every opener starts at the same instant: the race of creating one new store
     try:
-        return str(RunStore(path).count())
+        results.put(str(RunStore(path).count()))
     except Exception as exc:  # noqa: BLE001  (the test reports what a failing opener saw)
-        return f"{type(exc).__name__}: {exc}"
+        results.put(f"{type(exc).__name__}: {exc}")
 
 
 def test_many_processes_creating_one_store_at_once_all_succeed(tmp_path):
     ctx = multiprocessing.get_context("fork")
-    results = []
-    with ctx.Pool(8) as pool:
-        for i in range(12):
-            path = str(tmp_path / f"store{i}" / "runs.sqlite")
-            results += pool.map(_open_count, [path] * 8)
-    failures = [r for r in results if r != "0"]
-    assert not failures, f"{len(failures)} of {len(results)} openers failed: {failures[:3]}"
+    outcomes = []
+    for round_ in range(10):
+        path, barrier, results = str(tmp_path / f"store{round_}" / "runs.sqlite"), ctx.Barrier(10), ctx.Queue()
+        procs = [ctx.Process(target=_open_at_once, args=(path, barrier, results)) for _ in range(10)]
+        for proc in procs:
+            proc.start()
+        outcomes += [results.get(timeout=120) for _ in procs]
+        for proc in procs:
+            proc.join(timeout=60)
+    failures = [r for r in outcomes if r != "0"]
+    assert not failures, f"{len(failures)} of {len(outcomes)} openers failed: {failures[:3]}"
 
 
 def _two_runs(store_path, registry):
