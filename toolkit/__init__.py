@@ -31,6 +31,8 @@ _LAZY = {
     "Registry": "toolkit.registry",
     "Simulation": "toolkit.specs",
     "SimulationOutput": "toolkit.specs",
+    "PointCost": "toolkit.specs",
+    "SweepFailed": "toolkit.runner",
     "Bound": "toolkit.specs",
     "Dataset": "toolkit.specs",
     "DataSource": "toolkit.specs",

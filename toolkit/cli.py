@@ -1,7 +1,8 @@
 """The ``toolkit`` command line: plugins, list, show, run, sweep, prove, check, export, report, reproduce.
 
 User errors (unknown names, bad parameters, a corrupt store) exit with status 2 and a one-paragraph
-message; Ctrl-C during a sweep exits with 130 after saying what was kept.
+message, before any work; Ctrl-C during a sweep exits with 130 after saying what was kept; a sweep
+with failed points, or whose executor broke, exits with 1 after storing what finished.
 """
 
 from __future__ import annotations
@@ -111,6 +112,18 @@ def _save(df: Any, out: str | None) -> None:
     click.echo(f"wrote {path}")
 
 
+def _check_out(out: str | None) -> None:
+    """An unusable --out fails before any work, not after the sweep ran."""
+    if out:
+        from toolkit.export import check_output_path
+
+        check_output_path(out)
+
+
+def _format_summary(summary: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in summary.items())
+
+
 # -- discovery ---------------------------------------------------------------------------------------
 
 
@@ -216,26 +229,41 @@ def _report_checks(checks: Any) -> None:
 @cli.command("run")
 @click.argument("name")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="A parameter (repeatable).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed.")
+@click.option("--seed", default="0", show_default=True, help="Seed (an integer from 0 to 2**63 - 1).")
 @click.option("--no-cache", is_flag=True, help="Recompute even if the run store has this point.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
 @click.pass_obj
-def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: int, no_cache: bool, out: str | None) -> None:
+def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: str, no_cache: bool, out: str | None) -> None:
     """Run one simulation point; the result goes to the run store."""
     from toolkit.config import parse_assignments
     from toolkit.runner import run
 
+    _check_out(out)
+    seed_value = _parse_one_seed(seed)
     sim = state.registry.simulation(name)
     values = parse_assignments(params, model=sim.params)
-    result = run(sim, values, seed=seed, cache=not no_cache, store=state.store_path(), registry=state.registry)
+    result = run(sim, values, seed=seed_value, cache=not no_cache, store=state.store_path(), registry=state.registry)
     _echo_table(result.table)
-    click.echo("summary: " + ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in result.summary.items()))
+    click.echo("summary: " + _format_summary(result.summary))
     if result.from_cache:
         click.echo(f"run {result.run_id}: served from the run store {state.store_path()} (use --no-cache to recompute)")
     else:
         click.echo(f"run {result.run_id}: computed in {result.provenance.get('wall_time', 0):.3g} s, stored in {state.store_path()}")
     _report_checks(result.checks)
     _save(result.table, out)
+
+
+def _parse_one_seed(text: str) -> int:
+    from toolkit.config import SEED_MAX
+    from toolkit.errors import ParameterError
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise ParameterError(f"--seed expects one integer from 0 to {SEED_MAX} (2**63 - 1), got {text!r}") from None
+    if not 0 <= seed <= SEED_MAX:
+        raise ParameterError(f"--seed expects one integer from 0 to {SEED_MAX} (2**63 - 1), got {text!r}")
+    return seed
 
 
 @cli.command("sweep")
@@ -249,36 +277,96 @@ def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: int, no_cac
 @click.option("--no-cache", is_flag=True, help="Recompute points already in the run store.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
+@click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first point that raises (default: run every point).")
+@click.option("--yes", is_flag=True, help="Run a sweep of more than 10,000 points without asking.")
 @click.pass_obj
 def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str, ...], seeds: str, executor: str,
-              address: str | None, workers: int | None, no_cache: bool, no_progress: bool, out: str | None) -> None:
-    """Run the product of the grid x seeds; interrupted sweeps resume where they stopped."""
-    from toolkit.config import parse_assignments, parse_grid
-    from toolkit.runner import sweep
+              address: str | None, workers: int | None, no_cache: bool, no_progress: bool, out: str | None,
+              fail_fast: bool, yes: bool) -> None:
+    """Run the product of the grid x seeds; interrupted sweeps resume where they stopped.
 
+    A point that raises is recorded (error and traceback) and the sweep goes on; the summary says how
+    many failed, the exit status is 1, and the next run retries them. -x stops at the first failure.
+    """
+    from toolkit.config import parse_assignments, parse_grid
+    from toolkit.errors import ParameterError
+    from toolkit.runner import CONFIRM_POINTS, SweepFailed, count_points, sweep
+
+    _check_out(out)
     sim = state.registry.simulation(name)
-    result = sweep(sim, parse_grid(grid, model=sim.params), seeds, params=parse_assignments(params, model=sim.params),
-                   executor=executor, address=address, max_workers=workers, cache=not no_cache,
-                   store=state.store_path(), registry=state.registry, progress=not no_progress)
-    _echo_table(result.summary_table)
-    click.echo(f"sweep {result.sweep_id}: {len(result.runs)} points, {result.n_computed} computed, "
-               f"{result.n_cached} served from the run store, {result.wall_time:.2f} s")
+    grid_values = parse_grid(grid, model=sim.params)
+    fixed = parse_assignments(params, model=sim.params)
+    both = sorted(set(grid_values) & set(fixed))
+    if both:
+        raise ParameterError(f"{', '.join(both)} given both as -p and as --grid; give each parameter once")
+    n_points = count_points(grid_values, seeds)
+    limit = None
+    if n_points > CONFIRM_POINTS and not yes:
+        if sys.stdin.isatty() and sys.stderr.isatty():
+            click.confirm(f"this sweep has {n_points} points; run them all?", abort=True, err=True)
+        else:
+            limit = CONFIRM_POINTS
+    try:
+        result = sweep(sim, grid_values, seeds, params=fixed, executor=executor, address=address, max_workers=workers,
+                       cache=not no_cache, store=state.store_path(), registry=state.registry,
+                       progress=not no_progress, fail_fast=fail_fast, max_points=limit)
+        failed = None
+    except SweepFailed as exc:
+        result, failed = exc.result, exc
+    if result.runs:
+        _echo_table(result.summary_table)
+    failed_text = f"{len(result.failures)} failed, " if result.failures else ""
+    missing_text = f"{len(result.missing)} not run, " if result.missing else ""
+    click.echo(f"sweep {result.sweep_id}: {result.n_points} points, {result.n_computed} computed, {failed_text}"
+               f"{missing_text}{result.n_cached} served from the run store, {result.wall_time:.2f} s")
     _report_checks(result.checks)
-    _save(result.table, out)
+    _save(result.status_table() if failed else result.table, out)
+    if failed is not None:
+        first = result.failures[0]
+        click.echo(f"\nfirst failure, {first.error}:\n{first.traceback.rstrip()}\n", err=True)
+        click.echo(f"FAILED: {failed}", err=True)
+        sys.exit(1)
+
+
+def _describe_values(values: list[Any], width: int = 40) -> str:
+    """A grid axis for `toolkit runs`: its values when short, else their count and range."""
+    import json
+
+    text = json.dumps(values, default=str)
+    if len(text) <= width:
+        return text
+    try:
+        lo, hi = min(values), max(values)
+        return f"{len(values)} values in [{lo}, {hi}]"
+    except TypeError:
+        return f"{len(values)} values"
 
 
 @cli.command("runs")
 @click.option("--simulation", default=None, help="Only this simulation.")
 @click.pass_obj
 def runs_cmd(state: _State, simulation: str | None) -> None:
-    """List stored sweeps and the number of stored runs."""
+    """List stored sweeps (points stored, failed; their grids summarised) and the number of stored runs."""
+    from toolkit.errors import StoreError
     from toolkit.store import RunStore
 
     with RunStore(state.store_path()) as st:
-        sweeps = [s for s in st.list_sweeps() if not simulation or s["simulation"] == simulation]
-        click.echo(f"{st.count()} runs stored in {st.path}")
+        unreadable: list[StoreError] = []
+        sweeps = [s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation]
+        n_failed = st.count_failures()
+        click.echo(f"{st.count()} runs stored in {st.path}" + (f"; {n_failed} failed points recorded" if n_failed else ""))
         for s in sweeps:
-            click.echo(f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(s['keys'])} points  grid={s['spec'].get('grid')}")
+            keys = list(dict.fromkeys(s["keys"]))
+            done = len(st.existing(keys))
+            failed = len(st.get_failures(keys)) if n_failed else 0
+            grid = s["spec"].get("grid") or {}
+            axes = "  ".join(f"{k}={_describe_values(list(v))}" for k, v in grid.items()) if isinstance(grid, dict) else ""
+            seeds = s["spec"].get("seeds") or []
+            state_text = f"{done}/{len(keys)} stored" + (f", {failed} failed" if failed else "")
+            click.echo(f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
+                       f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip())
+        for exc in unreadable:
+            click.echo(f"  unreadable: {exc}", err=True)
 
 
 def _load(state: _State, ident: str) -> Any:
@@ -293,9 +381,22 @@ def _load(state: _State, ident: str) -> Any:
 @click.option("--summary", is_flag=True, help="One row per run (parameters, seed, summary) instead of every record.")
 @click.pass_obj
 def export_cmd(state: _State, ident: str, out: str, summary: bool) -> None:
-    """Write a stored run or sweep as CSV or Parquet."""
+    """Write a stored run or sweep as CSV or Parquet.
+
+    A sweep's table has a status column (ok, failed, missing); a sweep with points not stored says
+    how many, and its missing points are rows with status missing.
+    """
+    _check_out(out)
     res = _load(state, ident)
-    table = res.summary_table if summary and hasattr(res, "summary_table") else res.table
+    if hasattr(res, "status_table"):
+        table = res.status_table(summary=summary)
+        short = len(res.failures) + len(res.missing)
+        if short:
+            click.echo(f"warning: sweep {res.sweep_id}: {len(res.runs)} of {res.n_points} points stored "
+                       f"({len(res.failures)} failed, {len(res.missing)} missing: rows with status failed / missing); "
+                       "run the sweep again to complete it.", err=True)
+    else:
+        table = res.table
     _save(table, out)
 
 
@@ -396,13 +497,16 @@ def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tupl
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolkit`` console script."""
-    from toolkit.runner import SweepInterrupted
+    from toolkit.runner import SweepAborted, SweepInterrupted
 
     try:
         cli.main(args=argv, prog_name="toolkit", standalone_mode=False)
     except SweepInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
         sys.exit(130)
+    except SweepAborted as exc:
+        click.echo("error: " + textwrap.fill(str(exc), width=100, subsequent_indent="  "), err=True)
+        sys.exit(1)
     except click.exceptions.Abort as exc:  # click turns KeyboardInterrupt into Abort
         cause = exc.__cause__ or exc.__context__
         click.echo(str(cause) if isinstance(cause, SweepInterrupted) else "aborted", err=True)

@@ -12,8 +12,12 @@ expected type and the allowed values.
 
 from __future__ import annotations
 
+import collections.abc
 import difflib
 import json
+import math
+import numbers
+import operator
 import re
 import types
 import typing
@@ -101,6 +105,28 @@ def describe_params(model: type[Params]) -> list[ParamInfo]:
     return rows
 
 
+def _list_item_annotation(annotation: Any) -> Any | None:
+    """The item type of a list-like annotation (``list[int]`` -> int), ``Any`` for a bare list, else None."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            item = _list_item_annotation(arg)
+            if item is not None:
+                return item
+        return None
+    if annotation in (list, tuple, set, frozenset):
+        return Any
+    if origin in (list, tuple, set, frozenset, Sequence, collections.abc.Sequence):
+        args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+        return args[0] if args else Any
+    return None
+
+
+def _is_list_field(model: type[Params] | None, name: str) -> bool:
+    return model is not None and name in model.model_fields and \
+        _list_item_annotation(model.model_fields[name].annotation) is not None
+
+
 def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> str:
     loc = error.get("loc") or ("?",)
     name = str(loc[0])
@@ -114,6 +140,8 @@ def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> 
     msg = f"parameter {where!r} of {owner}: {error.get('msg')} (got {error.get('input')!r})"
     if field is not None:
         msg += f"; expected {_type_name(field.annotation)}, allowed: {_allowed(field)}"
+        if _list_item_annotation(field.annotation) is not None:
+            msg += f" (on the command line a list is written {name}=16,32 or {name}=[16,32])"
     return msg + "."
 
 
@@ -151,15 +179,25 @@ def _is_text_field(model: type[Params] | None, name: str) -> bool:
     return annotation is str
 
 
-_INF_TOKEN = re.compile(r'(?<![\w".])([+-]?)inf(?:inity)?(?![\w"])', re.IGNORECASE)
+# One rule for the special floats: ``nan``, ``inf``, ``-inf`` (any case, ``infinity`` too) are numbers,
+# alone or inside lists; the parameter's model then decides whether it allows them.
+_SPECIAL_TOKEN = re.compile(r'(?<![\w".])([+-]?)(inf(?:inity)?|nan)(?![\w"])', re.IGNORECASE)
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
+            "-inf": -math.inf, "-infinity": -math.inf}
+
+
+def _spell_special(match: re.Match) -> str:
+    if match.group(2).lower() == "nan":
+        return "NaN"
+    return ("-" if match.group(1) == "-" else "") + "Infinity"
 
 
 def _loads(text: str) -> Any:
-    """json.loads that also takes bare ``inf`` / ``-inf`` inside lists (``[1, inf]``)."""
+    """json.loads that also takes bare ``nan`` / ``inf`` / ``-inf`` inside lists (``[1, inf, nan]``)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        spelled = _INF_TOKEN.sub(lambda m: ("-" if m.group(1) == "-" else "") + "Infinity", text)
+        spelled = _SPECIAL_TOKEN.sub(_spell_special, text)
         if spelled == text:
             raise
         return json.loads(spelled)
@@ -169,17 +207,63 @@ def parse_value(text: str, *, model: type[Params] | None = None, name: str = "")
     """Turn one CLI string into a value: JSON where it parses (numbers, lists, true/null), else text."""
     if _is_text_field(model, name):
         return text
+    if _is_list_field(model, name):
+        return _parse_list(text, model, name)
     lowered = text.strip().lower()
     if lowered in ("none", "null"):
         return None
-    if lowered in ("inf", "+inf", "infinity"):
-        return float("inf")
-    if lowered == "-inf":
-        return float("-inf")
+    if lowered in _SPECIAL:
+        return _SPECIAL[lowered]
     try:
         return _loads(text)
     except (json.JSONDecodeError, ValueError):
         return text
+
+
+def _split_top(text: str) -> list[str]:
+    """Split at the commas outside brackets: ``[a],[b,c]`` -> ``["[a]", "[b,c]"]``."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        depth += (ch == "[") - (ch == "]")
+        current.append(ch)
+    if "".join(current).strip() or parts:
+        parts.append("".join(current).strip())
+    return parts
+
+
+def _parse_list(text: str, model: type[Params] | None, name: str) -> Any:
+    """A list parameter from ``16,32``, ``[16,32]``, ``[sgd,svrg]`` or one value ``16`` (a list of one)."""
+    stripped = text.strip()
+    if stripped.lower() in ("none", "null"):
+        return None
+    item = _list_item_annotation(model.model_fields[name].annotation) if model is not None else Any
+    text_items = item is str or (bool(_literal_values(item)) and all(isinstance(v, str) for v in _literal_values(item)))
+    if not text_items and stripped.startswith("["):
+        try:
+            parsed = _loads(stripped)
+            if isinstance(parsed, list):
+                return parsed
+        except (json.JSONDecodeError, ValueError):
+            pass
+    return _parse_items(stripped, text_items)
+
+
+def _parse_items(text: str, text_items: bool) -> list[Any]:
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    out: list[Any] = []
+    for part in _split_top(text):
+        if part.startswith("[") and part.endswith("]"):
+            out.append(_parse_items(part, text_items))
+        elif text_items:
+            out.append(part[1:-1] if len(part) >= 2 and part[0] == part[-1] and part[0] in "'\"" else part)
+        else:
+            out.append(parse_value(part))
+    return out
 
 
 def _split_assignment(item: str, flag: str) -> tuple[str, str]:
@@ -197,6 +281,8 @@ def parse_assignments(items: Iterable[str], *, model: type[Params] | None = None
     out: dict[str, Any] = {}
     for item in items:
         key, value = _split_assignment(item, "-p/--param")
+        if key in out:
+            raise ParameterError(f"-p {key}= is given twice; give each parameter once")
         out[key] = parse_value(value, model=model, name=key)
     return out
 
@@ -209,6 +295,15 @@ def parse_grid(items: Iterable[str], *, model: type[Params] | None = None) -> di
     out: dict[str, list[Any]] = {}
     for item in items:
         key, value = _split_assignment(item, "--grid")
+        if key in out:
+            raise ParameterError(f"--grid {key}= is given twice; give all its values in one --grid {key}=V1,V2,...")
+        if _is_list_field(model, key):
+            # each grid value of a list parameter is a list: --grid d_values=[[16,32],[64]]
+            whole = _parse_list(value, model, key)
+            out[key] = [v if isinstance(v, list) else [v] for v in whole] if whole else []
+            if not out[key]:
+                raise ParameterError(f"--grid {key}= has no values; give lists, e.g. {key}=[[16,32],[64]]")
+            continue
         if value.strip().startswith("[") and not _is_text_field(model, key):
             try:
                 parsed = _loads(value)
@@ -223,33 +318,83 @@ def parse_grid(items: Iterable[str], *, model: type[Params] | None = None) -> di
     return out
 
 
-def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
-    """Seeds from ``"0:10"`` (0..9), ``"1,5,7"``, a single ``"3"``, an int or a list of ints."""
-    if isinstance(text, int):
-        return [text]
-    if not isinstance(text, str):
-        seeds = list(text)
-        if not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
-            raise ParameterError(f"seeds must be integers, got {seeds!r}")
-        return seeds
+SEED_MAX = 2**63 - 1
+"""The largest seed (what one SQLite integer holds); seeds are integers in 0..SEED_MAX."""
+
+MAX_SWEEP_POINTS = 1_000_000
+"""No sweep has more points (grid size x seeds) than this; split a bigger one."""
+
+_SEEDS_SYNTAX = ("seeds are START:STOP (e.g. 0:10), a comma list (1,2,3), one integer, or a list / array of "
+                 "integers")
+
+
+def _seed(value: Any, shown: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{_SEEDS_SYNTAX}; got {shown!r}")
+    seed = operator.index(value)
+    if not 0 <= seed <= SEED_MAX:
+        raise ParameterError(f"seeds must be integers from 0 to {SEED_MAX} (2**63 - 1), got {seed}")
+    return seed
+
+
+def parse_seeds(text: str | int | Sequence[int] | Any) -> list[int]:
+    """Seeds from ``"0:10"`` (0..9), ``"1,5,7"``, a single ``"3"``, an int or a list / numpy array of ints.
+
+    Every seed is an integer from 0 to :data:`SEED_MAX`; an empty selection and more than
+    :data:`MAX_SWEEP_POINTS` seeds are refused before anything is built.
+    """
+    if isinstance(text, str):
+        seeds = _seeds_from_text(text)
+    elif isinstance(text, numbers.Integral) and not isinstance(text, bool):
+        seeds = [_seed(text, text)]
+    elif isinstance(text, (bytes, Mapping)) or not isinstance(text, Iterable) or isinstance(text, bool):
+        raise ParameterError(f"{_SEEDS_SYNTAX}; got {text!r}")
+    else:
+        if hasattr(text, "ndim") and getattr(text, "ndim") != 1:  # numpy arrays: one dimension
+            if getattr(text, "ndim") == 0:
+                return parse_seeds(text.item())
+            raise ParameterError(f"{_SEEDS_SYNTAX}; got an array of shape {getattr(text, 'shape', '?')}")
+        items = list(text)
+        if len(items) > MAX_SWEEP_POINTS:
+            raise ParameterError(f"{len(items)} seeds is more than a sweep may have ({MAX_SWEEP_POINTS}); split it")
+        seeds = [_seed(s, s) for s in items]
+        if not seeds:
+            raise ParameterError(f"seeds {text!r} selects no seeds; {_SEEDS_SYNTAX}")
+    return seeds
+
+
+def _seeds_from_text(text: str) -> list[int]:
+    syntax = f"--seeds expects START:STOP (e.g. 0:10), a comma list (1,2,3) or one integer, got {text!r}"
     try:
         if ":" in text:
-            start, stop = text.split(":", 1)
-            seeds = list(range(int(start or 0), int(stop)))
+            start_text, stop_text = text.split(":", 1)
+            start, stop = int(start_text or 0), int(stop_text)
         else:
-            seeds = [int(s) for s in text.split(",") if s.strip()]
+            listed = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise ParameterError(
-            f"--seeds expects START:STOP (e.g. 0:10), a comma list (1,2,3) or one integer, got {text!r}"
-        ) from None
+        raise ParameterError(syntax) from None
+    if ":" in text:
+        if start < 0 or stop - 1 > SEED_MAX:
+            raise ParameterError(f"--seeds {text!r}: seeds must be integers from 0 to {SEED_MAX} (2**63 - 1)")
+        if stop - start > MAX_SWEEP_POINTS:
+            raise ParameterError(f"--seeds {text!r} selects {stop - start} seeds, more than a sweep may have "
+                                 f"({MAX_SWEEP_POINTS}); split it into several sweeps")
+        seeds = list(range(start, stop))
+    else:
+        seeds = listed
     if not seeds:
         raise ParameterError(f"--seeds {text!r} selects no seeds")
     if any(s < 0 for s in seeds):
         raise ParameterError(f"seeds must be non-negative integers, got {text!r}")
+    for s in seeds:
+        if s > SEED_MAX:
+            raise ParameterError(f"--seeds {text!r}: seeds must be integers from 0 to {SEED_MAX} (2**63 - 1), got {s}")
     return seeds
 
 
 __all__ = [
+    "MAX_SWEEP_POINTS",
+    "SEED_MAX",
     "Field",
     "ParamInfo",
     "Params",

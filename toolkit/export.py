@@ -10,6 +10,26 @@ from toolkit.errors import ParameterError
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
+def check_output_path(path: str | Path) -> Path:
+    """Refuse, before any work, an output file with an unknown extension or that cannot be written."""
+    path = Path(path)
+    if FORMATS.get(path.suffix.lower()) is None:
+        raise ParameterError(f"--out {str(path)!r}: the file must end in one of {', '.join(FORMATS)}")
+    if path.is_dir():
+        raise ParameterError(f"--out {str(path)!r} is a folder; give a file name")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab"):
+            pass
+    except OSError as exc:
+        raise ParameterError(f"--out {str(path)!r} cannot be written ({exc.strerror or exc}); "
+                             "choose another file") from None
+    if not existed:
+        path.unlink()
+    return path
+
+
 def export_table(table: Any, path: str | Path) -> Path:
     """Write ``table`` to ``path``; the extension (.csv, .parquet) picks the format."""
     path = Path(path)

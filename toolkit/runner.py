@@ -1,26 +1,35 @@
 """``run`` and ``sweep``: validation, seeding, caching in the run store, timing and provenance.
 
-A finished point is committed to the store as soon as it completes, so an interrupted sweep loses
-nothing and a rerun computes only the points that are missing.
+A finished point is committed to the store as soon as its result reaches this process, so an
+interrupted sweep loses nothing and a rerun computes only the points that are missing.
+
+Failure policy (pytest's): a point whose simulation raises is recorded in the store with its error
+and traceback, the sweep goes on with the other points, and at the end :class:`SweepFailed` says
+how many failed (the CLI exits 1). ``fail_fast=True`` (``-x/--fail-fast``) stops at the first failure,
+keeping what finished. Failed points are retried by the next run of the sweep. Everything the user
+gives is checked before any work: a bad value is a :class:`~toolkit.errors.ParameterError`.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
+import os
 import platform
 import socket
 import sys
 import time
+import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolkit import backend
-from toolkit.config import Params, canonical_params, parse_seeds, validate_params
-from toolkit.errors import ParameterError, ToolkitError
-from toolkit.executors import open_executor
+from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
+from toolkit.errors import ParameterError, StoreError, ToolkitError
+from toolkit.executors import SerialExecutor, open_executor
 from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
 from toolkit.store import RunStore, run_key, sweep_id
@@ -30,6 +39,18 @@ TOOLKIT_VERSION = "0.1.0"
 
 class SweepInterrupted(ToolkitError, KeyboardInterrupt):
     """Ctrl-C during a sweep: what finished is stored; rerunning the sweep resumes it."""
+
+
+class SweepAborted(ToolkitError):
+    """The executor broke during a sweep (a worker killed, out of memory): what finished is stored."""
+
+
+class SweepFailed(ToolkitError):
+    """Some points raised; ``result`` holds the sweep (its ``failures`` say which, with tracebacks)."""
+
+    def __init__(self, message: str, result: SweepResult) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 # -- results -----------------------------------------------------------------------------------------
@@ -83,6 +104,31 @@ class RunResult:
 
 
 @dataclass
+class PointFailure:
+    """A point whose simulation raised: the error line and the full traceback."""
+
+    simulation: str
+    params: dict[str, Any]
+    seed: int
+    key: str
+    error: str
+    traceback: str
+
+    def varying(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """The swept parameters of this point (what tells it apart in a summary)."""
+        return {k: self.params[k] for k in (spec.get("grid") or {}) if k in self.params}
+
+
+@dataclass
+class MissingPoint:
+    """A point of a stored sweep that has neither a result nor a recorded failure (never finished)."""
+
+    params: dict[str, Any]
+    seed: int
+    key: str
+
+
+@dataclass
 class SweepResult:
     """A sweep: every point's result, one table, and how many points were served from the store."""
 
@@ -94,12 +140,53 @@ class SweepResult:
     wall_time: float
     checks: Any = None
     spec: dict[str, Any] = field(default_factory=dict)
+    failures: list[PointFailure] = field(default_factory=list)
+    missing: list[MissingPoint] = field(default_factory=list)
+    n_points: int = 0
 
     @property
     def table(self) -> Any:
+        """Every record of every point that finished (failed and missing points have no rows here)."""
         import pandas as pd
 
         return pd.DataFrame([row for r in self.runs for row in r.rows])
+
+    def status_table(self, *, summary: bool = False) -> Any:
+        """The table plus a ``status`` column (``ok``, ``failed``, ``missing``): one row per record of a
+        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``)."""
+        import pandas as pd
+
+        rows: list[dict[str, Any]] = []
+        for r in self.runs:
+            if summary:
+                rows.append({"simulation": r.simulation, **{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed,
+                             "status": "ok", **r.summary})
+            else:
+                rows += [{**row, "status": "ok"} for row in r.rows]
+        for f in self.failures:
+            rows.append({"simulation": f.simulation, **{k: _cell(v) for k, v in f.params.items()}, "seed": f.seed,
+                         "status": "failed", "error": f.error})
+        for m in self.missing:
+            rows.append({"simulation": self.simulation, **{k: _cell(v) for k, v in m.params.items()}, "seed": m.seed,
+                         "status": "missing"})
+        table = pd.DataFrame(rows)
+        if "status" in table.columns:  # status right after the parameters and seed
+            front = [c for c in table.columns if c != "status"]
+            at = front.index("seed") + 1 if "seed" in front else len(front)
+            table = table[front[:at] + ["status"] + front[at:]]
+        return table
+
+    def failure_summary(self, shown: int = 3) -> str:
+        """``"3 of 120 points failed: ValueError: ... (x=2, seed 0); ..."`` (empty when none failed)."""
+        if not self.failures:
+            return ""
+        parts = []
+        for f in self.failures[:shown]:
+            where = ", ".join([f"{k}={v}" for k, v in f.varying(self.spec).items()] + [f"seed {f.seed}"])
+            parts.append(f"{f.error} ({where})")
+        more = f"; ... {len(self.failures) - shown} more" if len(self.failures) > shown else ""
+        return f"{len(self.failures)} of {self.n_points or len(self.runs) + len(self.failures)} points failed: " + \
+            "; ".join(parts) + more
 
     @property
     def summary_table(self) -> Any:
@@ -154,6 +241,18 @@ def execute_point_in(handle: RegistryHandle, func: Any, params: Params, seed: in
         return execute_point(func, params, seed)
 
 
+def execute_point_safely(handle: RegistryHandle, func: Any, params: Params, seed: int) -> tuple[str, Any]:
+    """:func:`execute_point_in`, with an exception returned as ``("failed", (error line, traceback))``.
+
+    Run in the worker, so that a failure travels back the same way on every executor (nothing to
+    unpickle but two strings) and the other points go on.
+    """
+    try:
+        return "ok", execute_point_in(handle, func, params, seed)
+    except Exception as exc:
+        return "failed", (f"{type(exc).__name__}: {exc}".strip(), traceback.format_exc())
+
+
 # -- orchestration --------------------------------------------------------------------------------------
 
 
@@ -192,6 +291,48 @@ def _attach_checks(sim: Simulation, registry: Registry, table: Any) -> Any:
     return pd.concat([check_table(table, registry.bound(b)) for b in sim.bounds], ignore_index=True)
 
 
+def memory_limit() -> float:
+    """Bytes one point may need: this machine's physical memory (``TOOLKIT_POINT_MEMORY`` overrides)."""
+    override = os.environ.get("TOOLKIT_POINT_MEMORY")
+    if override:
+        try:
+            return float(override)
+        except ValueError:
+            raise ParameterError(f"TOOLKIT_POINT_MEMORY must be a number of bytes, got {override!r}") from None
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover  (no sysconf: nothing to check against)
+        return math.inf
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.3g} GiB"
+
+
+def check_point_cost(sim: Simulation, model: Params, limit: float | None = None) -> None:
+    """Refuse a point whose declared memory (``Simulation.cost``) exceeds this machine's, naming the parameters."""
+    if sim.cost is None:
+        return
+    limit = memory_limit() if limit is None else limit
+    try:
+        need = float(sim.cost.memory_bytes(model))
+    except OverflowError:
+        need = math.inf
+    if need <= limit:
+        return
+    drivers = ", ".join(f"{k}={getattr(model, k)!r}" for k in sim.cost.parameters if hasattr(model, k))
+    hint = f"; lower {' or '.join(sim.cost.parameters)}" if sim.cost.parameters else ""
+    raise ParameterError(
+        f"{sim.name}: one point{f' with {drivers}' if drivers else ''} needs about {_gib(need)} of memory, more than "
+        f"this machine has ({_gib(limit)}){hint}.")
+
+
+def _validate_point(sim: Simulation, values: Mapping[str, Any] | Params | None) -> Params:
+    model = validate_params(sim.params, values, owner=sim.name)
+    check_point_cost(sim, model)
+    return model
+
+
 def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None, seed: int = 0, *,
         cache: bool = True, store: RunStore | str | Path | None = None, registry: Registry | None = None,
         check: bool = True) -> RunResult:
@@ -199,40 +340,48 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
 
     :param name: a registered simulation name (or a :class:`Simulation` object).
     :param params: parameter values; missing ones take their defaults.
-    :param seed: the seed; the same seed gives the same result.
+    :param seed: the seed (an integer from 0 to 2**63 - 1); the same seed gives the same result.
     :param cache: serve a stored result when there is one (``False`` recomputes and overwrites).
     :param store: a :class:`RunStore` or a path (default: ``TOOLKIT_STORE``).
     :param check: check the rows against the bounds the simulation names.
     """
     sim, registry = _resolve(name, registry)
-    _check_seed(seed)
-    model = validate_params(sim.params, params, owner=sim.name)
+    seed = _check_seed(seed)
+    model = _validate_point(sim, params)
     values = canonical_params(model)
     version = _version(sim, registry)
     key = run_key(sim.name, values, seed, version)
     st = _open_store(store, registry)
-    stored = st.get(key) if cache else None
-    if stored is not None:
-        result = RunResult(sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True)
-    else:
-        records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
-        prov = _provenance(sim, version, wall, device, "serial")
-        st.put(key, sim.name, values, seed, version, records, summary, prov)
-        result = RunResult(sim.name, values, seed, key, records, summary, prov, False)
+    try:
+        stored = st.get(key) if cache else None
+        if stored is not None:
+            result = RunResult(sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True)
+        else:
+            records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
+            prov = _provenance(sim, version, wall, device, "serial")
+            st.put(key, sim.name, values, seed, version, records, summary, prov)
+            result = RunResult(sim.name, values, seed, key, records, summary, prov, False)
+    finally:
+        if st is not store:
+            st.close()
     if check:
         result.checks = _attach_checks(sim, registry, result.table)
     registry.manager.hook.toolkit_run_finished(result=result)
     return result
 
 
-def _check_seed(seed: Any) -> None:
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+def _check_seed(seed: Any) -> int:
+    import numbers
+    import operator
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= operator.index(seed) <= SEED_MAX:
+        raise ParameterError(f"seed must be a non-negative integer (at most 2**63 - 1), got {seed!r}")
+    return operator.index(seed)
 
 
 def grid_points(grid: Mapping[str, Sequence[Any]] | None, base: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The product of the grid's values, each merged over ``base`` (grid order: first key slowest)."""
-    grid = dict(grid or {})
+    grid = _check_grid(grid)
     for key, values in grid.items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
             raise ParameterError(f"grid values for {key!r} must be a list, got {values!r}")
@@ -241,6 +390,41 @@ def grid_points(grid: Mapping[str, Sequence[Any]] | None, base: Mapping[str, Any
             raise ParameterError(f"grid for {key!r} is empty")
     keys = list(grid)
     return [{**(base or {}), **dict(zip(keys, combo))} for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def _check_grid(grid: Any) -> dict[str, list[Any]]:
+    if grid is None:
+        return {}
+    if not isinstance(grid, Mapping):
+        raise ParameterError(f"grid must be a mapping of parameter name -> list of values, got {type(grid).__name__}")
+    out = {}
+    for key, values in grid.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise ParameterError(f"grid values for {key!r} must be a list, got {values!r}")
+        out[key] = list(values)
+        if not out[key]:
+            raise ParameterError(f"grid for {key!r} is empty")
+    return out
+
+
+def _check_base(params: Any) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if isinstance(params, Params):
+        return dict(params)
+    if not isinstance(params, Mapping):
+        raise ParameterError(f"params must be a mapping of parameter name -> value, got {params!r}")
+    return dict(params)
+
+
+CONFIRM_POINTS = 10_000
+"""The CLI asks for ``--yes`` before a sweep of more points than this."""
+
+
+def count_points(grid: Mapping[str, Sequence[Any]] | None, seeds: Any) -> int:
+    """Points of the sweep ``grid`` x ``seeds``, counted before anything is built (raises on bad seeds)."""
+    grid = _check_grid(grid)
+    return math.prod(len(v) for v in grid.values()) * len(parse_seeds(seeds))
 
 
 class _Progress:
@@ -266,100 +450,259 @@ class _Progress:
 def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = None, seeds: Any = (0,), *,
           params: Mapping[str, Any] | None = None, executor: Any = "serial", address: str | None = None,
           max_workers: int | None = None, cache: bool = True, store: RunStore | str | Path | None = None,
-          registry: Registry | None = None, progress: bool | None = None, check: bool = True) -> SweepResult:
+          registry: Registry | None = None, progress: bool | None = None, check: bool = True,
+          fail_fast: bool = False, max_points: int | None = None) -> SweepResult:
     """Run the product grid x seeds; finished points are stored at once and never recomputed.
 
     :param grid: parameter name -> list of values; the sweep is their product.
-    :param seeds: seeds for every grid point: a list, an int, or ``"0:10"``.
+    :param seeds: seeds for every grid point: a list or numpy array of ints, an int, or ``"0:10"``.
     :param params: fixed parameter values under the grid.
     :param executor: ``"serial"``, ``"processes"``, ``"dask"`` or a ``concurrent.futures.Executor``.
     :param address: the Dask scheduler address (``tcp://host:8786``); none starts a LocalCluster.
     :param progress: show a progress bar (default: when stderr is a terminal).
+    :param fail_fast: stop at the first point that raises (default: run every point, then raise
+        :class:`SweepFailed` when any failed; failed points are recorded and retried by the next run).
+    :param max_points: refuse a sweep of more points than this (the CLI gives 10,000 unless ``--yes``);
+        no sweep may exceed :data:`toolkit.config.MAX_SWEEP_POINTS`.
+    :raises SweepFailed: some points raised (``.result`` holds the sweep with its ``failures``).
+    :raises SweepInterrupted: Ctrl-C; :raises SweepAborted: the executor broke. Both after storing what finished.
     """
     start = time.perf_counter()
     sim, registry = _resolve(name, registry)
+    grid = _check_grid(grid)
+    base = _check_base(params)
     seed_list = parse_seeds(seeds)
-    for s in seed_list:
-        _check_seed(s)
+    n_points = math.prod(len(v) for v in grid.values()) * len(seed_list)
+    limit = min(max_points, MAX_SWEEP_POINTS) if max_points is not None else MAX_SWEEP_POINTS
+    if n_points > limit:
+        raise ParameterError(
+            f"this sweep has {n_points} points (grid x seeds), more than {limit}"
+            + (f"; confirm with --yes (up to {MAX_SWEEP_POINTS})" if limit < MAX_SWEEP_POINTS and n_points <= MAX_SWEEP_POINTS
+               else "; split it into several sweeps"))
     points = []  # (model, values, seed, key)
     version = _version(sim, registry)
-    for values in grid_points(grid, params):
-        model = validate_params(sim.params, values, owner=sim.name)
+    for values in grid_points(grid, base):
+        model = _validate_point(sim, values)
         canon = canonical_params(model)
         for s in seed_list:
             points.append((model, canon, s, run_key(sim.name, canon, s, version)))
     keys = [p[3] for p in points]
     sid = sweep_id(sim.name, keys)
     st = _open_store(store, registry)
-    spec = {"grid": {k: list(v) for k, v in (grid or {}).items()}, "seeds": seed_list, "params": dict(params or {})}
-    st.put_sweep(sid, sim.name, spec, keys)
+    spec = {"grid": grid, "seeds": seed_list, "params": base}
     stored = st.get_many(keys) if cache else {}
     results: dict[str, RunResult] = {}
     for model, canon, s, key in points:
         if key in stored:
             sr = stored[key]
             results[key] = RunResult(sim.name, canon, s, key, sr.records, sr.summary, sr.provenance, True)
-    todo = [p for p in points if p[3] not in results]
-    todo = list({p[3]: p for p in todo}.values())  # a point listed twice runs once
-    bar = _Progress(len(keys), len(keys) - len(todo), sim.name, progress)
+    todo = list({p[3]: p for p in points if p[3] not in results}.values())  # a point listed twice runs once
+    n_unique = len(set(keys))
+    ex = open_executor(executor, max_workers=max_workers, address=address) if todo else None
+    try:
+        if not st.has_sweep(sid):
+            st.put_sweep(sid, sim.name, spec, keys)  # after every read and check passed: a failing sweep writes nothing
+    except StoreError:
+        if todo or not st.read_only:
+            if ex is not None:
+                ex.close()
+            raise
+        # a read-only store serving a fully cached sweep: nothing to write
+    bar = _Progress(n_unique, n_unique - len(todo), sim.name, progress)
     hook = registry.manager.hook.toolkit_run_finished
     for r in results.values():
         hook(result=r)
-    ex = open_executor(executor, max_workers=max_workers, address=address) if todo else None
+    failures: dict[str, PointFailure] = {}
+    executor_name = getattr(ex, "name", str(executor))
     handle = RegistryHandle(registry)
+
+    def record(p: tuple, outcome: tuple[str, Any]) -> bool:
+        """Store one point's outcome; True when it failed."""
+        model, canon, s, key = p
+        status, payload = outcome
+        if status == "failed":
+            error, tb = payload
+            st.put_failure(key, sim.name, canon, s, version, error, tb)
+            failures[key] = PointFailure(sim.name, canon, s, key, error, tb)
+            bar.update()
+            return True
+        records, summary, wall, device = payload
+        prov = _provenance(sim, version, wall, device, executor_name)
+        st.put(key, sim.name, canon, s, version, records, summary, prov)
+        results[key] = r = RunResult(sim.name, canon, s, key, records, summary, prov, False)
+        hook(result=r)
+        bar.update()
+        return False
+
     futures: dict[Any, tuple] = {}
+
+    def salvage() -> None:
+        """Store every result that reached this process but was not handed over yet."""
+        for fut, outcome in ex.done(list(futures)):
+            record(futures.pop(fut), outcome)
+
+    def kept() -> str:
+        return (f"{len(results)} of {n_unique} points are stored"
+                + (f" ({len(failures)} failed)" if failures else ""))
+
+    stopped = False
     try:
         if ex is not None:
             for p in todo:
-                futures[ex.submit(execute_point_in, handle, sim.func, p[0], p[2])] = p
-            for fut, (records, summary, wall, device) in ex.as_completed(list(futures)):
-                model, canon, s, key = futures.pop(fut)
-                prov = _provenance(sim, version, wall, device, getattr(ex, "name", str(executor)))
-                st.put(key, sim.name, canon, s, version, records, summary, prov)
-                results[key] = r = RunResult(sim.name, canon, s, key, records, summary, prov, False)
-                hook(result=r)
-                bar.update()
+                futures[ex.submit(execute_point_safely, handle, sim.func, p[0], p[2])] = p
+            for fut, outcome in ex.as_completed(list(futures)):
+                if record(futures.pop(fut), outcome) and fail_fast:
+                    stopped = True
+                    break
+            if stopped:
+                ex.cancel(list(futures))
+                for fut, outcome in ex.finish(list(futures)):  # the running points finish and are stored
+                    record(futures.pop(fut), outcome)
     except KeyboardInterrupt:
         if ex is not None:
             ex.cancel(list(futures))
-        done = len(results)
-        raise SweepInterrupted(
-            f"sweep {sid} interrupted: {done} of {len(set(keys))} points are stored; run the same sweep again to resume."
-        ) from None
+            salvage()
+            running = [f for f in futures if not _is_cancelled(f)]
+            if running and not isinstance(ex, SerialExecutor):
+                print(f"\ninterrupted: storing the {len(running)} running points as they finish "
+                      "(Ctrl-C again to stop them now)", file=sys.stderr, flush=True)
+                try:
+                    for fut, outcome in ex.finish(list(futures)):
+                        record(futures.pop(fut), outcome)
+                except KeyboardInterrupt:
+                    salvage()
+                    ex.terminate()
+        raise SweepInterrupted(f"sweep {sid} interrupted: {kept()}; run the same sweep again to resume.") from None
+    except (StoreError, SweepInterrupted):
+        raise
+    except Exception as exc:  # the executor broke (a worker killed, out of memory, a lost cluster)
+        if ex is None:
+            raise
+        try:
+            salvage()
+        except Exception:  # noqa: BLE001  (a broken pool may fail these too: what was stored is stored)
+            pass
+        ex.cancel(list(futures))
+        ex.terminate()
+        cause = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+        raise SweepAborted(f"sweep {sid} stopped because the {executor_name} executor failed ({cause}); a worker may "
+                           f"have been killed or run out of memory. {kept()}; run the same sweep again to resume."
+                           ) from None
     finally:
         bar.close()
         if ex is not None:
             ex.close()
-    ordered = [results[k] for k in dict.fromkeys(keys)]
-    out = SweepResult(sim.name, sid, ordered, n_cached=len(keys) - len(todo), n_computed=len(todo),
-                      wall_time=time.perf_counter() - start, spec=spec)
-    if check and sim.bounds:
+        if st is not store:
+            st.close()
+    seen = set()
+    ordered, failed, missing = [], [], []
+    for model, canon, s, key in points:
+        if key in seen:
+            continue
+        seen.add(key)
+        if key in results:
+            ordered.append(results[key])
+        elif key in failures:
+            failed.append(failures[key])
+        else:
+            missing.append(MissingPoint(canon, s, key))
+    out = SweepResult(sim.name, sid, ordered, n_cached=len(keys) - len(todo),
+                      n_computed=len(todo) - len(missing) - len(failed),
+                      wall_time=time.perf_counter() - start, spec=spec, failures=failed, missing=missing,
+                      n_points=n_unique)
+    if check and sim.bounds and ordered:
         out.checks = _attach_checks(sim, registry, out.table)
+    if failed:
+        stop = f"stopped at the first failure (--fail-fast), {len(missing)} points not run; " if stopped else ""
+        raise SweepFailed(f"sweep {sid}: {out.failure_summary()}. {stop}The failures are stored with their "
+                          "tracebacks; run the same sweep again to retry them.", out)
     return out
+
+
+def _is_cancelled(fut: Any) -> bool:
+    cancelled = getattr(fut, "cancelled", False)
+    return bool(cancelled() if callable(cancelled) else cancelled)
+
+
+def _declaration_order(params: Mapping[str, Any], sim: Simulation | None) -> dict[str, Any]:
+    """Parameters in the order the simulation declares them (stores made before kept them sorted)."""
+    if sim is None:
+        return dict(params)
+    order = list(sim.params.model_fields)
+    return {**{k: params[k] for k in order if k in params}, **{k: v for k, v in params.items() if k not in order}}
 
 
 def load(run_or_sweep_id: str, *, store: RunStore | str | Path | None = None,
          registry: Registry | None = None) -> RunResult | SweepResult:
-    """A stored run or sweep by (a unique prefix of) its id."""
+    """A stored run or sweep by (a unique prefix of) its id.
+
+    A sweep's ``failures`` and ``missing`` list its points that failed or never finished
+    (``status_table()`` marks them); parameters come in the simulation's declaration order.
+    """
     st = store if isinstance(store, RunStore) else RunStore(store) if store is not None else None
     if st is None:
         from toolkit.settings import get_settings
 
         st = RunStore(registry.manager.settings.store_path if registry else get_settings().store_path)
     kind, full = st.resolve(run_or_sweep_id)
+
+    def spec_of(simulation: str) -> Simulation | None:
+        try:
+            return (registry or Registry.from_manager()).simulations.get(simulation)
+        except ToolkitError:
+            return None
+
     if kind == "run":
         r = st.get(full)
         assert r is not None
-        return RunResult(r.simulation, r.params, r.seed, r.key, r.records, r.summary, r.provenance, True)
+        sim = spec_of(r.simulation)
+        return RunResult(r.simulation, _declaration_order(r.params, sim), r.seed, r.key, r.records, r.summary,
+                         r.provenance, True)
     sw = st.get_sweep(full)
     assert sw is not None
-    stored = st.get_many(sw["keys"])
-    runs = [RunResult(s.simulation, s.params, s.seed, s.key, s.records, s.summary, s.provenance, True)
-            for k in dict.fromkeys(sw["keys"]) if (s := stored.get(k)) is not None]
-    missing = len(set(sw["keys"])) - len(runs)
-    res = SweepResult(sw["simulation"], full, runs, n_cached=len(runs), n_computed=0, wall_time=0.0, spec=sw["spec"])
-    res.spec["missing_points"] = missing
+    sim = spec_of(sw["simulation"])
+    keys = list(dict.fromkeys(sw["keys"]))
+    stored = st.get_many(keys)
+    failed = st.get_failures(k for k in keys if k not in stored)
+    runs, failures, missing = [], [], []
+    planned = _planned_points(sw, sim)
+    for k in keys:
+        if (s := stored.get(k)) is not None:
+            runs.append(RunResult(s.simulation, _declaration_order(s.params, sim), s.seed, s.key, s.records, s.summary,
+                                  s.provenance, True))
+        elif (f := failed.get(k)) is not None:
+            failures.append(PointFailure(f.simulation, _declaration_order(f.params, sim), f.seed, k, f.error, f.traceback))
+        else:
+            values, seed = planned.get(k, ({}, -1))
+            missing.append(MissingPoint(values, seed, k))
+    res = SweepResult(sw["simulation"], full, runs, n_cached=len(runs), n_computed=0, wall_time=0.0, spec=sw["spec"],
+                      failures=failures, missing=missing, n_points=len(keys))
+    res.spec["missing_points"] = len(missing)
     return res
 
 
-__all__ = ["RunResult", "SweepInterrupted", "SweepResult", "execute_point", "grid_points", "load", "run", "sweep"]
+def _planned_points(sw: Mapping[str, Any], sim: Simulation | None) -> dict[str, tuple[dict[str, Any], int]]:
+    """key -> (parameters, seed) of a stored sweep's points, rebuilt from its spec (the keys follow the grid order)."""
+    spec = sw["spec"]
+    try:
+        seeds = list(spec.get("seeds") or [])
+        combos = grid_points(spec.get("grid") or {}, spec.get("params") or {})
+    except (ParameterError, TypeError, AttributeError):
+        return {}
+    if not seeds or len(combos) * len(seeds) != len(sw["keys"]):
+        return {}
+    out = {}
+    for i, key in enumerate(sw["keys"]):
+        values = combos[i // len(seeds)]
+        if sim is not None:
+            try:
+                values = canonical_params(validate_params(sim.params, values, owner=sim.name))
+            except ParameterError:
+                pass
+        out.setdefault(key, (dict(values), seeds[i % len(seeds)]))
+    return out
+
+
+__all__ = ["CONFIRM_POINTS", "MissingPoint", "PointFailure", "RunResult", "SweepAborted", "SweepFailed",
+           "SweepInterrupted", "SweepResult", "check_point_cost", "count_points", "execute_point",
+           "execute_point_safely", "grid_points", "load", "memory_limit", "run", "sweep"]

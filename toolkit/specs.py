@@ -31,6 +31,19 @@ class SimulationOutput:
 
 
 @dataclass(frozen=True)
+class PointCost:
+    """What one point of a simulation costs, declared so the core refuses what cannot fit.
+
+    :param memory_bytes: ``memory_bytes(params) -> float``: about the most bytes one point needs
+        (an estimate that errs high), from the validated parameters.
+    :param parameters: the parameters that drive it, named in the refusal (``("d", "n")``).
+    """
+
+    memory_bytes: Callable[[Any], float]
+    parameters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Simulation:
     """A named, seeded computation: ``func(params, seed)`` returns tidy records.
 
@@ -45,6 +58,8 @@ class Simulation:
     :param quick: parameter overrides for a quick run (the plugin-author harness and smoke tests).
     :param plot: ``plot(table, figure)`` draws the results of a run or sweep on a matplotlib figure.
     :param version: bump to invalidate stored results of this simulation (default: the plugin's).
+    :param cost: what one point costs (:class:`PointCost`); ``run``/``sweep`` refuse, before any
+        work, a point that cannot fit in this machine's memory.
     """
 
     name: str
@@ -56,6 +71,7 @@ class Simulation:
     plot: Callable[[pd.DataFrame, Figure], None] | None = None
     version: str | None = None
     plugin: str = ""
+    cost: PointCost | None = None
 
     @property
     def docs(self) -> str:
@@ -186,6 +202,7 @@ __all__ = [
     "Dataset",
     "Experiment",
     "ExperimentOutcome",
+    "PointCost",
     "Simulation",
     "SimulationOutput",
 ]

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 import toolkit
-from core_paths import FIRST_PARTY, FIXTURES
 from toolkit.errors import ParameterError
 from toolkit.store import RunStore
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_run_returns_tidy_table_with_params_and_seed(registry, store_path):
@@ -119,61 +109,4 @@ def test_load_by_id_prefix(registry, store_path):
     pd.testing.assert_frame_equal(one.table, res.runs[0].table)
 
 
-# -- interruption: a real CLI process killed half-way -------------------------------------------------
-
-
-def _env(store: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(FIXTURES / "site_example"), env.get("PYTHONPATH", "")])
-    env["TOOLKIT_DISABLE_PLUGINS"] = ",".join(FIRST_PARTY)
-    env["TOOLKIT_STORE"] = str(store)
-    return env
-
-
-def _sweep_cmd(log: Path, n: int = 16) -> list[str]:
-    xs = ",".join(str(i) for i in range(n))
-    return [sys.executable, "-m", "toolkit.cli", "sweep", "example.slow_square", "--grid", f"x={xs}",
-            "-p", "delay_s=0.15", "-p", f"log_path={log}", "--seeds", "0", "--no-progress"]
-
-
-def _wait_for_points(store: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> int:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if store.exists():
-            try:
-                count = RunStore(store, timeout=1).count()
-            except Exception:
-                count = 0
-            if count >= at_least:
-                return count
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
-    raise AssertionError("the sweep made no progress")
-
-
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_killed_sweep_resumes_without_recomputing(tmp_path, sig):
-    store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
-    # a shell's background job inherits SIGINT ignored; restore the default so Python raises KeyboardInterrupt
-    proc = subprocess.Popen(_sweep_cmd(log), env=_env(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    _wait_for_points(store, 4, proc)
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
-    if sig == signal.SIGINT:
-        assert proc.returncode == 130, err
-        assert "interrupted" in err and "run the same sweep again to resume" in err
-    else:
-        assert proc.returncode == -signal.SIGKILL
-    done_before = RunStore(store).count()
-    assert 4 <= done_before < 16
-    lines_before = log.read_text().splitlines()
-    assert len(lines_before) in (done_before, done_before + 1)  # the point running at SIGKILL may have logged
-    again = subprocess.run(_sweep_cmd(log), env=_env(store), capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0, again.stderr
-    assert f"{16 - done_before} computed, {done_before} served from the run store" in again.stdout
-    lines = log.read_text().splitlines()
-    stored_points = {line for line in lines_before[:done_before]}
-    assert not stored_points & set(lines[len(lines_before):]), "a finished point was computed again"
-    assert {float(line.split(",")[0]) for line in lines} == set(map(float, range(16)))
-    assert RunStore(store).count() == 16
+# Interruption, kills and failing points: test_sweep_faults.py (the fault matrix, serial and processes).

@@ -19,14 +19,21 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``deterministic``: the same seed gives the same table (wall-clock columns, those whose name
   contains ``time`` or ends in ``_s``, are left out of the comparison: name timings that way);
 * ``store_roundtrip``: a result written to the run store reads back equal and is served from it;
+* ``executors``: a sweep of the quick parameters over seeds 0 and 1 gives the same table (wall-clock
+  columns aside) on the ``serial``, ``processes`` and ``dask`` executors (so the simulation's function
+  and parameters must pickle: define them at module level). One process pool and one Dask
+  LocalCluster, of two workers each, serve every check of a test session;
 * ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
 * ``bound_expression``: a bound's expression evaluates to a finite number.
 """
 
 from __future__ import annotations
 
+import atexit
+import concurrent.futures as cf
 import json
 import math
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -120,6 +127,109 @@ def check_store_roundtrip(sim: Simulation, registry: Registry) -> None:
     assert _tables_equal(first.table, again.table), f"{sim.name}: the stored table differs from the computed one"
 
 
+EXECUTOR_SEEDS = (0, 1)
+"""Seeds of the executors check: two points, so that the parallel executors really run in parallel."""
+
+_SHARED: dict[str, Any] = {}
+
+
+def _with_sys_path(path: tuple[str, ...], fn: Callable[..., Any], *args: Any) -> Any:
+    """Run ``fn`` with the caller's ``sys.path`` (a pool started earlier may miss a plugin added since)."""
+    for entry in reversed(path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    return fn(*args)
+
+
+def _noop() -> None:
+    return None
+
+
+class _PathSyncing(cf.Executor):
+    """An executor handing each task the submitter's ``sys.path``; shutting it down leaves the shared pool up."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.submit(_with_sys_path, tuple(sys.path), fn, *args)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+def _shared_pool() -> cf.ProcessPoolExecutor:
+    from toolkit.executors import process_pool
+
+    pool = _SHARED.get("processes")
+    if pool is None or getattr(pool, "_broken", False):
+        # forkserver: the test session has threads (Dask's among them), which fork does not carry safely
+        pool = _SHARED["processes"] = process_pool(2, method="forkserver")
+        atexit.register(pool.shutdown, wait=False, cancel_futures=True)
+    return pool
+
+
+def _shared_dask_client() -> Any:
+    """A client of a two-worker LocalCluster started on first use, or None when distributed is not installed."""
+    if "dask" not in _SHARED:
+        try:
+            import distributed
+        except ImportError:
+            _SHARED["dask"] = None
+            return None
+        from toolkit.executors import _init_worker
+
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+        client = distributed.Client(cluster)
+        client.run(_init_worker)
+        _SHARED["dask"] = client
+
+        def close() -> None:
+            client.close()
+            cluster.close()
+
+        atexit.register(close)
+    return _SHARED["dask"]
+
+
+def check_executors(sim: Simulation, registry: Registry) -> None:
+    from toolkit.runner import SweepAborted, SweepFailed, sweep
+
+    legs: list[tuple[str, Any]] = [("serial", "serial"), ("processes", _PathSyncing(_shared_pool(), "processes"))]
+    client = _shared_dask_client()
+    if client is None:
+        warnings.warn("distributed is not installed: the executors check compares serial and processes only",
+                      stacklevel=2)
+    else:
+        legs.append(("dask", client))
+    tables = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, executor in legs:
+            if name == "dask":
+                client.run(_with_sys_path, tuple(sys.path), _noop)
+            try:
+                res = sweep(sim, None, list(EXECUTOR_SEEDS), params=dict(sim.quick), executor=executor,
+                            store=Path(tmp) / f"{name}.sqlite", registry=registry, cache=False, check=False,
+                            progress=False)
+            except SweepFailed as exc:
+                first = exc.result.failures[0]
+                raise AssertionError(f"{sim.name}: on the {name} executor a quick point raised {first.error}\n"
+                                     f"{first.traceback}") from None
+            except SweepAborted as exc:
+                raise AssertionError(f"{sim.name}: the {name} executor could not run it ({exc}); its function and "
+                                     "parameters must pickle (define them at module level)") from None
+            table = res.table
+            tables[name] = table.drop(columns=wall_clock_columns(table.columns))
+    for name, table in tables.items():
+        if name == "serial":
+            continue
+        assert list(table.columns) == list(tables["serial"].columns), (
+            f"{sim.name}: the {name} executor gives columns {list(table.columns)}, serial {list(tables['serial'].columns)}")
+        assert _tables_equal(tables["serial"], table), (
+            f"{sim.name}: the {name} executor gives a different table than serial for the same seeds "
+            "(wall-clock columns ignored)")
+
+
 def check_claims(bound: Bound) -> None:
     for claim in bound.claims:
         with warnings.catch_warnings(record=True) as caught:
@@ -163,6 +273,7 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
             PluginCheck(f"{sim.name}:quick_run", lambda s=sim: check_quick_run(s, registry)),
             PluginCheck(f"{sim.name}:deterministic", lambda s=sim: check_deterministic(s, registry)),
             PluginCheck(f"{sim.name}:store_roundtrip", lambda s=sim: check_store_roundtrip(s, registry)),
+            PluginCheck(f"{sim.name}:executors", lambda s=sim: check_executors(s, registry)),
         ]
     for bound in owned["bounds"]:
         if bound.claims:
@@ -183,4 +294,4 @@ def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple
     return failures
 
 
-__all__ = ["PluginCheck", "check_plugin", "plugin_checks", "wall_clock_columns"]
+__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_executors", "check_plugin", "plugin_checks", "wall_clock_columns"]

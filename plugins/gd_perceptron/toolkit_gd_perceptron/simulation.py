@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from toolkit import Simulation, SimulationOutput
+from toolkit import PointCost, Simulation, SimulationOutput
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
 
@@ -710,6 +710,38 @@ def plot_dynamics(table, fig) -> None:
     ax2.legend()
 
 
+# -- what a point costs (so that the core refuses -p d=10**9 before allocating) ------------------------
+
+_COPIES = 4  # data, weights, gradients and temporaries each held a few times over: an estimate that errs high
+
+
+def _rows(p: DataParams) -> int:
+    return 2 if p.dataset == "r1" else p.n  # thm41 / thm51 are tiny; planted and registered datasets have n rows
+
+
+def _weights(p: ModelParams, d: int) -> int:
+    return d if p.model == "linear" else p.width * (d + 1)
+
+
+def _point_bytes(p: Any, dims: list[int], n_runs: int) -> float:
+    """8-byte floats of the data of every d plus n_runs weight vectors (and their activations) at each d."""
+    rows = _rows(p)
+    hidden = 1 if p.model == "linear" else p.width
+    return 8.0 * _COPIES * sum(rows * d + n_runs * (_weights(p, d) + rows * hidden) for d in dims)
+
+
+def scaling_memory(p: ScalingParams) -> float:
+    return _point_bytes(p, sorted(set(p.d_values)), p.n_seeds * len(p.gammas) + 1)
+
+
+def reduction_memory(p: ReductionParams) -> float:
+    return _point_bytes(p, [p.d], len(p.gammas) + 1)
+
+
+def dynamics_memory(p: DynamicsParams) -> float:
+    return _point_bytes(p, [p.d], 1) + 8.0 * _weights(p, p.d) * (p.T + 1)  # the recorded weights of every step
+
+
 SIMULATIONS = [
     Simulation(
         name="gd_perceptron.scaling", func=scaling, params=ScalingParams,
@@ -718,6 +750,7 @@ SIMULATIONS = [
                 "gd_perceptron.r1_exact_upper", "gd_perceptron.r1_exact_lower"),
         quick={"d_values": [16, 32, 64], "gammas": [100.0, 1000.0]},
         plot=plot_scaling,
+        cost=PointCost(scaling_memory, ("d_values", "n", "width", "n_seeds", "gammas")),
     ),
     Simulation(
         name="gd_perceptron.limits", func=limits, params=LimitsParams,
@@ -732,11 +765,13 @@ SIMULATIONS = [
         bounds=("gd_perceptron.reduction_loss_gap",),
         quick={"n": 100, "T": 20},
         plot=plot_reduction,
+        cost=PointCost(reduction_memory, ("d", "n", "width")),
     ),
     Simulation(
         name="gd_perceptron.dynamics", func=dynamics, params=DynamicsParams,
         description="loss and mistake-set oscillations, normalised margin, max-margin alignment, activation changes",
         quick={"T": 30},
         plot=plot_dynamics,
+        cost=PointCost(dynamics_memory, ("d", "n", "width", "T")),
     ),
 ]

@@ -45,15 +45,20 @@ class SquareParams(Params):
     x: float = Field(1.0, description="the number to square")
     delay_s: float = Field(0.0, ge=0.0, le=10.0, description="seconds to wait (stands in for real work)")
     log_path: str = Field("", description="append a line per computation to this file (shows recomputation)")
+    fail_at: list[float] = Field(default_factory=list, description="x values that raise (tests of failed points)")
+    fail_flag: str = Field("", description="raise at fail_at only while this file exists (empty: always)")
 
 
 def slow_square(params: SquareParams, seed: int) -> dict:
     """x**2 after a delay; busy-waits so that it uses a core like real work does."""
+    import os
     import time
 
     end = time.perf_counter() + params.delay_s
     while time.perf_counter() < end:
         pass
+    if params.x in params.fail_at and (not params.fail_flag or os.path.exists(params.fail_flag)):
+        raise ValueError(f"x = {params.x} is in fail_at")
     if params.log_path:
         with open(params.log_path, "a") as fh:
             fh.write(f"{params.x},{seed}\n")

@@ -1,0 +1,212 @@
+"""The fault matrix of a sweep: Ctrl-C and kill -9 of the sweep, kill -9 of a worker (real CLI
+processes, killed), a point that raises (the CLI in this process); serial and processes. After each,
+a rerun computes exactly the points that were not stored, and the final table equals the one of an
+uninterrupted sweep. (It replaces test_runner's serial-only kill test.)"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import toolkit
+from core_paths import FIRST_PARTY, FIXTURES
+from toolkit.store import RunStore
+
+psutil = pytest.importorskip("psutil")
+
+N_POINTS = 12
+DELAY_S = 0.2
+
+
+def _env(store: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(FIXTURES / "site_example"), env.get("PYTHONPATH", "")])
+    env["TOOLKIT_DISABLE_PLUGINS"] = ",".join(FIRST_PARTY)
+    env["TOOLKIT_STORE"] = str(store)
+    return env
+
+
+def _params(log: Path, flag: Path | None = None) -> dict:
+    params = {"delay_s": DELAY_S, "log_path": str(log)}
+    if flag is not None:
+        params.update(fail_at=[3.0, 7.0], fail_flag=str(flag))
+    return params
+
+
+def _cmd(executor: str, log: Path, flag: Path | None = None, *extra: str) -> list[str]:
+    xs = ",".join(str(i) for i in range(N_POINTS))
+    cmd = [sys.executable, "-m", "toolkit.cli", "sweep", "example.slow_square", "--grid", f"x={xs}",
+           "--seeds", "0", "--no-progress", "--executor", executor, *extra]
+    for key, value in _params(log, flag).items():
+        cmd += ["-p", f"{key}={value}"]
+    if executor == "processes":
+        cmd += ["--workers", "2"]
+    return cmd
+
+
+def _start(cmd: list[str], store: Path) -> subprocess.Popen:
+    # a shell's background job inherits SIGINT ignored; restore the default so Python raises KeyboardInterrupt
+    return subprocess.Popen(cmd, env=_env(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _wait_for_points(store: Path, at_least: int, proc: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if store.exists():
+            try:
+                if RunStore(store, timeout=1).count() >= at_least:
+                    return
+            except Exception:  # noqa: BLE001  (being created)
+                pass
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.03)
+    raise AssertionError("the sweep made no progress")
+
+
+def _logged(log: Path) -> list[float]:
+    return [float(line.split(",")[0]) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _stored_xs(store: Path) -> set[float]:
+    return {r.params["x"] for r in RunStore(store).iter_runs("example.slow_square")}
+
+
+def _grid() -> dict:
+    return {"x": [float(i) for i in range(N_POINTS)]}
+
+
+def _rerun_and_compare(tmp_path: Path, store: Path, log: Path, executor: str, registry, flag: Path | None = None) -> None:
+    """The rerun computes exactly the points not stored, and its table equals an uninterrupted sweep's."""
+    stored = _stored_xs(store)
+    assert len(stored) < N_POINTS
+    before = len(_logged(log))
+    again = toolkit.sweep("example.slow_square", _grid(), seeds=[0], params=_params(log, flag), executor=executor,
+                          max_workers=2, store=store, registry=registry)
+    assert (again.n_computed, again.n_cached) == (N_POINTS - len(stored), len(stored))
+    recomputed = _logged(log)[before:]
+    assert sorted(recomputed) == sorted(set(map(float, range(N_POINTS))) - stored), "a stored point was computed again"
+    final = toolkit.load(again.sweep_id, store=store, registry=registry).table
+    reference = toolkit.sweep("example.slow_square", _grid(), seeds=[0], params=_params(tmp_path / "ref.log", flag),
+                              store=tmp_path / "reference.sqlite", registry=registry)
+    pd.testing.assert_frame_equal(final.drop(columns=["log_path"]), reference.table.drop(columns=["log_path"]))
+
+
+def _cli(store: Path, *args: str) -> tuple[int, str, str]:
+    """The CLI in this process (a subprocess is needed only where the test kills it)."""
+    from toolkit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["--store", str(store), *args])
+        except SystemExit as exc:
+            code = exc.code or 0
+    return code, out.getvalue(), err.getvalue()
+
+
+def _workers(proc: subprocess.Popen, n: int, timeout: float = 30) -> list:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        kids = [k for k in psutil.Process(proc.pid).children(recursive=True) if "python" in k.name().lower()]
+        if len(kids) >= n:
+            return kids
+        time.sleep(0.05)
+    raise AssertionError("the pool's workers did not start")
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_ctrl_c_stores_every_finished_point_and_the_rerun_completes(tmp_path, executor, registry):
+    store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
+    proc = _start(_cmd(executor, log), store)
+    _wait_for_points(store, 3, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "run the same sweep again to resume" in err and "Traceback" not in err
+    stored = _stored_xs(store)
+    # every point whose result was computed (logged) before the interrupt is stored
+    assert set(_logged(log)) == stored, (sorted(_logged(log)), sorted(stored))
+    assert f"{len(stored)} of {N_POINTS} points are stored" in err
+    _rerun_and_compare(tmp_path, store, log, executor, registry)
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_kill_9_of_the_sweep_keeps_finished_points_and_leaves_no_worker(tmp_path, executor, registry):
+    store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
+    proc = _start(_cmd(executor, log), store)
+    _wait_for_points(store, 3, proc)
+    workers = _workers(proc, 2) if executor == "processes" else []
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    deadline = time.time() + 15
+    while time.time() < deadline and any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers):
+        time.sleep(0.1)
+    alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    for pid in alive:  # do not leave them behind even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"workers {alive} survived their parent's kill -9"
+    _rerun_and_compare(tmp_path, store, log, executor, registry)
+
+
+def test_kill_9_of_a_worker_stores_what_finished_and_says_so(tmp_path, registry):
+    store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
+    proc = _start(_cmd("processes", log), store)
+    _wait_for_points(store, 3, proc)
+    victim = _workers(proc, 2)[0]
+    victim.send_signal(signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err and "BrokenProcessPool" in err
+    stored = _stored_xs(store)
+    assert f"{len(stored)} of {N_POINTS} points are stored" in " ".join(err.split())
+    assert "run the same sweep again to resume" in " ".join(err.split())
+    _rerun_and_compare(tmp_path, store, log, "processes", registry)
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_raising_points_are_recorded_others_go_on_and_the_rerun_retries_them(tmp_path, executor, registry):
+    store, log, flag = tmp_path / "runs.sqlite", tmp_path / "computed.log", tmp_path / "fail.flag"
+    flag.write_text("x in fail_at raises while this file exists")
+    code, out, raw_err = _cli(store, *_cmd(executor, log, flag)[3:])
+    assert code == 1, raw_err
+    err = " ".join(raw_err.split())
+    assert f"2 of {N_POINTS} points failed: ValueError: x = 3.0 is in fail_at (x=3.0, seed 0)" in err
+    assert "Traceback" in raw_err and "in slow_square" in raw_err  # the first failure's own traceback
+    assert _stored_xs(store) == set(map(float, range(N_POINTS))) - {3.0, 7.0}  # every other point ran
+    sid = out.split("sweep ")[1].split(":")[0]
+    failures = RunStore(store).get_failures(RunStore(store).get_sweep(sid)["keys"])
+    assert sorted(f.params["x"] for f in failures.values()) == [3.0, 7.0]
+    assert all("ValueError" in f.traceback for f in failures.values())
+    code, out, err = _cli(store, "export", sid, "--out", str(tmp_path / "t.csv"))
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert dict(table["status"].value_counts()) == {"ok": N_POINTS - 2, "failed": 2}
+    assert table.loc[table["status"] == "failed", "error"].str.contains("is in fail_at").all()
+    flag.unlink()
+    _rerun_and_compare(tmp_path, store, log, executor, registry, flag)
+    assert not RunStore(store).get_failures(RunStore(store).get_sweep(sid)["keys"])
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_fail_fast_stops_at_the_first_failure_keeping_what_finished(tmp_path, executor, registry):
+    store, log, flag = tmp_path / "runs.sqlite", tmp_path / "computed.log", tmp_path / "fail.flag"
+    flag.write_text("x")
+    code, out, err = _cli(store, *_cmd(executor, log, flag, "-x")[3:])
+    assert code == 1, err
+    assert "--fail-fast" in err
+    stored = _stored_xs(store)
+    assert 7.0 not in stored and set(_logged(log)) == stored  # stopped at x=3: whatever finished is stored
+    flag.unlink()
+    _rerun_and_compare(tmp_path, store, log, executor, registry, flag)
