@@ -28,8 +28,7 @@ from toolkit.store import RunStore, run_key, sweep_id
 TOOLKIT_VERSION = "0.1.0"
 
 
-class SweepInterrupted(ToolkitError, KeyboardInterrupt):
-    """Ctrl-C during a sweep: what finished is stored; rerunning the sweep resumes it."""
+from toolkit.errors import SweepInterrupted  # noqa: E402  (defined there so the CLI can catch it cheaply)
 
 
 # -- results -----------------------------------------------------------------------------------------
@@ -212,7 +211,7 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
         prov = _provenance(sim, version, wall, device, "serial")
         st.put(key, sim.name, values, seed, version, records, summary, prov)
         result = RunResult(sim.name, values, seed, key, records, summary, prov, False)
-    if check:
+    if check and sim.bounds:  # (result.table imports pandas: not for a simulation without bounds)
         result.checks = _attach_checks(sim, registry, result.table)
     registry.manager.hook.toolkit_run_finished(result=result)
     return result
