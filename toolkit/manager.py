@@ -7,10 +7,11 @@ plugins named in ``disable`` (CLI ``-p no:NAME``) or ``TOOLKIT_DISABLE_PLUGINS``
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import traceback
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -48,10 +49,15 @@ def direct_plugin_name(plugin: Any) -> str:
     return name.removeprefix("toolkit_") or name
 
 
+@functools.lru_cache(maxsize=1)
+def _packages_distributions() -> Mapping[str, list[str]]:
+    return importlib.metadata.packages_distributions()  # reads every installed distribution: once
+
+
 def _installed_distribution(plugin: Any) -> tuple[str, str]:
     """(name, version) of the installed distribution that holds ``plugin``'s module, or ("", "")."""
     top = (getattr(plugin, "__name__", "") or "").split(".", 1)[0]
-    names = importlib.metadata.packages_distributions().get(top, []) if top else []
+    names = _packages_distributions().get(top, []) if top else []
     if len(names) != 1:
         return "", ""
     return names[0], importlib.metadata.version(names[0])

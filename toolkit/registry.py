@@ -121,13 +121,18 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
             if not group.built and (plugin is None or group.plugin == plugin):
                 self._build(group)
 
+    def _find_unlisted(self, name: str) -> bool:
+        """A name its plugin's list may hold though its Deferred names forgot it: build that plugin's groups."""
+        plugin = name.split(".", 1)[0]
+        if not any(g.plugin == plugin and not g.built for g in self._groups):
+            return False
+        self._build_pending(plugin)
+        return name in self._specs
+
     def __getitem__(self, name: str) -> SpecT:
         entry = self._specs.get(name)
         if entry is None:
-            # a name its plugin's list holds but its catalogue forgot: build that plugin's groups
-            plugin = name.split(".", 1)[0]
-            if any(g.plugin == plugin and not g.built for g in self._groups):
-                self._build_pending(plugin)
+            if self._find_unlisted(name):
                 return self[name]
             raise KeyError(name)
         if isinstance(entry, _Group):
@@ -145,7 +150,7 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
         return len(self._specs)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._specs
+        return name in self._specs or (isinstance(name, str) and self._find_unlisted(name))
 
     def values(self) -> list[SpecT]:  # type: ignore[override]
         self._build_pending()

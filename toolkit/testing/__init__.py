@@ -20,7 +20,9 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
   contains ``time`` or ends in ``_s``, are left out of the comparison: name timings that way);
 * ``store_roundtrip``: a result written to the run store reads back equal and is served from it;
 * ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
-* ``bound_expression``: a bound's expression evaluates to a finite number.
+* ``bound_expression``: a bound's expression evaluates to a finite number;
+* ``catalogue`` (one per plugin): what its ``Deferred`` groups list (names, descriptions) is what
+  they build.
 """
 
 from __future__ import annotations
@@ -149,6 +151,12 @@ def check_bound_expression(bound: Bound) -> None:
         assert math.isfinite(number) or math.isinf(number), f"{bound.name}: expression is not a number at {row}"
 
 
+def check_catalogue(registry: Registry, plugin: str) -> None:
+    """The names and descriptions a plugin's ``Deferred`` groups list are those of the specs they build."""
+    problems = registry.catalogue_mismatches(plugin)
+    assert not problems, "\n".join(problems)
+
+
 def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[PluginCheck]:
     """Every check for every simulation and bound registered by ``plugin`` (pytest parameters)."""
     registry = registry or Registry.from_manager()
@@ -156,7 +164,7 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
     if not any(owned.values()):
         known = ", ".join(sorted(registry.plugins())) or "none"
         raise LookupError(f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?")
-    checks: list[PluginCheck] = []
+    checks: list[PluginCheck] = [PluginCheck(f"{plugin}:catalogue", lambda: check_catalogue(registry, plugin))]
     for sim in owned["simulations"]:
         checks += [
             PluginCheck(f"{sim.name}:defaults", lambda s=sim: check_defaults(s)),
@@ -183,4 +191,4 @@ def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple
     return failures
 
 
-__all__ = ["PluginCheck", "check_plugin", "plugin_checks", "wall_clock_columns"]
+__all__ = ["PluginCheck", "check_catalogue", "check_plugin", "plugin_checks", "wall_clock_columns"]
