@@ -150,7 +150,8 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
         return len(self._specs)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._specs or (isinstance(name, str) and self._find_unlisted(name))
+        # the listed names only: `in` must stay free (``find_all`` asks every kind's table)
+        return name in self._specs
 
     def values(self) -> list[SpecT]:  # type: ignore[override]
         self._build_pending()
@@ -307,6 +308,10 @@ class Registry:
     def summaries(self) -> list[SpecSummary]:
         """Name, description and provider of every registered spec, of every kind, building nothing."""
         return [s for _, table in self._tables() for s in table.summaries()]
+
+    def defers(self, plugin: str) -> bool:
+        """Whether ``plugin`` registered any :class:`~toolkit.specs.Deferred` group."""
+        return any(g.plugin == plugin for _, table in self._tables() for g in table._groups)
 
     def catalogue_mismatches(self, plugin: str) -> list[str]:
         """Where ``plugin``'s :class:`~toolkit.specs.Deferred` names differ from what they build (harness)."""

@@ -21,7 +21,7 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``store_roundtrip``: a result written to the run store reads back equal and is served from it;
 * ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
 * ``bound_expression``: a bound's expression evaluates to a finite number;
-* ``catalogue`` (one per plugin): what its ``Deferred`` groups list (names, descriptions) is what
+* ``catalogue`` (one per plugin that defers): what its ``Deferred`` groups list (names, descriptions) is what
   they build.
 """
 
@@ -164,7 +164,7 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
     if not any(owned.values()):
         known = ", ".join(sorted(registry.plugins())) or "none"
         raise LookupError(f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?")
-    checks: list[PluginCheck] = [PluginCheck(f"{plugin}:catalogue", lambda: check_catalogue(registry, plugin))]
+    checks: list[PluginCheck] = []
     for sim in owned["simulations"]:
         checks += [
             PluginCheck(f"{sim.name}:defaults", lambda s=sim: check_defaults(s)),
@@ -177,6 +177,8 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
             checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
         if bound.expression is not None:
             checks.append(PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b)))
+    if registry.defers(plugin):
+        checks.append(PluginCheck(f"{plugin}:catalogue", lambda: check_catalogue(registry, plugin)))
     return checks
 
 
