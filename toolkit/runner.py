@@ -19,16 +19,13 @@ from typing import Any
 
 from toolkit import backend
 from toolkit.config import Params, canonical_params, parse_seeds, validate_params
-from toolkit.errors import ParameterError, ToolkitError
+from toolkit.errors import ParameterError, SweepInterrupted  # SweepInterrupted lives there: the CLI catches it cheaply
 from toolkit.executors import open_executor
 from toolkit.registry import Registry
 from toolkit.specs import Simulation, SimulationOutput
 from toolkit.store import RunStore, run_key, sweep_id
 
 TOOLKIT_VERSION = "0.1.0"
-
-
-from toolkit.errors import SweepInterrupted  # noqa: E402  (defined there so the CLI can catch it cheaply)
 
 
 # -- results -----------------------------------------------------------------------------------------
