@@ -10,11 +10,19 @@ fi
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "torch==2.13.0"
-# the core with its extras, then every first-party plugin distribution under plugins/ (editable)
-plugin_args=()
-for d in plugins/*/; do
-    [ -f "$d/pyproject.toml" ] && plugin_args+=(-e "$d")
-done
+# the core with its extras, then every first-party plugin distribution under plugins/ (editable), each
+# with all its extras (gd_perceptron[torch], sbayfdnn[test] ...)
+mapfile -t plugin_args < <(python - <<'PY'
+import pathlib, re
+for d in sorted(pathlib.Path("plugins").iterdir()):
+    if (d / "pyproject.toml").is_file():
+        # the keys of [project.optional-dependencies] (no tomllib before Python 3.11)
+        table = re.search(r"^\[project\.optional-dependencies\]\n(.*?)(?=^\[|\Z)",
+                          (d / "pyproject.toml").read_text(), re.S | re.M)
+        extras = re.findall(r"^([A-Za-z][\w-]*)\s*=", table.group(1), re.M) if table else []
+        print("-e"); print(f"./{d}" + (f"[{','.join(sorted(extras))}]" if extras else ""))
+PY
+)
 python -m pip install --quiet -e ".[all]" "${plugin_args[@]}"
 python - <<'PY'
 import torch, toolkit

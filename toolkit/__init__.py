@@ -1,6 +1,7 @@
 """theory-toolkit core: a pluggy host for seeded, cached, sweepable simulations and sympy-checked bounds.
 
-Public API (imported lazily, so ``import toolkit`` stays light)::
+Public API (imported lazily, so ``import toolkit`` stays light): the names in ``__all__``, and those in
+the ``__all__`` of each module of :data:`PUBLIC_MODULES`::
 
     import toolkit
     result = toolkit.run("gd_perceptron.scaling", {"d": 64}, seed=0)
@@ -36,7 +37,12 @@ _LAZY = {
     "Bound": "toolkit.specs",
     "Dataset": "toolkit.specs",
     "DataSource": "toolkit.specs",
+    "Deferred": "toolkit.specs",
+    "defer": "toolkit.specs",
+    "require": "toolkit.dependencies",
     "DatasetMissingError": "toolkit.errors",
+    "MissingDependencyError": "toolkit.errors",
+    "ParameterError": "toolkit.errors",
     "Experiment": "toolkit.specs",
     "ExperimentOutcome": "toolkit.specs",
     "Comparison": "toolkit.specs",
@@ -49,7 +55,27 @@ _LAZY = {
     "check_table": "toolkit.checks",
 }
 
-__all__ = ["__version__", "hookimpl", *_LAZY]
+PUBLIC_MODULES: tuple[str, ...] = (
+    "toolkit.backend",
+    "toolkit.config",
+    "toolkit.dependencies",
+    "toolkit.errors",
+    "toolkit.executors",
+    "toolkit.hookspecs",
+    "toolkit.proving",
+    "toolkit.settings",
+    "toolkit.specs",
+    "toolkit.symbolic",
+    "toolkit.testing",
+)
+"""The submodules that are public API besides ``toolkit.__all__``: the names in each one's ``__all__``.
+
+Everything else of the core (``toolkit.registry``, ``runner``, ``store``, ``cli``... and any name
+outside an ``__all__``) may change without notice; first-party plugins use only the public surface,
+and a test checks that they do.
+"""
+
+__all__ = ["__version__", "PUBLIC_MODULES", "hookimpl", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -90,3 +90,7 @@ def device_description() -> str:
             return f"cuda:{torch.cuda.get_device_name(0)}"
         return f"cpu(torch threads={torch.get_num_threads()})"
     return "cpu"
+
+
+__all__ = ["DEVICES", "device_description", "resolve_device", "seed_everything", "set_threads", "torch_available",
+           "torch_device"]

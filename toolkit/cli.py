@@ -17,6 +17,8 @@ import click
 from toolkit.errors import ToolkitError, UserError
 
 _ROWS_SHOWN = 20
+_INSTALL_PLUGINS = ("Plugins are distributions of their own: install one with `pip install theory-toolkit-langgen` "
+                    "(from a checkout: `pip install ./plugins/langgen`); `toolkit plugins` lists what is found.")
 
 
 class _State:
@@ -71,7 +73,9 @@ class ToolkitGroup(click.Group):
         return holder
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self._plugin_commands(ctx).commands))
+        # the built-in commands only: listing the plugins' would load every plugin for `--help`;
+        # `toolkit plugins --commands` lists those (and `toolkit NAME` runs one)
+        return sorted(super().list_commands(ctx))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         cmd = super().get_command(ctx, name)
@@ -80,7 +84,8 @@ class ToolkitGroup(click.Group):
         return self._plugin_commands(ctx).commands.get(name)
 
 
-@click.group(cls=ToolkitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=ToolkitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="Commands added by plugins are not listed here: see `toolkit plugins --commands`.")
 @click.option("-p", "plugin_opts", multiple=True, metavar="no:NAME",
               help="Disable plugin NAME (repeatable); TOOLKIT_DISABLE_PLUGINS=a,b does the same.")
 @click.option("--disable", multiple=True, metavar="NAME", help="Disable plugin NAME (repeatable).")
@@ -101,6 +106,24 @@ def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
         click.echo(df.head(rows).to_string(index=False))
     if len(df) > rows:
         click.echo(f"... {len(df) - rows} more rows (use --out FILE to save all)")
+
+
+def _cell_text(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _echo_rows(rows: list[dict[str, Any]], limit: int | None = None) -> None:
+    """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`)."""
+    if not rows:
+        return
+    shown = rows if limit is None else rows[:limit]
+    columns = list(dict.fromkeys(c for row in shown for c in row))
+    cells = [[_cell_text(row.get(c, "")) for c in columns] for row in shown]
+    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
+    for line in [columns, *cells]:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip())
+    if len(rows) > len(shown):
+        click.echo(f"... {len(rows) - len(shown)} more rows (use --out FILE to save all)")
 
 
 def _save(df: Any, out: str | None) -> None:
@@ -128,19 +151,28 @@ def _format_summary(summary: dict[str, Any]) -> str:
 
 
 @cli.command("plugins")
-@click.pass_obj
-def plugins_cmd(state: _State) -> None:
+@click.option("--commands", "commands", is_flag=True, help="List the commands the plugins add instead.")
+@click.pass_context
+def plugins_cmd(ctx: click.Context, commands: bool) -> None:
     """List plugins found in the toolkit.plugins entry-point group."""
-    import pandas as pd
-
+    state: _State = ctx.obj
+    if commands:
+        added = ctx.parent.command._plugin_commands(ctx.parent).commands if ctx.parent else {}
+        for name, cmd in sorted(added.items()):
+            click.echo(f"  {name:24s} {cmd.get_short_help_str(80)}")
+        if not added:
+            click.echo("no plugin adds a command")
+        return
     infos = state.registry.manager.plugin_infos.values()
-    counts = {p: sum(len(v) for v in state.registry.by_plugin(p).values()) for p in state.registry.plugins()}
+    counts: dict[str, int] = {}
+    for summary in state.registry.summaries():  # builds nothing: no plugin module is imported
+        counts[summary.plugin] = counts.get(summary.plugin, 0) + 1
     rows = [{"plugin": i.name, "distribution": i.distribution, "version": i.version, "status": i.status,
              "registered": counts.get(i.name, 0), "module": i.module} for i in infos]
     if not rows:
-        click.echo("no plugins found in entry-point group toolkit.plugins")
+        click.echo("no plugins found in entry-point group toolkit.plugins. " + _INSTALL_PLUGINS)
         return
-    _echo_table(pd.DataFrame(rows), rows=1000)
+    _echo_rows(rows)
     for i in infos:
         if i.status == "failed":
             click.echo(f"\n{i.name} failed to import: {i.error}")
@@ -153,12 +185,16 @@ def plugins_cmd(state: _State) -> None:
 def list_cmd(state: _State, kind: str | None) -> None:
     """List registered simulations, bounds, datasets and experiments."""
     reg = state.registry
-    for name, table in (("simulations", reg.simulations), ("bounds", reg.bounds),
-                        ("datasets", reg.datasets), ("experiments", reg.experiments)):
+    summaries = reg.summaries()  # names and descriptions only: no plugin module is imported
+    if not summaries and not kind:
+        click.echo("nothing registered: no plugin is installed (or all are disabled). " + _INSTALL_PLUGINS)
+        return
+    for name in ("simulations", "bounds", "datasets", "experiments"):
         if kind and kind != name:
             continue
-        click.echo(f"{name} ({len(table)}):")
-        for spec in table.values():
+        shown = [s for s in summaries if s.kind + "s" == name]
+        click.echo(f"{name} ({len(shown)}):")
+        for spec in shown:
             click.echo(f"  {spec.name:40s} {spec.description}")
 
 
@@ -182,12 +218,10 @@ def _show_spec(kind: str, spec: Any) -> None:
     click.echo(f"{spec.name}  ({kind}, plugin {spec.plugin})\n")
     params = getattr(spec, "params", None)
     if params is not None:
-        import pandas as pd
-
         rows = [{"parameter": p.name, "type": p.type, "default": p.default, "allowed": p.allowed,
                  "description": p.description} for p in describe_params(params)]
         click.echo("parameters:")
-        _echo_table(pd.DataFrame(rows), rows=1000)
+        _echo_rows(rows)
         click.echo("")
     if kind == "simulation":
         if spec.bounds:
@@ -243,14 +277,15 @@ def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: str, no_cac
     sim = state.registry.simulation(name)
     values = parse_assignments(params, model=sim.params)
     result = run(sim, values, seed=seed_value, cache=not no_cache, store=state.store_path(), registry=state.registry)
-    _echo_table(result.table)
+    _echo_rows(result.rows, limit=_ROWS_SHOWN)
     click.echo("summary: " + _format_summary(result.summary))
     if result.from_cache:
         click.echo(f"run {result.run_id}: served from the run store {state.store_path()} (use --no-cache to recompute)")
     else:
         click.echo(f"run {result.run_id}: computed in {result.provenance.get('wall_time', 0):.3g} s, stored in {state.store_path()}")
     _report_checks(result.checks)
-    _save(result.table, out)
+    if out:
+        _save(result.table, out)
 
 
 def _parse_one_seed(text: str) -> int:
@@ -497,7 +532,7 @@ def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tupl
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolkit`` console script."""
-    from toolkit.runner import SweepAborted, SweepInterrupted
+    from toolkit.errors import SweepAborted, SweepInterrupted  # not toolkit.runner: --help and list need no pydantic
 
     try:
         cli.main(args=argv, prog_name="toolkit", standalone_mode=False)

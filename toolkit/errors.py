@@ -46,8 +46,45 @@ class ParameterError(UserError, ValueError):
     """A parameter with a wrong name, type or value; the message names the parameter."""
 
 
+class SweepInterrupted(ToolkitError, KeyboardInterrupt):
+    """Ctrl-C during a sweep: what finished is stored; rerunning the sweep resumes it."""
+
+
+class SweepAborted(ToolkitError):
+    """The executor broke during a sweep (a worker killed, out of memory): what finished is stored."""
+
+
 class DuplicateNameError(ToolkitError):
     """Two plugins registered the same name."""
+
+
+class MissingDependencyError(UserError, ImportError):
+    """An optional package that the path asked for needs is not installed; the message says how to get it.
+
+    :param module: the import name that is missing (``torch``).
+    :param install: the command that installs it (``pip install 'theory-toolkit-gd-perceptron[torch]'``).
+    :param needed_for: what needs it, in the user's words (``backend='torch'``).
+    """
+
+    def __init__(self, module: str, *, install: str, needed_for: str = ""):
+        self.module, self.install = module, install
+        what = f"{needed_for} needs" if needed_for else "this needs"
+        super().__init__(f"{what} the package {module!r}, which is not installed. Install it with: {install}",
+                         name=module)
+
+
+class PluginBuildError(UserError):
+    """A plugin's deferred specs could not be built (its module failed to import, or lacks a name it listed)."""
+
+    def __init__(self, plugin: str, distribution: str, target: str, cause: BaseException):
+        self.plugin, self.target, self.cause = plugin, target, cause
+        msg = f"plugin {plugin!r} could not build {target}: {type(cause).__name__}: {cause}."
+        missing = getattr(cause, "name", None) if isinstance(cause, ModuleNotFoundError) else None
+        if missing and not isinstance(cause, MissingDependencyError):
+            dist = distribution if distribution and not distribution.startswith("(") else plugin
+            msg += (f" The package {missing!r} is missing: reinstall the plugin with its dependencies "
+                    f"(pip install {dist}) or disable it (-p no:{plugin}).")
+        super().__init__(msg)
 
 
 class StoreError(UserError):
@@ -75,3 +112,7 @@ class DatasetMissingError(UserError, FileNotFoundError):
     def __init__(self, message: str, *, dataset: str = ""):
         self.dataset = dataset
         super().__init__(message)
+
+
+__all__ = ["DatasetMissingError", "DuplicateNameError", "SweepAborted", "MissingDependencyError", "ParameterError", "PluginBuildError",
+           "PluginLoadWarning", "SpotCheckDisagreement", "StoreError", "SweepInterrupted", "ToolkitError", "UnknownNameError", "UserError"]

@@ -219,3 +219,6 @@ def open_executor(kind: str | cf.Executor | Any = "serial", *, max_workers: int 
     if kind == "dask":
         return DaskExecutor(address, max_workers)
     raise ParameterError(f"executor must be one of {', '.join(EXECUTORS)} or an Executor object, got {kind!r}")
+
+
+__all__ = ["EXECUTORS", "open_executor"]

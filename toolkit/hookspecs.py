@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.manager import ToolkitPluginManager
     from toolkit.runner import RunResult
     from toolkit.settings import Settings
-    from toolkit.specs import Bound, Dataset, Experiment, Simulation
+    from toolkit.specs import Bound, Dataset, Deferred, Experiment, Simulation
 
 hookspec = pluggy.HookspecMarker("toolkit")
 
@@ -63,52 +63,69 @@ def toolkit_configure(settings: Settings) -> None:
 
 
 @hookspec
-def toolkit_register_simulations() -> Sequence[Simulation]:
-    """Return the simulations this plugin provides.
+def toolkit_register_simulations() -> Sequence[Simulation | Deferred]:
+    """Return the simulations this plugin provides: specs, :class:`~toolkit.specs.Deferred` groups, or both.
 
     Called when a registry is built (``toolkit list``, ``run``, ``sweep`` ...). Names must be
     namespaced by plugin (``myplugin.scaling``); a name registered twice is an error naming both
-    providers.
+    providers. Keep it cheap: a ``Deferred`` names the list (``"module:ATTRIBUTE"``) and describes
+    its entries, and the module (with its numpy, torch ...) is imported only when one is used.
 
     Example::
 
+        toolkit_register_simulations = toolkit.defer("myplugin.simulation:SIMULATIONS", {
+            "myplugin.scaling": "iterations to separation vs d",
+        })
+
+        # the same, written out:
         @toolkit.hookimpl
         def toolkit_register_simulations():
-            from myplugin.simulation import scaling   # heavy imports stay inside the hook
-            return [Simulation(name="myplugin.scaling", func=scaling, params=ScalingParams,
-                               description="iterations to separation vs d")]
+            return [toolkit.Deferred("myplugin.simulation:SIMULATIONS",
+                                     {"myplugin.scaling": "iterations to separation vs d"})]
     """
 
 
 @hookspec
-def toolkit_register_bounds() -> Sequence[Bound]:
+def toolkit_register_bounds() -> Sequence[Bound | Deferred]:
     """Return the bounds and symbolic claims this plugin provides (``toolkit prove`` / ``check``).
+
+    As for simulations: specs or :class:`~toolkit.specs.Deferred` groups; sympy stays unimported
+    until a bound is used.
 
     Example::
 
+        toolkit_register_bounds = toolkit.defer("myplugin.bounds:BOUNDS", {
+            "myplugin.novikoff": "batch perceptron iterations <= n R^2 / mu^2",
+        })
+
+        # myplugin/bounds.py, imported on first use:
+        n, R, mu = sympy.symbols("n R mu", positive=True)
+        BOUNDS = [Bound(name="myplugin.novikoff", description="batch perceptron iterations <= n R^2 / mu^2",
+                        expression=n * R**2 / mu**2, metric="iterations", sense="upper")]
+
+        # or, with the spec itself (fine when building it is cheap):
         @toolkit.hookimpl
         def toolkit_register_bounds():
-            n, R, mu = sympy.symbols("n R mu", positive=True)
-            return [Bound(name="myplugin.novikoff", description="batch perceptron iterations",
-                          expression=n * R**2 / mu**2, metric="iterations", sense="upper")]
+            return [Bound(name="myplugin.trivial", description="iterations >= 0",
+                          expression=0, metric="iterations", sense="lower")]
     """
 
 
 @hookspec
-def toolkit_register_datasets() -> Sequence[Dataset]:
+def toolkit_register_datasets() -> Sequence[Dataset | Deferred]:
     """Return the datasets (loaders and synthetic generators) this plugin provides.
 
     Example::
 
         @toolkit.hookimpl
         def toolkit_register_datasets():
-            return [Dataset(name="myplugin.planted", loader=make_planted,
-                            description="separable data with a planted margin")]
+            return [toolkit.Deferred("myplugin.data:DATASETS",
+                                     {"myplugin.planted": "separable data with a planted margin"})]
     """
 
 
 @hookspec
-def toolkit_register_experiments() -> Sequence[Experiment]:
+def toolkit_register_experiments() -> Sequence[Experiment | Deferred]:
     """Return the headline experiments of this plugin, run by ``toolkit reproduce``.
 
     Each experiment has a quick setting (seconds, default data, CPU) and a full one.
@@ -117,7 +134,7 @@ def toolkit_register_experiments() -> Sequence[Experiment]:
 
         @toolkit.hookimpl
         def toolkit_register_experiments():
-            return [Experiment(name="myplugin.table1", description="Table 1", run=run_table1)]
+            return [toolkit.Deferred("myplugin.experiments:EXPERIMENTS", {"myplugin.table1": "Table 1"})]
     """
 
 

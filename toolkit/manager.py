@@ -7,10 +7,11 @@ plugins named in ``disable`` (CLI ``-p no:NAME``) or ``TOOLKIT_DISABLE_PLUGINS``
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import traceback
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -48,6 +49,20 @@ def direct_plugin_name(plugin: Any) -> str:
     return name.removeprefix("toolkit_") or name
 
 
+@functools.lru_cache(maxsize=1)
+def _packages_distributions() -> Mapping[str, list[str]]:
+    return importlib.metadata.packages_distributions()  # reads every installed distribution: once
+
+
+def _installed_distribution(plugin: Any) -> tuple[str, str]:
+    """(name, version) of the installed distribution that holds ``plugin``'s module, or ("", "")."""
+    top = (getattr(plugin, "__name__", "") or "").split(".", 1)[0]
+    names = _packages_distributions().get(top, []) if top else []
+    if len(names) != 1:
+        return "", ""
+    return names[0], importlib.metadata.version(names[0])
+
+
 class ToolkitPluginManager(pluggy.PluginManager):
     """A pluggy manager that remembers where each plugin came from and which ones failed."""
 
@@ -58,9 +73,16 @@ class ToolkitPluginManager(pluggy.PluginManager):
         self.plugin_infos: dict[str, PluginInfo] = {}
 
     def register_plugin(self, plugin: Any, name: str, *, distribution: str = "", version: str = "") -> None:
-        """Register ``plugin`` (usually a module) under ``name``, recording its provenance."""
+        """Register ``plugin`` (usually a module) under ``name``, recording its provenance.
+
+        Without ``distribution``/``version`` (a plugin registered directly), the version is the
+        plugin's ``__version__``, else that of the installed distribution holding its module, else "0".
+        """
         self.register(plugin, name=name)
-        version = version or str(getattr(plugin, "__version__", "") or "")
+        if not version:
+            version = str(getattr(plugin, "__version__", "") or "")
+            if not version and not distribution:
+                distribution, version = _installed_distribution(plugin)
         self.plugin_infos[name] = PluginInfo(
             name, distribution or "(registered directly)", version or "0", getattr(plugin, "__name__", repr(plugin)), "loaded"
         )
@@ -94,7 +116,8 @@ class ToolkitPluginManager(pluggy.PluginManager):
                     stacklevel=2,
                 )
                 continue
-            version = str(getattr(plugin, "__version__", "") or dist_version)
+            # the distribution's version keys the run store: bumping it recomputes this plugin's points only
+            version = dist_version if dist is not None else str(getattr(plugin, "__version__", "") or "0")
             self.register_plugin(plugin, ep.name, distribution=dist_name, version=version)
 
     def failed_plugins(self) -> list[PluginInfo]:

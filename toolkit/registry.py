@@ -1,10 +1,15 @@
-"""Collects what plugins register into name -> spec maps.
+"""Collects what plugins register into name -> spec maps, building deferred specs on first use.
 
 Each hook implementation is called on its own so that every spec is stamped with its provider; a
 name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both. A
 plugin whose register hook raises is reported (:class:`~toolkit.errors.PluginLoadWarning`) and
 skipped as a whole, like a plugin that fails to import. One plugin may use a name for different
 kinds (a dataset and the simulation on it): ``find_all`` returns every kind that has the name.
+
+A hook may return :class:`~toolkit.specs.Deferred` groups instead of specs: their names and
+descriptions are known at once (``toolkit list`` needs nothing else), and the group's module is
+imported the first time one of its specs is looked up. Each :class:`SpecTable` is a read-only
+mapping whose lookups (``table[name]``, ``values()``, ``items()``) always give built specs.
 """
 
 from __future__ import annotations
@@ -14,16 +19,16 @@ import importlib
 import traceback
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import ModuleType
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from toolkit.errors import DuplicateNameError, PluginLoadWarning, UnknownNameError
+from toolkit.errors import DuplicateNameError, PluginBuildError, PluginLoadWarning, UnknownNameError
 from toolkit.manager import PluginInfo, ToolkitPluginManager, get_plugin_manager
-from toolkit.specs import Bound, Dataset, Experiment, Simulation
+from toolkit.specs import Bound, Dataset, Deferred, Experiment, Simulation
 
 SpecT = TypeVar("SpecT", Simulation, Bound, Dataset, Experiment)
 
@@ -35,11 +40,170 @@ KINDS: dict[str, tuple[str, type]] = {
 }
 
 
-def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dict[str, Any]:
-    """Name -> spec of one kind; a provider whose hook raises goes into ``broken`` (name -> error)."""
+@dataclass(frozen=True)
+class SpecSummary:
+    """What ``toolkit list`` shows of a spec, known without building it."""
+
+    kind: str
+    name: str
+    description: str
+    plugin: str
+    built: bool
+
+
+@dataclass
+class _Group:
+    """One plugin's deferred group of one kind, until it is built."""
+
+    plugin: str
+    deferred: Deferred
+    distribution: str = ""
+    built: bool = False
+    held: dict[str, str] = field(default_factory=dict)  # name -> description of what it built
+
+
+class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
+    """Name -> spec of one kind; deferred specs are built (their module imported) on first lookup.
+
+    ``len``, ``in`` and iterating over names cost nothing; :meth:`summaries` gives names,
+    descriptions and providers without building anything.
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._specs: dict[str, Any] = {}  # name -> spec, or the _Group that will build it
+        self._descriptions: dict[str, str] = {}
+        self._groups: list[_Group] = []
+
+    # -- filling (the registry) --------------------------------------------------------------------
+
+    def _check_free(self, name: str, provider: str) -> None:
+        if name in self._specs:
+            raise DuplicateNameError(
+                f"{self.kind} name {name!r} is registered by two plugins: {self.provider(name)!r} and "
+                f"{provider!r}. Rename one, or disable one with `-p no:NAME` / TOOLKIT_DISABLE_PLUGINS."
+            )
+
+    def _add_spec(self, spec: Any) -> None:
+        self._check_free(spec.name, spec.plugin)
+        self._specs[spec.name] = spec
+        self._descriptions[spec.name] = spec.description
+
+    def _add_group(self, group: _Group) -> None:
+        for name, description in group.deferred.names.items():
+            self._check_free(name, group.plugin)
+            self._specs[name] = group
+            self._descriptions[name] = description
+        self._groups.append(group)
+
+    def _drop_plugin(self, plugin: str) -> None:
+        for name in [n for n in self._specs if self.provider(n) == plugin]:
+            del self._specs[name], self._descriptions[name]
+        self._groups = [g for g in self._groups if g.plugin != plugin]
+
+    # -- building --------------------------------------------------------------------------------
+
+    def _build(self, group: _Group) -> None:
+        if group.built:
+            return
+        hook_name, spec_type = KINDS[self.kind]
+        try:
+            specs = group.deferred.build()
+        except Exception as exc:
+            raise PluginBuildError(group.plugin, group.distribution, group.deferred.target, exc) from exc
+        group.built = True
+        for name in [n for n, v in self._specs.items() if v is group]:
+            del self._specs[name]  # names the group lists but does not hold are unknown from now on
+        for spec in specs:
+            if not isinstance(spec, spec_type):
+                raise TypeError(f"plugin {group.plugin!r}: {group.deferred.target} must hold {spec_type.__name__} "
+                                f"objects, got {type(spec).__name__}")
+            self._add_spec(dataclasses.replace(spec, plugin=group.plugin))
+            group.held[spec.name] = spec.description
+
+    def _build_pending(self, plugin: str | None = None) -> None:
+        for group in list(self._groups):
+            if not group.built and (plugin is None or group.plugin == plugin):
+                self._build(group)
+
+    def _find_unlisted(self, name: str) -> bool:
+        """A name its plugin's list may hold though its Deferred names forgot it: build that plugin's groups."""
+        plugin = name.split(".", 1)[0]
+        if not any(g.plugin == plugin and not g.built for g in self._groups):
+            return False
+        self._build_pending(plugin)
+        return name in self._specs
+
+    def __getitem__(self, name: str) -> SpecT:
+        entry = self._specs.get(name)
+        if entry is None:
+            if self._find_unlisted(name):
+                return self[name]
+            raise KeyError(name)
+        if isinstance(entry, _Group):
+            self._build(entry)
+            if name not in self._specs:
+                raise PluginBuildError(entry.plugin, entry.distribution, entry.deferred.target,
+                                       LookupError(f"it lists {self.kind} {name!r} but does not hold it"))
+            return self._specs[name]
+        return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._specs))
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, name: object) -> bool:
+        # the listed names only: `in` must stay free (``find_all`` asks every kind's table)
+        return name in self._specs
+
+    def values(self) -> list[SpecT]:  # type: ignore[override]
+        self._build_pending()
+        return list(self._specs.values())
+
+    def items(self) -> list[tuple[str, SpecT]]:  # type: ignore[override]
+        self._build_pending()
+        return list(self._specs.items())
+
+    # -- cheap views -----------------------------------------------------------------------------
+
+    def provider(self, name: str) -> str:
+        entry = self._specs[name]
+        return entry.plugin
+
+    def summaries(self) -> list[SpecSummary]:
+        """Every spec's name, description and provider, building nothing."""
+        return [SpecSummary(self.kind, name, self._descriptions[name], entry.plugin, not isinstance(entry, _Group))
+                for name, entry in self._specs.items()]
+
+    def of_plugin(self, plugin: str) -> list[SpecT]:
+        """The specs ``plugin`` registered, built (only that plugin's modules are imported)."""
+        self._build_pending(plugin)
+        return [spec for spec in self._specs.values() if spec.plugin == plugin]
+
+    def catalogue_mismatches(self, plugin: str) -> list[str]:
+        """How ``plugin``'s deferred names and descriptions differ from the specs they build."""
+        problems = []
+        self._build_pending(plugin)
+        for group in [g for g in self._groups if g.plugin == plugin]:
+            listed, held = dict(group.deferred.names), group.held
+            if listed != held:
+                missing = sorted(set(listed) - set(held))
+                extra = sorted(set(held) - set(listed))
+                changed = sorted(n for n in set(listed) & set(held) if listed[n] != held[n])
+                literal = "{\n" + "".join(f"    {n!r}: {d!r},\n" for n, d in held.items()) + "}"
+                problems.append(f"Deferred({group.deferred.target!r}) in plugin {plugin!r} lists names that are not "
+                                f"held {missing}, misses {extra}, describes differently {changed}; its names "
+                                f"should read:\n{literal}")
+        return problems
+
+
+def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> SpecTable:
+    """The table of one kind; a provider whose hook raises goes into ``broken`` (name -> error)."""
     hook_name, spec_type = KINDS[kind]
     caller = getattr(pm.hook, hook_name)
-    out: dict[str, Any] = {}
+    table: SpecTable = SpecTable(kind)
     # pluggy calls the last-registered first; reverse so that the registration order is kept
     for impl in reversed(caller.get_hookimpls()):
         provider = impl.plugin_name
@@ -50,29 +214,25 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dic
         except Exception as exc:  # a broken plugin must not take the others down
             broken[provider] = f"{hook_name} raised " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
             continue
-        if isinstance(items, spec_type):
+        if isinstance(items, (spec_type, Deferred)):
             items = [items]
-        for spec in items:
-            if not isinstance(spec, spec_type):
-                raise TypeError(
-                    f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} objects, got {type(spec).__name__}"
-                )
-            spec = dataclasses.replace(spec, plugin=provider)
-            if spec.name in out:
-                raise DuplicateNameError(
-                    f"{kind} name {spec.name!r} is registered by two plugins: {out[spec.name].plugin!r} and "
-                    f"{provider!r}. Rename one, or disable one with `-p no:NAME` / TOOLKIT_DISABLE_PLUGINS."
-                )
-            out[spec.name] = spec
-    return out
+        info = pm.plugin_infos.get(provider)
+        for item in items:
+            if isinstance(item, Deferred):
+                table._add_group(_Group(provider, item, info.distribution if info else ""))
+            elif isinstance(item, spec_type):
+                table._add_spec(dataclasses.replace(item, plugin=provider))
+            else:
+                raise TypeError(f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} or Deferred "
+                                f"objects, got {type(item).__name__}")
+    return table
 
 
-def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, dict[str, Any]], broken: dict[str, str]) -> None:
+def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, SpecTable], broken: dict[str, str]) -> None:
     """Remove everything the broken plugins registered, mark them failed and warn once each."""
     for provider, error in broken.items():
         for table in tables.values():
-            for name in [n for n, spec in table.items() if spec.plugin == provider]:
-                del table[name]
+            table._drop_plugin(provider)
         info = pm.plugin_infos.get(provider)
         pm.plugin_infos[provider] = PluginInfo(provider, info.distribution if info else "?", info.version if info else "?",
                                                info.module if info else provider, "failed", error)
@@ -84,10 +244,10 @@ class Registry:
     """Everything the loaded plugins registered, by kind and name."""
 
     manager: ToolkitPluginManager
-    simulations: dict[str, Simulation] = field(default_factory=dict)
-    bounds: dict[str, Bound] = field(default_factory=dict)
-    datasets: dict[str, Dataset] = field(default_factory=dict)
-    experiments: dict[str, Experiment] = field(default_factory=dict)
+    simulations: SpecTable[Simulation] = field(default_factory=lambda: SpecTable("simulation"))
+    bounds: SpecTable[Bound] = field(default_factory=lambda: SpecTable("bound"))
+    datasets: SpecTable[Dataset] = field(default_factory=lambda: SpecTable("dataset"))
+    experiments: SpecTable[Experiment] = field(default_factory=lambda: SpecTable("experiment"))
 
     @classmethod
     def from_manager(cls, pm: ToolkitPluginManager | None = None) -> Registry:
@@ -98,7 +258,7 @@ class Registry:
         return cls(manager=pm, simulations=tables["simulation"], bounds=tables["bound"],
                    datasets=tables["dataset"], experiments=tables["experiment"])
 
-    def _get(self, table: dict[str, SpecT], kind: str, name: str) -> SpecT:
+    def _get(self, table: SpecTable[SpecT], kind: str, name: str) -> SpecT:
         try:
             return table[name]
         except KeyError:
@@ -116,7 +276,7 @@ class Registry:
     def experiment(self, name: str) -> Experiment:
         return self._get(self.experiments, "experiment", name)
 
-    def _tables(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+    def _tables(self) -> tuple[tuple[str, SpecTable[Any]], ...]:
         return (("simulation", self.simulations), ("bound", self.bounds),
                 ("dataset", self.datasets), ("experiment", self.experiments))
 
@@ -132,14 +292,15 @@ class Registry:
 
     def find(self, name: str, kind: str | None = None) -> tuple[str, Any]:
         """The one ``(kind, spec)`` named ``name``; pass ``kind`` when several kinds share the name."""
-        found = self.find_all(name)
+        if kind is not None and kind not in KINDS:
+            raise UnknownNameError("kind", kind, list(KINDS))
         if kind is not None:
-            if kind not in KINDS:
-                raise UnknownNameError("kind", kind, list(KINDS))
-            found = [(k, spec) for k, spec in found if k == kind]
-            if not found:
-                table = dict(self._tables())[kind]
+            table = dict(self._tables())[kind]
+            if name not in table:
+                self.find_all(name)  # the error lists close matches of every kind
                 raise UnknownNameError(kind, name, table)
+            return kind, self._get(table, kind, name)
+        found = self.find_all(name)
         if len(found) > 1:
             from toolkit.errors import ParameterError
 
@@ -148,11 +309,20 @@ class Registry:
         return found[0]
 
     def by_plugin(self, plugin: str) -> dict[str, list[Any]]:
-        return {
-            kind: [s for s in table.values() if s.plugin == plugin]
-            for kind, table in (("simulations", self.simulations), ("bounds", self.bounds),
-                                ("datasets", self.datasets), ("experiments", self.experiments))
-        }
+        """Everything ``plugin`` registered, built, by kind (imports only that plugin's modules)."""
+        return {kind + "s": table.of_plugin(plugin) for kind, table in self._tables()}
+
+    def summaries(self) -> list[SpecSummary]:
+        """Name, description and provider of every registered spec, of every kind, building nothing."""
+        return [s for _, table in self._tables() for s in table.summaries()]
+
+    def defers(self, plugin: str) -> bool:
+        """Whether ``plugin`` registered any :class:`~toolkit.specs.Deferred` group."""
+        return any(g.plugin == plugin for _, table in self._tables() for g in table._groups)
+
+    def catalogue_mismatches(self, plugin: str) -> list[str]:
+        """Where ``plugin``'s :class:`~toolkit.specs.Deferred` names differ from what they build (harness)."""
+        return [p for _, table in self._tables() for p in table.catalogue_mismatches(plugin)]
 
     def plugins(self) -> Iterable[str]:
         return self.manager.plugin_infos.keys()
@@ -213,3 +383,6 @@ def _rebuild_handle(token: str, direct: list, entry_points: bool, disabled: list
         _REBUILT.clear()  # one sweep at a time per worker
         _REBUILT[token] = Registry.from_manager(pm)
     return RegistryHandle(_REBUILT[token], token)
+
+
+__all__ = ["KINDS", "Registry", "SpecSummary", "SpecTable", "get_registry"]

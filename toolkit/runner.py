@@ -28,21 +28,13 @@ from typing import Any
 
 from toolkit import backend
 from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
-from toolkit.errors import ParameterError, StoreError, ToolkitError
+from toolkit.errors import ParameterError, StoreError, SweepAborted, SweepInterrupted, ToolkitError  # the CLI catches these cheaply
 from toolkit.executors import SerialExecutor, open_executor
 from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
 from toolkit.store import RunStore, run_key, sweep_id
 
 TOOLKIT_VERSION = "0.1.0"
-
-
-class SweepInterrupted(ToolkitError, KeyboardInterrupt):
-    """Ctrl-C during a sweep: what finished is stored; rerunning the sweep resumes it."""
-
-
-class SweepAborted(ToolkitError):
-    """The executor broke during a sweep (a worker killed, out of memory): what finished is stored."""
 
 
 class SweepFailed(ToolkitError):
@@ -364,7 +356,7 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
     finally:
         if st is not store:
             st.close()
-    if check:
+    if check and sim.bounds:  # (result.table imports pandas: not for a simulation without bounds)
         result.checks = _attach_checks(sim, registry, result.table)
     registry.manager.hook.toolkit_run_finished(result=result)
     return result

@@ -63,3 +63,6 @@ def get_settings() -> Settings:
 def data_path(*parts: str, settings: Settings | None = None) -> Path:
     """A path under the data root (``TOOLKIT_DATA_DIR``)."""
     return (settings or get_settings()).data_dir.joinpath(*parts)
+
+
+__all__ = ["Settings", "data_path", "get_settings"]

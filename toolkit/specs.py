@@ -5,6 +5,8 @@ The registry fills in ``plugin`` (the provider's name); plugins leave it empty.
 
 from __future__ import annotations
 
+import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -196,10 +198,67 @@ class Experiment:
     plugin: str = ""
 
 
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """Specs described now and built on first use: what a ``toolkit_register_*`` hook returns to
+    keep loading a plugin free of its heavy imports.
+
+    :param target: ``"package.module:ATTRIBUTE"``, the list of specs (``SIMULATIONS``) or a function
+        of no arguments returning one. It is imported the first time one of its specs is looked
+        up (``toolkit show``, ``run``, ``prove``...), never by ``toolkit list`` or ``--help``.
+    :param names: ``{name: description}`` of every spec the target holds, as ``toolkit list`` shows
+        them. The harness (:mod:`toolkit.testing`) checks that it matches the target exactly.
+    """
+
+    target: str
+    names: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.target, str) or not _TARGET.match(self.target):
+            raise ValueError(f"Deferred target must be 'package.module:ATTRIBUTE', got {self.target!r}")
+        if not isinstance(self.names, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in self.names.items()):
+            raise ValueError(f"Deferred({self.target!r}): names must map each spec name to its one-line description")
+
+    def build(self) -> list[Any]:
+        """Import the target and return its specs (a list)."""
+        module_name, attr = self.target.split(":")
+        value = getattr(importlib.import_module(module_name), attr)
+        if callable(value):
+            value = value()
+        return [value] if not isinstance(value, (list, tuple)) else list(value)
+
+
+def defer(target: str, names: Mapping[str, str]) -> Callable[[], list[Deferred]]:
+    """A ready-made ``toolkit_register_*`` hook implementation that returns ``Deferred(target, names)``.
+
+    Assign it to the hook's name in the plugin's ``__init__.py``::
+
+        toolkit_register_bounds = defer("toolkit_example.bounds:BOUNDS", {
+            "example.walk_range": "|S_t| <= t: a walk of t unit steps cannot go further than t",
+        })
+    """
+    from toolkit import hookimpl
+
+    deferred = Deferred(target, names)
+
+    def register() -> list[Deferred]:
+        return [deferred]
+
+    register.__doc__ = f"Registers {', '.join(deferred.names)} (built from {target} on first use)."
+    return hookimpl(register)
+
+
 __all__ = [
     "Bound",
     "Comparison",
     "Dataset",
+    "DataSource",
+    "Deferred",
+    "defer",
     "Experiment",
     "ExperimentOutcome",
     "PointCost",

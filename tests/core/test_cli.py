@@ -88,8 +88,9 @@ def test_check_reports_violations_with_exit_1(invoke, registry, store_path, monk
 
     res = toolkit.run("example.random_walk", {"n_steps": 50}, seed=0, store=store_path, registry=registry)
     import toolkit_example
+    from toolkit_example import bounds as example_bounds
 
-    tight = dataclasses.replace(toolkit_example.WALK_RANGE, name="example.walk_range", expression=toolkit_example.step / 100)
+    tight = dataclasses.replace(example_bounds.WALK_RANGE, name="example.walk_range", expression=example_bounds.step / 100)
     monkeypatch.setattr(toolkit_example, "toolkit_register_bounds", toolkit.hookimpl(lambda: [tight]))
     code, out, _ = invoke("check", res.run_id, "--against", "example.walk_range")
     assert code == 1 and "VIOLATED" in out

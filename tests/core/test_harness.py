@@ -61,9 +61,9 @@ def test_wrong_expected_verdict_fails_the_harness():
 
 
 def test_violated_bound_fails_the_quick_run(registry):
-    import toolkit_example
+    from toolkit_example import bounds as example_bounds
 
-    tight = dataclasses.replace(toolkit_example.WALK_RANGE, expression=toolkit_example.step / 1000)
+    tight = dataclasses.replace(example_bounds.WALK_RANGE, expression=example_bounds.step / 1000)
     sim = registry.simulation("example.random_walk")
     mod = _plugin(toolkit_register_simulations=lambda: [dataclasses.replace(sim, name="faulty.walk", plugin="")],
                   toolkit_register_bounds=lambda: [tight])

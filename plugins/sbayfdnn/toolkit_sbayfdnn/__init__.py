@@ -4,34 +4,34 @@ Zhu, Li, Ma, Wu, ICML 2026 (arXiv:2602.20651). Hook implementations only; the ma
 ``basis``, ``prior``, ``network``, ``estimator``, ``baselines`` and ``designs``.
 """
 
-from toolkit import hookimpl
+from __future__ import annotations
 
-__version__ = "0.1.0"
+from toolkit import defer
 
+toolkit_register_simulations = defer("toolkit_sbayfdnn.simulation:SIMULATIONS", {
+    "sbayfdnn.two_region": "sparse Bayesian functional network on the two-region design (link, SNR, n)",
+    "sbayfdnn.one_region": "sparse Bayesian functional network on the one-region design",
+    "sbayfdnn.null": "null design (beta = 0): number of basis functions selected from noise",
+    "sbayfdnn.compare": "sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
+    "sbayfdnn.ecg": "semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
+})
 
-@hookimpl
-def toolkit_register_simulations():
-    from toolkit_sbayfdnn.simulation import SIMULATIONS
+toolkit_register_bounds = defer("toolkit_sbayfdnn.bounds:BOUNDS", {
+    "sbayfdnn.pip_threshold": "every selected first-layer column has ||w_j||^2 above the closed-form threshold (q_j > 1/2)",
+    "sbayfdnn.pip_threshold_excluded": "every excluded first-layer column has ||w_j||^2 at or below the closed-form threshold (q_j <= 1/2)",
+    "sbayfdnn.approximation_rate": "approximation error of order H_n^(-2 alpha_1) + J_n^(-alpha_beta alpha_1), alpha_1 = min(alpha_g, 1); holds for a single-index truth g(integral X beta) with beta alpha_beta-smooth, g alpha_g-Hoelder, H_n, J_n -> infinity, AND the network's weight bound E_n growing fast enough (an audit found Thm 5.4 false without a lower bound on E_n); symbolic only",
+})
 
-    return SIMULATIONS
+toolkit_register_datasets = defer("toolkit_sbayfdnn.data:DATASETS", {
+    "sbayfdnn.synthetic": "functional regression with planted regions (the spec's designs)",
+    "sbayfdnn.elnino": "statsmodels El Nino SST curves (60 years x 12 months), next-year Jan-Mar mean as response",
+    "sbayfdnn.ecg": "neurokit2-simulated ECG beats on a common grid, response on the QRS window",
+})
 
-
-@hookimpl
-def toolkit_register_bounds():
-    from toolkit_sbayfdnn.bounds import BOUNDS
-
-    return BOUNDS
-
-
-@hookimpl
-def toolkit_register_datasets():
-    from toolkit_sbayfdnn.data import DATASETS
-
-    return DATASETS
-
-
-@hookimpl
-def toolkit_register_experiments():
-    from toolkit_sbayfdnn.experiments import EXPERIMENTS
-
-    return EXPERIMENTS
+toolkit_register_experiments = defer("toolkit_sbayfdnn.experiments:EXPERIMENTS", {
+    "sbayfdnn.pip_closed_form": "plug-in inclusion probability vs its closed-form threshold",
+    "sbayfdnn.laplace_toy": "Laplace log evidence vs brute-force integration (1-D toy)",
+    "sbayfdnn.two_region_gates": "two-region design, SNR 5: RMSE/oracle, region TPR/FPR/F1, coverage, vs FLM and dense net",
+    "sbayfdnn.null_design": "null design: basis functions selected from pure noise",
+    "sbayfdnn.real_data": "ECG (neurokit2, planted QRS region) and El Nino (statsmodels)",
+})
