@@ -6,6 +6,7 @@ message; Ctrl-C during a sweep exits with 130 after saying what was kept.
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -174,7 +175,8 @@ def _show_spec(kind: str, spec: Any) -> None:
         rows = [{"parameter": p.name, "type": p.type, "default": p.default, "allowed": p.allowed,
                  "description": p.description} for p in describe_params(params)]
         click.echo("parameters:")
-        _echo_table(pd.DataFrame(rows), rows=1000)
+        with pd.option_context("display.max_colwidth", None):  # the allowed values in full
+            _echo_table(pd.DataFrame(rows), rows=1000)
         click.echo("")
     if kind == "simulation":
         if spec.bounds:
@@ -372,6 +374,57 @@ def report_cmd(state: _State, ident: str, x: str | None, y: str | None, logx: bo
     click.echo(f"wrote {out}")
 
 
+# -- data ----------------------------------------------------------------------------------------------
+
+
+@cli.group("data")
+def data_group() -> None:
+    """Registered datasets: where each is expected, whether it is there; fetch them from their source."""
+
+
+@data_group.command("list")
+@click.pass_obj
+def data_list_cmd(state: _State) -> None:
+    """Every registered dataset: status (present / missing / generated), size, location, licence, source."""
+    import pandas as pd
+
+    from toolkit.data import status_table
+
+    settings = state.registry.manager.settings
+    origin = "from TOOLKIT_DATA_DIR" if os.environ.get("TOOLKIT_DATA_DIR") else "the default; set TOOLKIT_DATA_DIR to change it"
+    click.echo(f"data root: {settings.data_dir} ({origin})")
+    statuses = status_table(state.registry.datasets.values(), settings)
+    if not statuses:
+        click.echo("no datasets are registered")
+        return
+    with pd.option_context("display.max_colwidth", 80):
+        _echo_table(pd.DataFrame([s.row() for s in statuses]), rows=1000)
+    missing = [s.name for s in statuses if s.state == "missing"]
+    if missing:
+        click.echo(f"{len(missing)} missing; fetch with: " + "; ".join(f"toolkit data fetch {n}" for n in missing))
+
+
+@data_group.command("fetch")
+@click.argument("names", nargs=-1, required=True, metavar="NAME...")
+@click.option("--force", is_flag=True, help="Download again even when the dataset is present.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the server.")
+@click.pass_obj
+def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: float) -> None:
+    """Download datasets from their official source into the data root, verify the checksum, unpack.
+
+    Exit status 1 when a download fails (offline, server error, checksum mismatch): one line says why.
+    """
+    from toolkit.data import DataFetchError, fetch
+
+    datasets = [state.registry.dataset(n) for n in names]  # unknown names: exit 2 before any download
+    for ds in datasets:
+        try:
+            fetch(ds, state.registry.manager.settings, force=force, echo=click.echo, timeout=timeout)
+        except DataFetchError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+
 @cli.command("reproduce")
 @click.option("--quick", is_flag=True, help="The quick setting (seconds per experiment).")
 @click.option("--out", "out_dir", default="reproduction", show_default=True, type=click.Path(file_okay=False))
@@ -387,10 +440,13 @@ def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tupl
         raise UserError(f"--jobs must be >= 1, got {jobs}")
     path, reports = reproduce(state.registry, quick=quick, out_dir=out_dir, fmt=fmt, only=only, echo=click.echo,
                               jobs=jobs, disable=state.disable)
+    from toolkit.report import outcome_counts
+
     failed = [r.name for r in reports if r.failed]
-    click.echo(f"report: {path}")
     if failed:
         click.echo("FAILED: " + ", ".join(failed), err=True)
+    click.echo(f"report: {path}; {outcome_counts(reports)}")
+    if failed:
         sys.exit(1)
 
 

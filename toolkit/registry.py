@@ -1,7 +1,9 @@
 """Collects what plugins register into name -> spec maps.
 
 Each hook implementation is called on its own so that every spec is stamped with its provider; a
-name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both. A
+name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both.
+Names are namespaced by the plugin (``<plugin>.<what>``): a plugin registering a name outside its
+namespace is reported (naming the plugin and the name) and skipped like a broken one. A
 plugin whose register hook raises is reported (:class:`~toolkit.errors.PluginLoadWarning`) and
 skipped as a whole, like a plugin that fails to import. One plugin may use a name for different
 kinds (a dataset and the simulation on it): ``find_all`` returns every kind that has the name.
@@ -30,6 +32,16 @@ KINDS: dict[str, tuple[str, type]] = {
 }
 
 
+def namespace_problem(plugin: str, kind: str, name: Any) -> str:
+    """Why ``name`` may not be registered by ``plugin`` ('' when it may): names are ``<plugin>.<what>``."""
+    prefix = f"{plugin}."
+    if isinstance(name, str) and name.startswith(prefix) and len(name) > len(prefix):
+        return ""
+    tail = str(name).rsplit(".", 1)[-1] or "name"
+    return (f"plugin {plugin!r} registers the {kind} {name!r} outside its namespace: every name a plugin registers "
+            f"must start with {prefix!r} (e.g. {prefix + tail!r}), so that plugins cannot clash")
+
+
 def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dict[str, Any]:
     """Name -> spec of one kind; a provider whose hook raises goes into ``broken`` (name -> error)."""
     hook_name, spec_type = KINDS[kind]
@@ -52,6 +64,10 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dic
                 raise TypeError(
                     f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} objects, got {type(spec).__name__}"
                 )
+            problem = namespace_problem(provider, kind, spec.name)
+            if problem:
+                broken[provider] = problem
+                break
             spec = dataclasses.replace(spec, plugin=provider)
             if spec.name in out:
                 raise DuplicateNameError(

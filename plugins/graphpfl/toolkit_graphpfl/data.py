@@ -46,7 +46,8 @@ def load_tu(name: str, root: str | Path | None = None) -> GraphSet:
             f"TU dataset {name!r} not found: expected the raw files {', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)} "
             f"(and optionally {', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}) in {raw}; missing: {', '.join(missing)}. "
             "Set TOOLKIT_DATA_DIR to the folder that holds TUDataset/<NAME>/raw/ "
-            "(the raw files come from https://chrsmrrs.github.io/datasets/)."
+            "(the raw files come from https://chrsmrrs.github.io/datasets/).",
+            dataset=f"graphpfl.{name.lower()}" if name in KNOWN_TU else "",
         )
     return _load_tu_cached(name, str(raw))
 
