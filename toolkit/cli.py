@@ -385,7 +385,7 @@ def data_group() -> None:
 @data_group.command("list")
 @click.pass_obj
 def data_list_cmd(state: _State) -> None:
-    """Every registered dataset: status (present / missing / generated), size, location, licence, source."""
+    """Every registered dataset: status (present / missing / no source), size, location, licence, source."""
     import pandas as pd
 
     from toolkit.data import status_table

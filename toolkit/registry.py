@@ -69,6 +69,8 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> dic
                 broken[provider] = problem
                 break
             spec = dataclasses.replace(spec, plugin=provider)
+            if spec.name in out and out[spec.name].plugin == provider:
+                raise DuplicateNameError(f"{kind} name {spec.name!r} is registered twice by plugin {provider!r}")
             if spec.name in out:
                 raise DuplicateNameError(
                     f"{kind} name {spec.name!r} is registered by two plugins: {out[spec.name].plugin!r} and "

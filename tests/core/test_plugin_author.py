@@ -181,7 +181,7 @@ def test_the_harness_catches_a_broken_experiment():
     assert "cannot be called with one argument" in failures["bad.args:well_formed"]
     assert "no description" in failures["bad.nodoc:well_formed"]
     only_table = get_registry(plugins=[_module("bad", toolkit_register_experiments=lambda: exps[:1])], load_entrypoints=False)
-    assert [f for f, _ in check_plugin("bad", registry=only_table)] == ["bad.table:quick_run"]
+    assert [f for f, _ in check_plugin("bad", registry=only_table, experiments=True)] == ["bad.table:quick_run"]
 
 
 @pytest.mark.parametrize("plugin", FIRST_PARTY)
@@ -193,3 +193,30 @@ def test_first_party_experiments_are_well_formed(plugin):
     assert checks, f"{plugin} registers no headline experiment"
     for check in checks:
         check()
+
+
+CHEAPEST_FIRST_PARTY_EXPERIMENT = "sbayfdnn.pip_closed_form"  # 0.5 s in quick mode (the others take seconds to minutes)
+
+
+def test_the_cheapest_first_party_experiment_runs_in_the_harness():
+    from toolkit.testing import experiment_checks
+
+    reg = get_registry()
+    plugin = reg.experiment(CHEAPEST_FIRST_PARTY_EXPERIMENT).plugin
+    checks = [c for c in experiment_checks(plugin, registry=reg, quick=[CHEAPEST_FIRST_PARTY_EXPERIMENT])
+              if c.id.endswith(":quick_run")]
+    assert [c.id for c in checks] == [f"{CHEAPEST_FIRST_PARTY_EXPERIMENT}:quick_run"]
+    checks[0]()
+
+
+def _every_first_party_quick_run():
+    from toolkit.testing import experiment_checks
+
+    reg = get_registry()
+    return [c for p in FIRST_PARTY for c in experiment_checks(p, registry=reg) if c.id.endswith(":quick_run")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", _every_first_party_quick_run(), ids=str)
+def test_every_first_party_experiment_runs_in_quick_mode(check):
+    check()  # a missing dataset skips (tests/conftest.py), with the fetch command

@@ -19,8 +19,17 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``deterministic``: the same seed gives the same table (wall-clock columns, those whose name
   contains ``time`` or ends in ``_s``, are left out of the comparison: name timings that way);
 * ``store_roundtrip``: a result written to the run store reads back equal and is served from it;
-* ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
-* ``bound_expression``: a bound's expression evaluates to a finite number.
+* ``claims``: every claim of a bound (with the bound's ``domain``) gives its expected verdict and
+  agrees with its spot-check; a claim that is ``unknown (timed out)`` skips, it never fails;
+* ``bound_expression``: a bound's expression is a real number (or +-inf) inside the bound's domain;
+* ``well_formed`` (every headline experiment): it has a description and ``run(quick)`` takes one argument;
+* ``quick_run`` (the experiments chosen by ``experiments=``: none by default in ``plugin_checks``,
+  all by default in ``experiment_checks``): ``run(True)`` returns an ExperimentOutcome with a
+  non-empty table, valid comparisons and a plot that draws. Run the cheapest in the default tests
+  (``experiments=["myplugin.cheap"]``) and all of them under a slow mark.
+
+A check whose dataset is missing raises :class:`~toolkit.errors.DatasetMissingError`; with the hooks
+of :mod:`toolkit.testing.missing_data` in the ``conftest.py``, pytest skips it with the fetch command.
 """
 
 from __future__ import annotations
@@ -230,11 +239,13 @@ def experiment_checks(plugin: str, *, registry: Registry | None = None, quick: b
 
 
 def plugin_checks(plugin: str, *, registry: Registry | None = None,
-                  experiments: bool | Sequence[str] = True) -> list[PluginCheck]:
+                  experiments: bool | Sequence[str] = False) -> list[PluginCheck]:
     """Every check for every simulation, bound and headline experiment registered by ``plugin`` (pytest parameters).
 
-    :param experiments: which experiments also run in quick mode (see :func:`experiment_checks`);
-        every experiment gets its ``:well_formed`` check regardless.
+    :param experiments: which headline experiments also run in quick mode: False (the default:
+        quick runs of real experiments take seconds to minutes each, which a default test run
+        should not pay for every plugin), True for all, or a list of names (the cheapest ones).
+        Every experiment gets its ``:well_formed`` check regardless.
     """
     registry = registry or Registry.from_manager()
     owned = registry.by_plugin(plugin)
@@ -262,10 +273,11 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None,
     return checks
 
 
-def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple[str, str]]:
+def check_plugin(plugin: str, *, registry: Registry | None = None,
+                 experiments: bool | Sequence[str] = False) -> list[tuple[str, str]]:
     """Run every check of ``plugin``; returns ``[(check id, failure message), ...]`` (empty: all pass)."""
     failures = []
-    for check in plugin_checks(plugin, registry=registry):
+    for check in plugin_checks(plugin, registry=registry, experiments=experiments):
         try:
             check()
         except AssertionError as exc:
