@@ -194,7 +194,15 @@ def _show_spec(kind: str, spec: Any) -> None:
     elif kind == "dataset":
         import inspect
 
+        from toolkit.data import dataset_status, fetch_command
+
         click.echo(inspect.getdoc(spec.loader) or spec.description)
+        if spec.source is not None:
+            status = dataset_status(spec)
+            click.echo(f"\nsource: {spec.source.url} (licence: {spec.source.license or 'not stated'}; sha256: "
+                       f"{spec.source.sha256 or 'none published'})")
+            click.echo(f"location: {status.location} ({status.state})"
+                       + ("" if status.state == "present" else f"; get it with `{fetch_command(spec.name)}`"))
     else:
         import inspect
 

@@ -101,6 +101,10 @@ def test_list_then_fetch_then_list(data_site, data_root, serve, invoke):
     assert "CC0-1.0" in line and url in line and "200 B (download)" in line
     assert "toolkit data fetch datafix.walks" in out
 
+    code, out, _ = invoke("show", "datafix.walks")
+    assert code == 0 and f"source: {url} (licence: CC0-1.0 (test fixture)" in out
+    assert f"location: {data_root / 'datafix' / 'walks'} (missing); get it with `toolkit data fetch datafix.walks`" in out
+
     code, out, err = invoke("data", "fetch", "datafix.walks")
     assert code == 0, err
     assert "sha256 verified" in out and "fetched datafix.walks: 2 file(s)" in out
