@@ -59,7 +59,6 @@ def prove_bounds(registry: Registry, names: Sequence[str] | None = None, *, plug
     table.insert(table.columns.get_loc("verdict") + 1, "expected", expected)
     table.insert(table.columns.get_loc("expected") + 1, "as_expected",
                  [v.status == e and v.numeric.status != "disagree" for v, e in zip(verdicts, expected)])
-
     table["description"] = [claim.description for _, claim in claims]
     return table
 
