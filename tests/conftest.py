@@ -1,4 +1,8 @@
-"""Test-wide settings: one torch/BLAS thread, the shared data root, a throw-away run store."""
+"""Test-wide settings: one torch/BLAS thread, the shared data root, a throw-away run store.
+
+A test that needs a dataset absent from the data root is skipped with the command that fetches it
+(``toolkit.testing.missing_data``); ``TOOLKIT_REQUIRE_DATA=1`` (CI) makes it fail instead.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,12 @@ if "TOOLKIT_DATA_DIR" not in os.environ and _shared_data.is_dir():
     os.environ["TOOLKIT_DATA_DIR"] = str(_shared_data)
 
 import pytest  # noqa: E402
+
+from toolkit.testing.missing_data import (  # noqa: E402,F401  (hooks: missing data -> skip with the fetch command)
+    pytest_make_collect_report,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+)
 
 try:  # torch is optional for the core
     import torch

@@ -69,6 +69,9 @@ def _allowed(field: pydantic.fields.FieldInfo) -> str:
     if literals:
         return "one of " + ", ".join(repr(v) for v in literals)
     parts = []
+    items = _item_literal_values(annotation)
+    if items:  # list[Literal[...]] and friends: say what each element may be
+        parts.append("each one of " + ", ".join(repr(v) for v in items))
     for meta in field.metadata:
         for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
             value = getattr(meta, attr, None)
@@ -81,6 +84,23 @@ def _allowed(field: pydantic.fields.FieldInfo) -> str:
         if isinstance(meta, annotated_types.MaxLen):
             parts.append(f"length <= {meta.max_length}")
     return ", ".join(parts) if parts else "any " + _type_name(annotation)
+
+
+def _item_literal_values(annotation: Any) -> tuple[Any, ...]:
+    """The allowed values of the elements of a ``list``/``tuple``/``set`` of a ``Literal`` (else ())."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        out: tuple[Any, ...] = ()
+        for arg in typing.get_args(annotation):
+            out += _item_literal_values(arg)
+        return out
+    if origin in (list, tuple, set, frozenset, Sequence):
+        out = ()
+        for arg in typing.get_args(annotation):
+            if arg is not Ellipsis:
+                out += tuple(v for v in _literal_values(arg) if v not in out)
+        return out
+    return ()
 
 
 def _literal_values(annotation: Any) -> tuple[Any, ...]:

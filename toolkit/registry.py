@@ -1,7 +1,9 @@
 """Collects what plugins register into name -> spec maps, building deferred specs on first use.
 
 Each hook implementation is called on its own so that every spec is stamped with its provider; a
-name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both. A
+name registered by two plugins raises :class:`~toolkit.errors.DuplicateNameError` naming both.
+Names are namespaced by the plugin (``<plugin>.<what>``): a plugin registering a name outside its
+namespace is reported (naming the plugin and the name) and skipped like a broken one. A
 plugin whose register hook raises is reported (:class:`~toolkit.errors.PluginLoadWarning`) and
 skipped as a whole, like a plugin that fails to import. One plugin may use a name for different
 kinds (a dataset and the simulation on it): ``find_all`` returns every kind that has the name.
@@ -38,6 +40,16 @@ KINDS: dict[str, tuple[str, type]] = {
     "dataset": ("toolkit_register_datasets", Dataset),
     "experiment": ("toolkit_register_experiments", Experiment),
 }
+
+
+def namespace_problem(plugin: str, kind: str, name: Any) -> str:
+    """Why ``name`` may not be registered by ``plugin`` ('' when it may): names are ``<plugin>.<what>``."""
+    prefix = f"{plugin}."
+    if isinstance(name, str) and name.startswith(prefix) and len(name) > len(prefix):
+        return ""
+    tail = str(name).rsplit(".", 1)[-1] or "name"
+    return (f"plugin {plugin!r} registers the {kind} {name!r} outside its namespace: every name a plugin registers "
+            f"must start with {prefix!r} (e.g. {prefix + tail!r}), so that plugins cannot clash")
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,8 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
     # -- filling (the registry) --------------------------------------------------------------------
 
     def _check_free(self, name: str, provider: str) -> None:
+        if name in self._specs and self.provider(name) == provider:
+            raise DuplicateNameError(f"{self.kind} name {name!r} is registered twice by plugin {provider!r}")
         if name in self._specs:
             raise DuplicateNameError(
                 f"{self.kind} name {name!r} is registered by two plugins: {self.provider(name)!r} and "
@@ -217,6 +231,10 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> Spe
         if isinstance(items, (spec_type, Deferred)):
             items = [items]
         info = pm.plugin_infos.get(provider)
+        problem = next((p for item in items for p in [namespace_problem(provider, kind, n) for n in _item_names(item)] if p), "")
+        if problem:
+            broken[provider] = problem
+            continue
         for item in items:
             if isinstance(item, Deferred):
                 table._add_group(_Group(provider, item, info.distribution if info else ""))
@@ -226,6 +244,13 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> Spe
                 raise TypeError(f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} or Deferred "
                                 f"objects, got {type(item).__name__}")
     return table
+
+
+def _item_names(item: Any) -> list[Any]:
+    """The names a hook's item registers: a Deferred's listed names, or a spec's own name."""
+    if isinstance(item, Deferred):
+        return list(item.names)
+    return [getattr(item, "name", None)]
 
 
 def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, SpecTable], broken: dict[str, str]) -> None:

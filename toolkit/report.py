@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ import pandas as pd
 from toolkit.manager import get_plugin_manager
 from toolkit.proving import prove_bounds, summary_line
 from toolkit.registry import Registry
-from toolkit.specs import Comparison, Experiment, ExperimentOutcome, Simulation
+from toolkit.specs import Comparison, Dataset, Experiment, ExperimentOutcome, Simulation
 
 
 def new_figure(width: float = 6.4, height: float = 4.2) -> Any:
@@ -31,19 +31,54 @@ def _numeric_columns(table: pd.DataFrame, exclude: Iterable[str]) -> list[str]:
             and not pd.api.types.is_bool_dtype(table[c])]
 
 
+MAX_LINES = 20  # a categorical column with more distinct values than this is not split into lines
+
+
+def _n_distinct(column: pd.Series) -> int | None:
+    """Distinct values of a column; None when its cells are unhashable (lists, dicts)."""
+    try:
+        return int(column.nunique(dropna=False))
+    except TypeError:
+        return None
+
+
+def _is_categorical(column: pd.Series) -> bool:
+    return not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+
+
+def line_columns(table: pd.DataFrame, *, params: Sequence[str], x: str, y: str) -> list[str]:
+    """The columns the default plot draws one line per value of.
+
+    Every other parameter that varies, and every categorical result column (strings, booleans,
+    categories: a ``method`` column of GD / SGD / SVRG) with 2 to ``MAX_LINES`` values; the seed
+    is averaged over.
+    """
+    out = []
+    for c in table.columns:
+        if c in (x, y, "seed"):
+            continue
+        n = _n_distinct(table[c])
+        if n is None or n < 2:
+            continue
+        if c in params or (_is_categorical(table[c]) and n <= MAX_LINES):
+            out.append(c)
+    return out
+
+
 def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | None = None,
                y: str | None = None, logx: bool = False, logy: bool = False) -> Any:
     """Plot a run or sweep: the simulation's own ``plot`` when it has one, else ``y`` vs ``x``.
 
     The default plot shows the mean over seeds with a band of one standard deviation, one line per
-    value of the other varying parameters.
+    combination of the values of the other varying parameters and of the categorical result
+    columns (see :func:`line_columns`).
     """
     fig = new_figure()
     if sim is not None and sim.plot is not None and x is None and y is None:
         sim.plot(table, fig)
         return fig
     params = list(sim.params.model_fields) if sim is not None else []
-    varying = [p for p in params if p in table.columns and table[p].nunique() > 1]
+    varying = [p for p in params if p in table.columns and (_n_distinct(table[p]) or 0) > 1]
     x = x or (varying[0] if varying else ("step" if "step" in table.columns else None))
     if x is None or x not in table.columns:
         raise ValueError(f"choose an x column to plot (columns: {', '.join(map(str, table.columns))})")
@@ -52,8 +87,8 @@ def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | N
     if y is None or y not in table.columns:
         raise ValueError(f"choose a y column to plot (numeric columns: {', '.join(candidates)})")
     ax = fig.add_subplot()
-    others = [p for p in varying if p != x]
-    groups = table.groupby(others, dropna=False) if others else [((), table)]
+    others = line_columns(table, params=params, x=x, y=y)
+    groups = table.groupby(others, dropna=False, sort=True) if others else [((), table)]
     for key, group in groups:
         stats = group.groupby(x)[y].agg(["mean", "std"]).reset_index().sort_values(x)
         label = ", ".join(f"{k}={v}" for k, v in zip(others, key if isinstance(key, tuple) else (key,))) or y
@@ -85,10 +120,11 @@ class ExperimentReport:
     figure: str = ""
     csv: str = ""
     error: str = ""
+    skipped: str = ""  # why it did not run (its data is missing), with the command that fetches the data
 
     @property
     def failed(self) -> bool:
-        return bool(self.error) and not self.csv
+        return bool(self.error) and not self.csv and not self.skipped
 
 
 def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
@@ -105,14 +141,25 @@ def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def execute_experiment(exp: Experiment, quick: bool, out_dir: Path) -> ExperimentReport:
-    """Run one experiment; save its table (CSV) and figure (PNG); never raises."""
+def execute_experiment(exp: Experiment, quick: bool, out_dir: Path,
+                       datasets: Mapping[str, Dataset] | None = None) -> ExperimentReport:
+    """Run one experiment; save its table (CSV) and figure (PNG); never raises.
+
+    An experiment whose data is missing (a :class:`~toolkit.errors.DatasetMissingError` anywhere in
+    the exception's chain) is reported as skipped, with the command that fetches the data.
+    """
+    from toolkit.data import missing_dataset, skip_reason
+
     start = time.perf_counter()
     try:
         outcome = exp.run(quick)
         if not isinstance(outcome, ExperimentOutcome):
             raise TypeError(f"experiment {exp.name} returned {type(outcome).__name__}, not ExperimentOutcome")
-    except Exception:
+    except Exception as exc:
+        missing = missing_dataset(exc)
+        if missing is not None:
+            return ExperimentReport(exp.name, exp.description, time.perf_counter() - start,
+                                    skipped=skip_reason(missing, datasets))
         return ExperimentReport(exp.name, exp.description, time.perf_counter() - start, error=traceback.format_exc())
     seconds = time.perf_counter() - start
     stem = exp.name.replace("/", "_")
@@ -137,7 +184,7 @@ def _execute_by_name(name: str, quick: bool, out_dir: Path, disable: tuple[str, 
 
     set_threads(1)
     registry = Registry.from_manager(get_plugin_manager(disable=disable))
-    return execute_experiment(registry.experiment(name), quick, out_dir)
+    return execute_experiment(registry.experiment(name), quick, out_dir, registry.datasets)
 
 
 def _prove_all(disable: tuple[str, ...]) -> pd.DataFrame:
@@ -156,8 +203,12 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
     """
     out_dir.mkdir(parents=True, exist_ok=True)
 
+    datasets = registry.datasets if registry is not None else None
+
     def done(rep: ExperimentReport) -> ExperimentReport:
-        if rep.failed:
+        if rep.skipped:
+            echo(f"[reproduce] {rep.name} SKIPPED: {rep.skipped}")
+        elif rep.failed:
             echo(f"[reproduce] {rep.name} FAILED after {rep.seconds:.1f} s")
         else:
             judged = [c for c in rep.comparisons if c.ok is not None]
@@ -168,7 +219,7 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
         reports = []
         for exp in experiments:
             echo(f"[reproduce] {exp.name} ({'quick' if quick else 'full'}) ...")
-            reports.append(done(execute_experiment(exp, quick, out_dir)))
+            reports.append(done(execute_experiment(exp, quick, out_dir, datasets)))
         verdicts = None
         if prove:
             echo("[reproduce] proving bounds ...")
@@ -196,6 +247,14 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
     return [by_name[e.name] for e in experiments], verdicts
 
 
+def outcome_counts(reports: Sequence[ExperimentReport]) -> str:
+    """``"7 experiments: 5 ran, 2 skipped (data missing), 0 failed"``."""
+    skipped = sum(1 for r in reports if r.skipped)
+    failed = sum(1 for r in reports if r.failed)
+    return (f"{len(reports)} experiments: {len(reports) - skipped - failed} ran, {skipped} skipped (data missing), "
+            f"{failed} failed")
+
+
 def _comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     rows = [{"claim": c.claim, "paper": c.paper, "measured": c.measured,
              "met": "yes" if c.ok else ("no" if c.ok is False else "n/a")} for c in comparisons]
@@ -207,12 +266,15 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
     """Write ``report.md`` (or ``report.html``) into ``out_dir`` and return its path."""
     total = sum(r.seconds for r in reports)
     lines = ["# Reproduction report", "",
-             f"Setting: {'quick' if quick else 'full'}; {len(reports)} experiments in {total:.1f} s; "
+             f"Setting: {'quick' if quick else 'full'}; {outcome_counts(reports)}; {total:.1f} s; "
              f"plugins: {', '.join(plugins) or 'none'}; written {time.strftime('%Y-%m-%d %H:%M:%S')}.", ""]
     if not reports:
         lines += ["No experiments are registered (install or enable a plugin that registers some).", ""]
     lines += ["## Summary", "", "| experiment | seconds | claims met | status |", "|---|---|---|---|"]
     for r in reports:
+        if r.skipped:
+            lines.append(f"| {r.name} | {r.seconds:.1f} | - | skipped (data missing) |")
+            continue
         if r.failed:
             lines.append(f"| {r.name} | {r.seconds:.1f} | - | FAILED |")
             continue
@@ -222,6 +284,9 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
     lines.append("")
     for r in reports:
         lines += [f"## {r.name}", "", r.description, ""]
+        if r.skipped:
+            lines += [f"**Skipped:** {r.skipped}", ""]
+            continue
         if r.failed:
             lines += ["**Failed:**", "", "```", r.error.strip(), "```", ""]
             continue
@@ -237,7 +302,7 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
     if len(verdicts):
         lines += [summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
                   "stated to show that something fails is expected `refuted`.", ""]
-        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points", "description") if c in verdicts.columns])
+        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points", "description", "timed_out") if c in verdicts.columns])
         lines += [_markdown_table(shown, max_rows=500)]
         if "description" in verdicts.columns:
             meant = verdicts[verdicts["expected"] != "proved"]

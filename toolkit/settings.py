@@ -2,7 +2,9 @@
 
 | variable | meaning | default |
 |---|---|---|
-| ``TOOLKIT_DATA_DIR`` | root of real datasets (e.g. ``<root>/TUDataset/MUTAG/raw``) | ``~/.local/share/theory-toolkit/data`` |
+| ``TOOLKIT_DATA_DIR`` | root of real datasets (e.g. ``<root>/TUDataset/MUTAG/raw``) | ``~/.local/share/theory-toolkit/data`` (``$XDG_DATA_HOME/theory-toolkit/data``) |
+| ``TOOLKIT_REQUIRE_DATA`` | ``1``: a test whose dataset is missing fails instead of skipping (CI) | unset |
+| ``TOOLKIT_SYMBOLIC_SECONDS`` | CPU seconds per sympy attempt (:mod:`toolkit.symbolic`) | 10 |
 | ``TOOLKIT_STORE`` | the SQLite run store file | ``~/.cache/theory-toolkit/runs.sqlite`` |
 | ``TOOLKIT_DEVICE`` | torch device: ``cpu``, ``cuda``, ``auto`` | ``auto`` |
 | ``TOOLKIT_DISABLE_PLUGINS`` | comma-separated plugin names not to load | empty |

@@ -95,6 +95,10 @@ class Bound:
     :param slack: absolute tolerance allowed when checking results.
     :param columns: symbol name -> column name, where they differ.
     :param applies: ``applies(row) -> bool`` selects the rows the bound is about; others are skipped.
+    :param domain: ``{symbol: (low, high)}``, where the bound is meant to hold (ends included;
+        ``None`` or ``sympy.oo`` for an unbounded end). Every numeric check uses it: the harness
+        samples the expression inside it, and its claims inherit it for the symbols (matched by
+        name) that their own ``domain`` leaves open.
     """
 
     name: str
@@ -107,10 +111,18 @@ class Bound:
     columns: Mapping[str, str] = field(default_factory=dict)
     applies: Callable[[Mapping[str, Any]], bool] | None = None
     plugin: str = ""
+    domain: Mapping[Any, tuple[Any, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.sense not in ("upper", "lower"):
             raise ValueError(f"Bound {self.name!r}: sense must be 'upper' or 'lower', got {self.sense!r}")
+        if self.domain:
+            from toolkit.symbolic import normalize_domain  # sympy only for bounds that declare a domain
+
+            try:
+                object.__setattr__(self, "domain", normalize_domain(self.domain))
+            except ValueError as exc:
+                raise ValueError(f"Bound {self.name!r}: {exc}") from None
         if self.expression is not None and not self.metric:
             raise ValueError(f"Bound {self.name!r}: an expression needs the metric it constrains")
 

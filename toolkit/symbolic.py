@@ -12,18 +12,27 @@ precision, mpmath). When the two disagree, a :class:`~toolkit.errors.SpotCheckDi
 is raised and the verdict's ``numeric.status`` is ``"disagree"``.
 
 Symbols carry sympy assumptions (``positive=True``, ``integer=True``); ``domain`` narrows them to
-ranges, ``{n: (1, None), x: (0, 1)}`` (``None`` = unbounded end, ends included).
+ranges, ``{n: (1, None), x: (0, 1)}`` (``None``, ``sympy.oo`` or ``float("inf")`` = unbounded end,
+finite ends included).
+
+Each sympy attempt has a budget of CPU time, not wall-clock time (``SYMBOLIC_SECONDS``, or the
+``TOOLKIT_SYMBOLIC_SECONDS`` variable), so that a verdict does not depend on how loaded the machine
+is. An attempt that exhausts it counts as inconclusive; when the verdict is then ``unknown`` it is
+marked ``timed_out`` and shown as ``unknown (timed out)``, which ``toolkit prove --strict`` reports
+but never counts as a failure. ``proved`` and ``refuted`` never come from a timeout.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import random
 import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -35,16 +44,37 @@ from toolkit.errors import SpotCheckDisagreement
 
 Status = Literal["proved", "refuted", "unknown"]
 STATUSES = ("proved", "refuted", "unknown")
-SYMBOLIC_SECONDS = 10.0  # per sympy attempt; beyond it the attempt counts as inconclusive
+SYMBOLIC_SECONDS = 10.0  # CPU seconds per sympy attempt (TOOLKIT_SYMBOLIC_SECONDS overrides); then inconclusive
 
 
-class _Timeout(Exception):
-    pass
+def symbolic_seconds() -> float:
+    """The CPU-time budget of one sympy attempt: ``TOOLKIT_SYMBOLIC_SECONDS`` or ``SYMBOLIC_SECONDS``."""
+    raw = os.environ.get("TOOLKIT_SYMBOLIC_SECONDS", "")
+    try:
+        value = float(raw) if raw.strip() else SYMBOLIC_SECONDS
+    except ValueError:
+        raise ValueError(f"TOOLKIT_SYMBOLIC_SECONDS must be a number of seconds, got {raw!r}") from None
+    return value if value > 0 else SYMBOLIC_SECONDS
+
+
+class _Timeout(BaseException):
+    """Raised by the CPU-time alarm; a BaseException so that sympy's own ``except Exception`` cannot swallow it."""
+
+
+class _TimeoutCount(threading.local):
+    count = 0
+
+
+_timeouts = _TimeoutCount()
 
 
 @contextmanager
 def _time_limit(seconds: float):
-    """Abort a sympy attempt that runs too long (main thread only; elsewhere no limit)."""
+    """Abort a sympy attempt after ``seconds`` of this process's CPU time (main thread only; elsewhere no limit).
+
+    CPU time (``ITIMER_VIRTUAL``), not wall-clock time: other processes sharing the machine do not
+    make an attempt run out of time.
+    """
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -52,22 +82,46 @@ def _time_limit(seconds: float):
     def _raise(signum: int, frame: Any) -> None:
         raise _Timeout()
 
-    old = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    old = signal.signal(signal.SIGVTALRM, _raise)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, old)
 
 
-def _attempt(fn: Callable[[], Any], seconds: float = SYMBOLIC_SECONDS) -> Any:
-    """Run a sympy call; None when it fails or times out (an inconclusive attempt)."""
+def _attempt(fn: Callable[[], Any], seconds: float | None = None) -> Any:
+    """Run a sympy call; None when it fails or runs out of CPU time (an inconclusive attempt)."""
     try:
-        with _time_limit(seconds):
+        with _time_limit(symbolic_seconds() if seconds is None else seconds):
             return fn()
-    except (_Timeout, Exception):  # sympy raises many types on hard inputs: all mean "no answer"
+    except _Timeout:
+        _timeouts.count += 1
         return None
+    except Exception:  # sympy raises many types on hard inputs: all mean "no answer"
+        return None
+
+
+def _counting_timeouts(check: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    """Wrap a claim's ``check``: an ``unknown`` reached after a timed-out attempt is marked ``timed_out``."""
+
+    @functools.wraps(check)
+    def wrapper(self: Claim, *args: Any, **kwargs: Any) -> Verdict:
+        outer, _timeouts.count = _timeouts.count, 0
+        try:
+            verdict = check(self, *args, **kwargs)
+        finally:
+            inner = _timeouts.count
+            _timeouts.count = outer + inner
+        if inner and verdict.status == "unknown" and not verdict.timed_out:
+            verdict = replace(verdict, timed_out=True,
+                              detail=f"{inner} sympy attempt(s) ran out of their {symbolic_seconds():g} s of CPU time "
+                                     f"(TOOLKIT_SYMBOLIC_SECONDS); {verdict.detail}")
+        return verdict
+
+    wrapper._counts_timeouts = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -91,14 +145,21 @@ class Verdict:
     numeric: NumericCheck
     counterexample: dict[str, Any] | None = None
     detail: str = ""
+    timed_out: bool = False  # unknown because a sympy attempt ran out of CPU time (shown "unknown (timed out)")
 
     @property
     def agrees(self) -> bool:
         """False when the numeric spot-check contradicts the symbolic verdict."""
         return self.numeric.status != "disagree"
 
+    @property
+    def shown(self) -> str:
+        """The verdict as tables show it: ``proved``, ``refuted``, ``unknown`` or ``unknown (timed out)``."""
+        return "unknown (timed out)" if self.timed_out else self.status
+
     def row(self) -> dict[str, Any]:
-        return {"claim": self.claim, "kind": self.kind, "verdict": self.status, "method": self.method,
+        return {"claim": self.claim, "kind": self.kind, "verdict": self.shown, "timed_out": self.timed_out,
+                "method": self.method,
                 "numeric": self.numeric.status, "n_points": self.numeric.n_points,
                 "counterexample": _fmt_point(self.counterexample) if self.counterexample else "",
                 "detail": self.detail or self.numeric.detail}
@@ -111,8 +172,49 @@ def _fmt_point(point: Mapping[str, Any]) -> str:
 # -- admissible points ---------------------------------------------------------------------------
 
 
+def _end(value: Any, sym: Any, which: str) -> Any:
+    """One end of a domain interval: None when unbounded (None, +-oo, +-inf), else an exact sympy number."""
+    if value is None:
+        return None
+    try:
+        number = sympy.sympify(value)
+    except (sympy.SympifyError, TypeError):
+        raise ValueError(f"domain of {sym}: the {which} end must be a number, None or sympy.oo, got {value!r}") from None
+    if number in (oo, -oo, sympy.zoo) or (number.is_number and number.is_infinite):
+        return None
+    if not number.is_number or number.is_real is False or number is sympy.nan:
+        raise ValueError(f"domain of {sym}: the {which} end must be a real number, None or sympy.oo, got {value!r}")
+    return number
+
+
+def normalize_domain(domain: Mapping[Any, Any] | None) -> dict[sympy.Symbol, tuple[Any, Any]]:
+    """``{symbol: (low, high)}`` with unbounded ends as None (``sympy.oo``, ``float('inf')`` accepted).
+
+    :raises ValueError: a key is not a sympy Symbol, an entry is not a pair, an end is not a real
+        number, or ``low > high``.
+    """
+    out: dict[sympy.Symbol, tuple[Any, Any]] = {}
+    for sym, bounds in (domain or {}).items():
+        if not isinstance(sym, sympy.Symbol):
+            raise ValueError(f"domain keys must be sympy Symbols, got {sym!r}")
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+            raise ValueError(f"domain of {sym} must be a pair (low, high), got {bounds!r}")
+        low, high = _end(bounds[0], sym, "low"), _end(bounds[1], sym, "high")
+        if low is not None and high is not None and bool(low > high):
+            raise ValueError(f"domain of {sym}: low end {low} is above high end {high}")
+        out[sym] = (low, high)
+    return out
+
+
+def domain_by_name(symbols: Iterable[sympy.Symbol], domain: Mapping[Any, Any]) -> dict[sympy.Symbol, tuple[Any, Any]]:
+    """``domain`` re-keyed onto ``symbols`` by name (a bound's symbols and its claims' may be distinct objects)."""
+    by_name = {str(k): v for k, v in normalize_domain(domain).items()}
+    return {s: by_name[s.name] for s in symbols if s.name in by_name}
+
+
 def _bounds(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]]) -> tuple[float | None, float | None, bool]:
     low, high = domain.get(sym, (None, None))
+    low, high = _end(low, sym, "low"), _end(high, sym, "high")
     low = None if low is None else float(low)
     high = None if high is None else float(high)
     if sym.is_positive:
@@ -158,6 +260,7 @@ def sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tup
                   n_samples: int, seed: int) -> list[dict[sympy.Symbol, sympy.Expr]]:
     """``n_samples`` admissible points (exact sympy numbers) for ``symbols``, from assumptions and ``domain``."""
     rng = random.Random(seed)
+    domain = normalize_domain(domain)
     return [{s: _sample_value(s, domain, rng) for s in symbols} for _ in range(n_samples)]
 
 
@@ -251,8 +354,36 @@ class Claim:
 
     kind = "claim"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "domain", normalize_domain(self.domain))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check = cls.__dict__.get("check")
+        if check is not None and not getattr(check, "_counts_timeouts", False):
+            cls.check = _counting_timeouts(check)  # type: ignore[method-assign]
+
     def check(self, seed: int = 0) -> Verdict:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def with_domain(self, domain: Mapping[Any, Any]) -> Claim:
+        """This claim with ``domain`` (matched to its symbols by name) for the symbols it leaves unbounded."""
+        if not domain:
+            return self
+        inherited = domain_by_name(self.symbols(), domain)
+        merged = {**inherited, **self.domain}
+        return self if merged == self.domain else replace(self, domain=merged)
+
+    def symbols(self) -> list[sympy.Symbol]:
+        """The free symbols of the claim's expressions (every sympy-valued field)."""
+        from dataclasses import fields
+
+        found: set[sympy.Symbol] = set()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "domain" and isinstance(value, sympy.Basic):
+                found |= value.free_symbols
+        return sorted(found, key=lambda s: s.name)
 
     def statement(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -618,5 +749,5 @@ def verdict_table(verdicts: Iterable[Verdict], owners: Iterable[str] | None = No
     return table
 
 
-__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "point_as_dict", "prove",
-           "sample_points", "verdict_table"]
+__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "normalize_domain",
+           "point_as_dict", "prove", "sample_points", "symbolic_seconds", "verdict_table"]

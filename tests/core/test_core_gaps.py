@@ -32,17 +32,17 @@ def _sim(name: str) -> Simulation:
 
 
 def test_a_plugin_whose_register_hook_raises_is_skipped_with_a_warning():
-    good = _plugin("good_plugin", toolkit_register_simulations=lambda: [_sim("good.sim")])
+    good = _plugin("good_plugin", toolkit_register_simulations=lambda: [_sim("good_plugin.sim")])
 
     def explode():
         raise RuntimeError("bounds table corrupted")
 
-    bad = _plugin("bad_plugin", toolkit_register_simulations=lambda: [_sim("bad.sim")],
+    bad = _plugin("bad_plugin", toolkit_register_simulations=lambda: [_sim("bad_plugin.sim")],
                   toolkit_register_bounds=explode)
     with pytest.warns(PluginLoadWarning, match="bad_plugin.*toolkit_register_bounds raised RuntimeError: bounds table corrupted"):
         reg = get_registry(plugins=[good, bad], load_entrypoints=False)
-    assert "good.sim" in reg.simulations
-    assert "bad.sim" not in reg.simulations  # skipped as a whole, not half-registered
+    assert "good_plugin.sim" in reg.simulations
+    assert "bad_plugin.sim" not in reg.simulations  # skipped as a whole, not half-registered
     assert reg.manager.plugin_infos["bad_plugin"].status == "failed"
     assert "corrupted" in reg.manager.plugin_infos["bad_plugin"].error
 
@@ -50,12 +50,12 @@ def test_a_plugin_whose_register_hook_raises_is_skipped_with_a_warning():
 def test_plugin_checks_of_a_good_plugin_work_beside_a_broken_one():
     from toolkit.testing import plugin_checks
 
-    good = _plugin("good_plugin", toolkit_register_simulations=lambda: [_sim("good.sim")])
+    good = _plugin("good_plugin", toolkit_register_simulations=lambda: [_sim("good_plugin.sim")])
     bad = _plugin("bad_plugin", toolkit_register_simulations=lambda: 1 / 0)
     with pytest.warns(PluginLoadWarning):
         reg = get_registry(plugins=[good, bad], load_entrypoints=False)
     checks = plugin_checks("good_plugin", registry=reg)
-    assert [c.id for c in checks][:2] == ["good.sim:defaults", "good.sim:quick_run"]
+    assert [c.id for c in checks][:2] == ["good_plugin.sim:defaults", "good_plugin.sim:quick_run"]
     with pytest.raises(LookupError, match="bad_plugin"):
         plugin_checks("bad_plugin", registry=reg)
 
@@ -63,22 +63,22 @@ def test_plugin_checks_of_a_good_plugin_work_beside_a_broken_one():
 def _shared_name_registry():
     from toolkit.specs import Dataset
 
-    mod = _plugin("shared_plugin", toolkit_register_simulations=lambda: [_sim("shared.thing")],
-                  toolkit_register_datasets=lambda: [Dataset(name="shared.thing", description="data",
+    mod = _plugin("shared_plugin", toolkit_register_simulations=lambda: [_sim("shared_plugin.thing")],
+                  toolkit_register_datasets=lambda: [Dataset(name="shared_plugin.thing", description="data",
                                                              loader=lambda p, seed=0: [1, 2], params=_NoParams)])
     return get_registry(plugins=[mod], load_entrypoints=False)
 
 
 def test_one_name_for_a_dataset_and_a_simulation():
     reg = _shared_name_registry()
-    assert [k for k, _ in reg.find_all("shared.thing")] == ["simulation", "dataset"]
-    assert reg.find("shared.thing", kind="dataset")[0] == "dataset"
+    assert [k for k, _ in reg.find_all("shared_plugin.thing")] == ["simulation", "dataset"]
+    assert reg.find("shared_plugin.thing", kind="dataset")[0] == "dataset"
     with pytest.raises(ParameterError, match="names a simulation and a dataset.*kind="):
-        reg.find("shared.thing")
+        reg.find("shared_plugin.thing")
     with pytest.raises(UnknownNameError, match="unknown bound"):
-        reg.find("shared.thing", kind="bound")
-    with pytest.raises(UnknownNameError, match="Did you mean: shared.thing"):
-        reg.find_all("shared.thnig")
+        reg.find("shared_plugin.thing", kind="bound")
+    with pytest.raises(UnknownNameError, match="Did you mean: shared_plugin.thing"):
+        reg.find_all("shared_plugin.thnig")
 
 
 def test_cli_show_prints_every_kind_sharing_a_name(monkeypatch):
@@ -88,16 +88,16 @@ def test_cli_show_prints_every_kind_sharing_a_name(monkeypatch):
 
     reg = _shared_name_registry()
     monkeypatch.setattr(cli_module._State, "registry", property(lambda self: reg))
-    both = CliRunner().invoke(cli_module.cli, ["show", "shared.thing"])
+    both = CliRunner().invoke(cli_module.cli, ["show", "shared_plugin.thing"])
     assert both.exit_code == 0, both.output
     assert "(simulation, plugin shared_plugin)" in both.output and "(dataset, plugin shared_plugin)" in both.output
-    one = CliRunner().invoke(cli_module.cli, ["show", "shared.thing", "--kind", "dataset"])
+    one = CliRunner().invoke(cli_module.cli, ["show", "shared_plugin.thing", "--kind", "dataset"])
     assert "(dataset," in one.output and "(simulation," not in one.output
 
 
 def _claims_registry(expect: str):
     n = sympy.Symbol("n", positive=True)
-    bound = Bound(name="claims.demo", description="demo", claims=(
+    bound = Bound(name="claims_plugin.demo", description="demo", claims=(
         Identity("square", lhs=(n + 1) ** 2, rhs=n**2 + 2 * n + 1),
         Identity("false on purpose", lhs=n + 1, rhs=n, expect=expect,
                  description="n + 1 = n is false: stated to show the checker refutes it")))
@@ -186,4 +186,4 @@ def test_report_explains_claims_expected_not_to_be_proved(tmp_path):
     verdicts = prove_bounds(_claims_registry("refuted"), plugins=["claims_plugin"])
     text = write_report([], verdicts, quick=True, out_dir=tmp_path).read_text()
     assert "2 claims: 1 proved, 1 refuted, 0 unknown; all as expected" in text
-    assert "`claims.demo` / `false on purpose` (expected refuted): n + 1 = n is false" in text
+    assert "`claims_plugin.demo` / `false on purpose` (expected refuted): n + 1 = n is false" in text

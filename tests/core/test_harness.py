@@ -63,9 +63,10 @@ def test_wrong_expected_verdict_fails_the_harness():
 def test_violated_bound_fails_the_quick_run(registry):
     from toolkit_example import bounds as example_bounds
 
-    tight = dataclasses.replace(example_bounds.WALK_RANGE, expression=example_bounds.step / 1000)
+    tight = dataclasses.replace(example_bounds.WALK_RANGE, name="faulty.walk_range", expression=example_bounds.step / 1000)
     sim = registry.simulation("example.random_walk")
-    mod = _plugin(toolkit_register_simulations=lambda: [dataclasses.replace(sim, name="faulty.walk", plugin="")],
+    mod = _plugin(toolkit_register_simulations=lambda: [dataclasses.replace(sim, name="faulty.walk", plugin="",
+                                                                            bounds=("faulty.walk_range",))],
                   toolkit_register_bounds=lambda: [tight])
     reg = get_registry(plugins=[mod], load_entrypoints=False)
     failures = dict(check_plugin("faulty", registry=reg))

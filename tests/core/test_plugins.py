@@ -41,12 +41,32 @@ def test_broken_plugin_warns_and_the_rest_works(example_site, monkeypatch):
         assert "example.random_walk" in get_registry().simulations
 
 
-def test_duplicate_names_name_both_providers(example_site, monkeypatch):
+def test_a_name_in_another_plugins_namespace_is_refused(example_site, monkeypatch):
+    # names are namespaced by their plugin, so two plugins cannot register the same name: the
+    # plugin 'duplicate' registering 'example.random_walk' is skipped, naming itself and the name
     monkeypatch.syspath_prepend(str(FIXTURES / "site_duplicate"))
-    with pytest.raises(DuplicateNameError) as info:
-        get_registry()
-    message = str(info.value)
-    assert "example.random_walk" in message and "'example'" in message and "'duplicate'" in message
+    with pytest.warns(PluginLoadWarning, match="plugin 'duplicate'.*'example.random_walk' outside its namespace"):
+        reg = get_registry()
+    assert reg.simulation("example.random_walk").plugin == "example"
+    assert reg.manager.plugin_infos["duplicate"].status == "failed"
+
+
+def test_a_name_registered_twice_is_an_error():
+    import types
+
+    import toolkit
+    from toolkit import Simulation
+    from toolkit.config import Params
+
+    class P(Params):
+        pass
+
+    # within a namespace, one plugin can still register a name twice
+    mod = types.ModuleType("twice")
+    sim = Simulation(name="twice.sim", func=lambda p, s: {"x": s}, params=P, description="twice")
+    mod.toolkit_register_simulations = toolkit.hookimpl(lambda: [sim, sim])
+    with pytest.raises(DuplicateNameError, match="simulation name 'twice.sim' is registered twice by plugin 'twice'"):
+        get_registry(plugins=[mod], load_entrypoints=False)
 
 
 def test_disable_by_argument(example_site):
@@ -110,9 +130,9 @@ def test_plugins_registered_directly_without_entry_points():
 
     mod = types.ModuleType("inline_plugin")
     mod.toolkit_register_simulations = toolkit.hookimpl(
-        lambda: [Simulation(name="inline.sim", func=lambda p, s: {"x": s}, params=P, description="inline")])
+        lambda: [Simulation(name="inline_plugin.sim", func=lambda p, s: {"x": s}, params=P, description="inline")])
     reg = get_registry(plugins=[mod], load_entrypoints=False)
-    assert reg.simulation("inline.sim").plugin == "inline_plugin"
+    assert reg.simulation("inline_plugin.sim").plugin == "inline_plugin"
 
 
 def test_hook_returning_wrong_type_is_a_clear_error():

@@ -77,13 +77,14 @@ def test_user_dataset_from_a_third_party_plugin(tmp_path):
     from toolkit.manager import get_plugin_manager
     from toolkit.registry import Registry
 
-    class ThirdParty:
-        @hookimpl
-        def toolkit_register_datasets(self):
-            return [Dataset("thirdparty.two_points", "two separable points",
-                            lambda d=3: (np.eye(2, d), np.array([1.0, -1.0])))]
+    import types
 
-    registry = Registry.from_manager(get_plugin_manager(plugins=[ThirdParty()]))
+    third_party = types.ModuleType("thirdparty")  # registered directly: the plugin is named "thirdparty"
+    third_party.toolkit_register_datasets = hookimpl(
+        lambda: [Dataset("thirdparty.two_points", "two separable points",
+                         lambda d=3: (np.eye(2, d), np.array([1.0, -1.0])))])
+
+    registry = Registry.from_manager(get_plugin_manager(plugins=[third_party]))
     out = toolkit.run("gd_perceptron.scaling", {"dataset": "thirdparty.two_points", "d_values": [5], "gammas": [10.0]},
                       registry=registry, store=tmp_path / "s.sqlite")
     assert out.records[0]["iterations"] == 1

@@ -23,10 +23,19 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
   columns aside) on the ``serial``, ``processes`` and ``dask`` executors (so the simulation's function
   and parameters must pickle: define them at module level). One process pool and one Dask
   LocalCluster, of two workers each, serve every check of a test session;
-* ``claims``: every claim of a bound gives its expected verdict and agrees with its spot-check;
-* ``bound_expression``: a bound's expression evaluates to a finite number;
+* ``claims``: every claim of a bound (with the bound's ``domain``) gives its expected verdict and
+  agrees with its spot-check; a claim that is ``unknown (timed out)`` skips, it never fails;
+* ``bound_expression``: a bound's expression is a real number (or +-inf) inside the bound's domain;
 * ``catalogue`` (one per plugin that defers): what its ``Deferred`` groups list (names, descriptions) is what
   they build.
+* ``well_formed`` (every headline experiment): it has a description and ``run(quick)`` takes one argument;
+* ``quick_run`` (the experiments chosen by ``experiments=``: none by default in ``plugin_checks``,
+  all by default in ``experiment_checks``): ``run(True)`` returns an ExperimentOutcome with a
+  non-empty table, valid comparisons and a plot that draws. Run the cheapest in the default tests
+  (``experiments=["myplugin.cheap"]``) and all of them under a slow mark.
+
+A check whose dataset is missing raises :class:`~toolkit.errors.DatasetMissingError`; with the hooks
+of :mod:`toolkit.testing.missing_data` in the ``conftest.py``, pytest skips it with the fetch command.
 """
 
 from __future__ import annotations
@@ -37,8 +46,9 @@ import json
 import math
 import sys
 import tempfile
+import unittest
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +56,7 @@ from typing import Any
 from toolkit.config import canonical_params, validate_params
 from toolkit.errors import SpotCheckDisagreement
 from toolkit.registry import Registry
-from toolkit.specs import Bound, Simulation
+from toolkit.specs import Bound, Experiment, Simulation
 
 
 @dataclass(frozen=True)
@@ -233,32 +243,47 @@ def check_executors(sim: Simulation, registry: Registry) -> None:
 
 
 def check_claims(bound: Bound) -> None:
-    for claim in bound.claims:
+    """Each claim (with the bound's domain) gives its expected verdict; a timeout skips, never fails."""
+    from toolkit.proving import bound_claims
+
+    timed_out = []
+    for claim in bound_claims(bound):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SpotCheckDisagreement)
             verdict = claim.check(seed=0)
         disagreements = [w for w in caught if issubclass(w.category, SpotCheckDisagreement)]
         assert not disagreements, f"{bound.name}/{claim.name}: {disagreements[0].message}"
+        if verdict.timed_out:
+            timed_out.append(f"{claim.name} ({verdict.detail})")
+            continue
         assert verdict.status == claim.expect, (
             f"{bound.name}/{claim.name}: verdict {verdict.status!r} ({verdict.method}; {verdict.detail}), "
             f"expected {claim.expect!r}")
+    if timed_out:
+        raise unittest.SkipTest(f"{bound.name}: unknown (timed out): {'; '.join(timed_out)}")
 
 
 def check_bound_expression(bound: Bound) -> None:
+    """The expression is a real number (or +-inf) at points sampled inside the bound's domain."""
     if bound.expression is None or not hasattr(bound.expression, "free_symbols"):
         return
     from toolkit.checks import bound_function
-    from toolkit.symbolic import point_as_dict, sample_points
+    from toolkit.symbolic import domain_by_name, point_as_dict, sample_points
 
     value = bound_function(bound)
     symbols = sorted(bound.expression.free_symbols, key=lambda s: s.name)
     domain = {}
     for claim in bound.claims:
-        domain.update(claim.domain)
+        domain.update(domain_by_name(symbols, claim.domain))
+    domain.update(domain_by_name(symbols, bound.domain))  # the bound's own domain wins
+    hint = "" if bound.domain else " (declare where the bound holds with Bound(domain={symbol: (low, high)}))"
     for point in sample_points(symbols, domain, 5, seed=0):
         row = {bound.columns.get(k, k): v for k, v in point_as_dict(point).items()}
-        number = value(row)
-        assert math.isfinite(number) or math.isinf(number), f"{bound.name}: expression is not a number at {row}"
+        try:
+            number = value(row)
+        except (ValueError, ArithmeticError, TypeError) as exc:
+            raise AssertionError(f"{bound.name}: expression is not a real number at {row}: {exc}{hint}") from None
+        assert not math.isnan(number), f"{bound.name}: expression is not a number at {row}{hint}"
 
 
 def check_catalogue(registry: Registry, plugin: str) -> None:
@@ -267,10 +292,84 @@ def check_catalogue(registry: Registry, plugin: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[PluginCheck]:
-    """Every check for every simulation and bound registered by ``plugin`` (pytest parameters)."""
+def check_experiment_well_formed(exp: Experiment) -> None:
+    """A headline experiment as ``toolkit reproduce`` needs it, without running it.
+
+    It has a description (the report's first line), and ``run`` is a callable taking ``quick``.
+    """
+    import inspect
+
+    assert exp.description.strip(), f"{exp.name}: the experiment has no description (the report shows it)"
+    assert callable(exp.run), f"{exp.name}: run must be a callable run(quick: bool) -> ExperimentOutcome"
+    try:
+        inspect.signature(exp.run).bind(True)
+    except TypeError as exc:
+        raise AssertionError(f"{exp.name}: run(quick) cannot be called with one argument: {exc}") from None
+    except ValueError:  # no signature (a builtin): nothing to check
+        pass
+
+
+def check_experiment_quick_run(exp: Experiment) -> None:
+    """``run(quick=True)`` returns an ExperimentOutcome that the report can write.
+
+    A non-empty table, Comparison lines whose ``ok`` is True / False / None, and a plot (if any)
+    that draws on a figure. Whether the claims are met is the report's business, not a failure
+    here (quick settings are small). A missing dataset propagates: under pytest (with
+    ``toolkit.testing.missing_data``) the check is skipped with the fetch command.
+    """
+    import pandas as pd
+
+    from toolkit.report import new_figure
+    from toolkit.specs import Comparison, ExperimentOutcome
+
+    outcome = exp.run(True)
+    assert isinstance(outcome, ExperimentOutcome), (
+        f"{exp.name}: run(True) returned {type(outcome).__name__}, not ExperimentOutcome")
+    assert isinstance(outcome.table, pd.DataFrame) and len(outcome.table), f"{exp.name}: the quick run's table is empty"
+    for c in outcome.comparisons:
+        assert isinstance(c, Comparison), f"{exp.name}: comparisons must be Comparison objects, got {type(c).__name__}"
+        assert c.ok in (True, False, None), f"{exp.name}: Comparison {c.claim!r}: ok must be True, False or None"
+    if outcome.plot is not None:
+        fig = new_figure()
+        outcome.plot(fig)
+        assert fig.axes, f"{exp.name}: the plot drew no axes"
+
+
+def experiment_checks(plugin: str, *, registry: Registry | None = None, quick: bool | Sequence[str] = True) -> list[PluginCheck]:
+    """Checks of ``plugin``'s headline experiments: ``:well_formed`` for each, ``:quick_run`` as chosen.
+
+    :param quick: True runs every experiment in quick mode, False none, a list of names only those
+        (a plugin whose quick runs are long can keep the cheapest in its default tests and mark
+        the others slow).
+    """
+    registry = registry or Registry.from_manager()
+    owned = registry.by_plugin(plugin)["experiments"]
+    unknown = [] if isinstance(quick, bool) else [n for n in quick if n not in {e.name for e in owned}]
+    if unknown:
+        raise LookupError(f"plugin {plugin!r} has no experiment(s) {', '.join(unknown)}; "
+                          f"it has: {', '.join(e.name for e in owned) or 'none'}")
+    checks = []
+    for exp in owned:
+        checks.append(PluginCheck(f"{exp.name}:well_formed", lambda e=exp: check_experiment_well_formed(e)))
+        if quick is True or (not isinstance(quick, bool) and exp.name in quick):
+            checks.append(PluginCheck(f"{exp.name}:quick_run", lambda e=exp: check_experiment_quick_run(e)))
+    return checks
+
+
+def plugin_checks(plugin: str, *, registry: Registry | None = None,
+                  experiments: bool | Sequence[str] = False) -> list[PluginCheck]:
+    """Every check for every simulation, bound and headline experiment registered by ``plugin`` (pytest parameters).
+
+    :param experiments: which headline experiments also run in quick mode: False (the default:
+        quick runs of real experiments take seconds to minutes each, which a default test run
+        should not pay for every plugin), True for all, or a list of names (the cheapest ones).
+        Every experiment gets its ``:well_formed`` check regardless.
+    """
     registry = registry or Registry.from_manager()
     owned = registry.by_plugin(plugin)
+    info = registry.manager.plugin_infos.get(plugin)
+    if info is not None and info.status == "failed":
+        raise LookupError(f"plugin {plugin!r} failed to load: {info.error}")
     if not any(owned.values()):
         known = ", ".join(sorted(registry.plugins())) or "none"
         raise LookupError(f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?")
@@ -288,21 +387,26 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None) -> list[Plug
             checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
         if bound.expression is not None:
             checks.append(PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b)))
+    if owned["experiments"]:
+        checks += experiment_checks(plugin, registry=registry, quick=experiments)
     if registry.defers(plugin):
         checks.append(PluginCheck(f"{plugin}:catalogue", lambda: check_catalogue(registry, plugin)))
     return checks
 
 
-def check_plugin(plugin: str, *, registry: Registry | None = None) -> list[tuple[str, str]]:
+def check_plugin(plugin: str, *, registry: Registry | None = None,
+                 experiments: bool | Sequence[str] = False) -> list[tuple[str, str]]:
     """Run every check of ``plugin``; returns ``[(check id, failure message), ...]`` (empty: all pass)."""
     failures = []
-    for check in plugin_checks(plugin, registry=registry):
+    for check in plugin_checks(plugin, registry=registry, experiments=experiments):
         try:
             check()
         except AssertionError as exc:
             failures.append((check.id, str(exc)))
+        except unittest.SkipTest:  # e.g. a claim that timed out: not a failure of the plugin
+            pass
     return failures
 
 
-__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_catalogue", "check_executors", "check_plugin", "plugin_checks",
-           "wall_clock_columns"]
+__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_catalogue", "check_executors", "check_plugin", "experiment_checks",
+           "plugin_checks", "wall_clock_columns"]

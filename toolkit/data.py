@@ -1,0 +1,308 @@
+"""Registered datasets on disk: where each is expected, whether it is there, and fetching it.
+
+A dataset read from the data root (``TOOLKIT_DATA_DIR``) declares a :class:`toolkit.specs.DataSource`:
+its official download address, the SHA-256 of that file and the folder it lives in under the data
+root. ``toolkit data list`` shows every registered dataset; ``toolkit data fetch NAME`` downloads
+the file, verifies the checksum, unpacks it into a temporary folder beside the target and moves it
+into place only when everything succeeded (an interrupted fetch leaves nothing half-written).
+
+Where a source publishes no checksum (``sha256=None``) the fetch still proceeds (over the
+transport's own integrity checks), prints the SHA-256 it computed and records it, marked
+unverified, in ``<target>/.toolkit-fetch.json`` beside the data, so that the download can be
+pinned and compared later.
+
+A :class:`~toolkit.errors.DatasetMissingError` anywhere in an exception's chain means "the data is
+not there"; :func:`missing_dataset` finds it and :func:`skip_reason` turns it into the one-line
+reason that ``toolkit reproduce`` and the test suite report when they skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from toolkit.errors import DatasetMissingError, ToolkitError, UserError
+from toolkit.settings import Settings, get_settings
+from toolkit.specs import DataSource, Dataset
+
+PROVENANCE_FILE = ".toolkit-fetch.json"
+UNPACK_KINDS = ("zip", "tar", None)
+_CHUNK = 1 << 20
+
+
+class DataFetchError(ToolkitError):
+    """A fetch that could not complete: offline, a server error, a checksum mismatch, a bad archive.
+
+    Nothing is written into the dataset's folder when it is raised; the message is one line.
+    """
+
+
+def fetch_command(name: str) -> str:
+    """The exact command that fetches dataset ``name``."""
+    return f"toolkit data fetch {name}"
+
+
+def expected_path(dataset: Dataset, settings: Settings | None = None) -> Path | None:
+    """Where ``dataset`` lives under the data root; None for a dataset without a DataSource."""
+    if dataset.source is None:
+        return None
+    return (settings or get_settings()).data_dir / dataset.source.target
+
+
+def _files_under(path: Path) -> Iterable[Path]:
+    if path.is_file():
+        yield path
+    elif path.is_dir():
+        for root, _, files in os.walk(path):
+            for f in files:
+                if f != PROVENANCE_FILE:
+                    yield Path(root) / f
+
+
+def is_present(dataset: Dataset, settings: Settings | None = None) -> bool:
+    """True when the dataset's target holds at least one file (always True without a DataSource)."""
+    path = expected_path(dataset, settings)
+    return path is None or next(iter(_files_under(path)), None) is not None
+
+
+@dataclass(frozen=True)
+class DatasetStatus:
+    """One row of ``toolkit data list``."""
+
+    name: str
+    plugin: str
+    state: str  # "present", "missing" or "no source" (no DataSource declared)
+    location: str
+    size_bytes: int | None
+    license: str
+    source: str
+
+    def row(self) -> dict[str, Any]:
+        size = human_size(self.size_bytes) if self.size_bytes is not None else "-"
+        if self.state == "missing" and self.size_bytes is not None:
+            size += " (download)"
+        return {"dataset": self.name, "status": self.state, "size": size, "location": self.location,
+                "licence": self.license or "-", "source": self.source}
+
+
+def dataset_status(dataset: Dataset, settings: Settings | None = None) -> DatasetStatus:
+    source = dataset.source
+    if source is None:
+        return DatasetStatus(dataset.name, dataset.plugin, "no source", "-", None, "-", "-")
+    path = expected_path(dataset, settings)
+    assert path is not None
+    present = is_present(dataset, settings)
+    size = sum(f.stat().st_size for f in _files_under(path)) if present else source.size_bytes
+    return DatasetStatus(dataset.name, dataset.plugin, "present" if present else "missing", str(path), size,
+                         source.license, source.url)
+
+
+def status_table(datasets: Iterable[Dataset], settings: Settings | None = None) -> list[DatasetStatus]:
+    return [dataset_status(d, settings) for d in datasets]
+
+
+def human_size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{n} B"  # pragma: no cover
+
+
+# -- skipping on missing data --------------------------------------------------------------------
+
+
+def missing_dataset(exc: BaseException | None) -> DatasetMissingError | None:
+    """The :class:`DatasetMissingError` in ``exc``'s chain (``__cause__`` / ``__context__``), if any.
+
+    Plugins may wrap it (``raise ParameterError(...) from exc``, or even ``from None``, which keeps
+    ``__context__``): the data is still what is missing.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, DatasetMissingError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def skip_reason(missing: DatasetMissingError, datasets: Mapping[str, Dataset] | None = None) -> str:
+    """One line: what is missing and the exact command that gets it."""
+    text = " ".join(str(missing).split())
+    name = missing.dataset
+    if not name:
+        return f"data missing: {text}"
+    dataset = datasets.get(name) if datasets is not None else None
+    if datasets is not None and (dataset is None or dataset.source is None):
+        return (f"dataset {name} missing (it declares no download source: see its plugin's README, or set "
+                f"TOOLKIT_DATA_DIR to a folder that has it). {text}")
+    return f"dataset {name} missing; fetch it with `{fetch_command(name)}` (or set TOOLKIT_DATA_DIR). {text}"
+
+
+# -- fetching --------------------------------------------------------------------------------------
+
+
+def _validate_source(name: str, source: DataSource) -> None:
+    if source.unpack not in UNPACK_KINDS:
+        raise UserError(f"dataset {name}: DataSource.unpack must be 'zip', 'tar' or None, got {source.unpack!r}")
+    target = PurePosixPath(source.target)
+    if not source.target or target.is_absolute() or ".." in target.parts:
+        raise UserError(f"dataset {name}: DataSource.target must be a relative folder inside the data root, "
+                        f"got {source.target!r}")
+    if source.sha256 is not None and (len(source.sha256) != 64 or any(c not in "0123456789abcdefABCDEF"
+                                                                       for c in source.sha256)):
+        raise UserError(f"dataset {name}: DataSource.sha256 must be 64 hex digits or None, got {source.sha256!r}")
+
+
+def _download(name: str, url: str, into: Path, timeout: float) -> tuple[Path, str, int]:
+    """Stream ``url`` into a file under ``into``; returns (file, sha256 hex, bytes)."""
+    host = urllib.parse.urlsplit(url).netloc or url
+    digest = hashlib.sha256()
+    filename = PurePosixPath(urllib.parse.urlsplit(url).path).name or "download"
+    dest = into / filename
+    size = 0
+    try:
+        request = urllib.request.Request(url, headers={"User-Agent": "theory-toolkit data fetch"})
+        with urllib.request.urlopen(request, timeout=timeout) as response, open(dest, "wb") as fh:
+            while chunk := response.read(_CHUNK):
+                digest.update(chunk)
+                fh.write(chunk)
+                size += len(chunk)
+    except urllib.error.HTTPError as exc:
+        raise DataFetchError(f"cannot fetch {name}: {url} answered HTTP {exc.code} {exc.reason}; nothing was written") from None
+    except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DataFetchError(f"cannot fetch {name}: {host} is unreachable ({reason}); offline? "
+                             "nothing was written") from None
+    return dest, digest.hexdigest(), size
+
+
+def _strip(member: str, n: int, name: str) -> PurePosixPath | None:
+    path = PurePosixPath(member.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts:
+        raise DataFetchError(f"cannot fetch {name}: archive member {member!r} points outside the target; refused")
+    parts = [p for p in path.parts if p not in ("", ".")]
+    if len(parts) <= n:
+        return None
+    return PurePosixPath(*parts[n:])
+
+
+def _unpack(name: str, archive: Path, kind: str, strip_components: int, into: Path) -> int:
+    """Extract regular files and folders of ``archive`` into ``into``; links and devices are refused."""
+    count = 0
+    try:
+        if kind == "zip":
+            with zipfile.ZipFile(archive) as zf:
+                for info in zf.infolist():
+                    rel = _strip(info.filename, strip_components, name)
+                    if rel is None:
+                        continue
+                    out = into / rel
+                    if info.is_dir():
+                        out.mkdir(parents=True, exist_ok=True)
+                        continue
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(info) as src, open(out, "wb") as dst:
+                        shutil.copyfileobj(src, dst, _CHUNK)
+                    count += 1
+        else:
+            with tarfile.open(archive, "r:*") as tf:
+                for member in tf:
+                    rel = _strip(member.name, strip_components, name)
+                    if rel is None:
+                        continue
+                    out = into / rel
+                    if member.isdir():
+                        out.mkdir(parents=True, exist_ok=True)
+                    elif member.isfile():
+                        out.parent.mkdir(parents=True, exist_ok=True)
+                        src = tf.extractfile(member)
+                        assert src is not None
+                        with src, open(out, "wb") as dst:
+                            shutil.copyfileobj(src, dst, _CHUNK)
+                        count += 1
+                    else:
+                        raise DataFetchError(f"cannot fetch {name}: archive member {member.name!r} is a link or "
+                                             "device; refused")
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        if isinstance(exc, DataFetchError):
+            raise
+        raise DataFetchError(f"cannot fetch {name}: the download is not a valid {kind} archive ({exc}); "
+                             "nothing was written") from None
+    return count
+
+
+def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = False,
+          echo: Callable[[str], Any] = print, timeout: float = 60.0) -> Path:
+    """Download ``dataset`` from its declared source into the data root; returns its folder.
+
+    Verifies the SHA-256 (when the source declares one), unpacks, and moves the result into place
+    atomically. A dataset already present is left alone unless ``force``.
+
+    :raises UserError: the dataset declares no source, or its source is malformed.
+    :raises DataFetchError: offline, a server error, a checksum mismatch or a bad archive.
+    """
+    source = dataset.source
+    if source is None:
+        raise UserError(f"dataset {dataset.name} declares no download source (DataSource): it is generated by its "
+                        f"plugin or shipped with it, so there is nothing to fetch (load it with "
+                        f"toolkit.get_registry().dataset({dataset.name!r}).load())")
+    _validate_source(dataset.name, source)
+    settings = settings or get_settings()
+    dest = settings.data_dir / source.target
+    if is_present(dataset, settings) and not force:
+        echo(f"{dataset.name} is already present in {dest} (use --force to fetch it again)")
+        return dest
+    size = f" ({human_size(source.size_bytes)})" if source.size_bytes else ""
+    echo(f"fetching {dataset.name}{size} from {source.url}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".fetch-{dest.name}-", dir=dest.parent) as tmp:
+        tmp_path = Path(tmp)
+        (tmp_path / "download").mkdir()
+        file, digest, n_bytes = _download(dataset.name, source.url, tmp_path / "download", timeout)
+        if source.sha256 is not None:
+            if digest.lower() != source.sha256.lower():
+                raise DataFetchError(f"cannot fetch {dataset.name}: checksum mismatch (sha256 {digest}, expected "
+                                     f"{source.sha256}); the download was discarded, nothing was written")
+            echo(f"sha256 verified: {digest}")
+        else:
+            echo(f"no official checksum is published for {dataset.name}; sha256 of this download (unverified): {digest}")
+        staged = tmp_path / "staged"
+        staged.mkdir()
+        if source.unpack is None:
+            shutil.move(str(file), staged / file.name)
+            n_files = 1
+        else:
+            n_files = _unpack(dataset.name, file, source.unpack, source.strip_components, staged)
+            if n_files == 0:
+                raise DataFetchError(f"cannot fetch {dataset.name}: the archive has no files after stripping "
+                                     f"{source.strip_components} leading path component(s); nothing was written")
+        (staged / PROVENANCE_FILE).write_text(json.dumps({
+            "dataset": dataset.name, "url": source.url, "sha256": digest, "verified": source.sha256 is not None,
+            "bytes": n_bytes, "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=1))
+        if dest.exists():
+            old = tmp_path / "previous"
+            dest.rename(old)
+        staged.rename(dest)
+    echo(f"fetched {dataset.name}: {n_files} file(s), {human_size(n_bytes)} downloaded, into {dest}")
+    return dest
+
+
+__all__ = ["DataFetchError", "DatasetStatus", "dataset_status", "expected_path", "fetch", "fetch_command",
+           "is_present", "missing_dataset", "skip_reason", "status_table"]
