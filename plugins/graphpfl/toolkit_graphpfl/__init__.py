@@ -35,12 +35,14 @@ toolkit_register_bounds = defer("toolkit_graphpfl.bounds:BOUNDS", {
     "graphpfl.kept_edges_exact_lower": "topology noise keeps at least round((1-p)|E|) edges",
 })
 
-toolkit_register_datasets = defer("toolkit_graphpfl.datasets:DATASETS", {
-    "graphpfl.planted": "synthetic graphs whose label is a planted motif",
-    "graphpfl.mutag": "TU MUTAG (raw files under the data root)",
-    "graphpfl.proteins": "TU PROTEINS (raw files under the data root)",
-    "graphpfl.mutagenicity": "TU Mutagenicity (raw files under the data root)",
-})
+@hookimpl
+def toolkit_register_datasets():
+    # every TU dataset of the catalogue or under the data root: a directory listing, nothing imported
+    from toolkit.specs import Deferred
+    from toolkit_graphpfl.tu import PLANTED_DESCRIPTION, tu_catalogue
+
+    return [Deferred("toolkit_graphpfl.datasets:DATASETS", {"graphpfl.planted": PLANTED_DESCRIPTION, **tu_catalogue()})]
+
 
 toolkit_register_experiments = defer("toolkit_graphpfl.experiments:EXPERIMENTS", {
     "graphpfl.mutag_noise": "MUTAG, 5 clients: GraphP-FL vs FedAvg under topology noise (paired)",

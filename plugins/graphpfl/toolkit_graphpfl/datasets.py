@@ -13,7 +13,7 @@ from typing import Literal
 from toolkit.config import Field, Params
 from toolkit.specs import Dataset
 
-from toolkit_graphpfl.tu import KNOWN_TU, TU_FOLDER, present_tu_names, tu_source
+from toolkit_graphpfl.tu import PLANTED_DESCRIPTION, TU_FOLDER, tu_description, tu_names, tu_source
 
 
 class PlantedParams(Params):
@@ -74,15 +74,12 @@ class TULoader:
 
 def tu_datasets() -> list[Dataset]:
     """One record per TU dataset of the catalogue or present under the data root (names lower-cased)."""
-    names = list(KNOWN_TU) + [n for n in present_tu_names() if n not in KNOWN_TU]
-    return [Dataset(name=f"graphpfl.{n.lower()}", description=f"TU {n} (raw files under the data root; "
-                    f"`toolkit data fetch graphpfl.{n.lower()}`)", loader=TULoader(n), params=TUParams,
-                    source=tu_source(n))
-            for n in sorted(names, key=str.lower)]
+    return [Dataset(name=f"graphpfl.{n.lower()}", description=tu_description(n), loader=TULoader(n), params=TUParams,
+                    source=tu_source(n)) for n in tu_names()]
 
 
 DATASETS = [
-    Dataset(name="graphpfl.planted", description="synthetic graphs whose label is a planted motif",
+    Dataset(name="graphpfl.planted", description=PLANTED_DESCRIPTION,
             loader=_planted, params=PlantedParams),
     *tu_datasets(),
 ]

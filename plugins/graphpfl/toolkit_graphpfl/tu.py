@@ -75,6 +75,23 @@ def present_tu_names(root: str | Path | None = None) -> list[str]:
     return [n for n in entries if (base / n / "raw" / f"{n}_A.txt").is_file()]
 
 
+PLANTED_DESCRIPTION = "synthetic graphs whose label is a planted motif"
+
+
+def tu_description(name: str) -> str:
+    return f"TU {name} (raw files under the data root; `toolkit data fetch graphpfl.{name.lower()}`)"
+
+
+def tu_names(root: str | Path | None = None) -> list[str]:
+    """The catalogue's TU datasets and every other one present under the data root, sorted."""
+    return sorted({*KNOWN_TU, *present_tu_names(root)}, key=str.lower)
+
+
+def tu_catalogue(root: str | Path | None = None) -> dict[str, str]:
+    """Registered name -> description of every TU dataset (what registration lists, cheaply)."""
+    return {f"graphpfl.{n.lower()}": tu_description(n) for n in tu_names(root)}
+
+
 def resolve_tu_name(name: str, root: str | Path | None = None) -> str:
     """The dataset's spelling on disk (or in the catalogue) for a name given in any case."""
     for candidate in (*present_tu_names(root), *KNOWN_TU):
