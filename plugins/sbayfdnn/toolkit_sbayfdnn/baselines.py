@@ -332,14 +332,15 @@ EXTRA_METHODS = ("dense_no_early_stopping",)  # not in the default comparison; s
 
 def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, epochs: int = 3000,
                     n_basis: int = 24, degree: int = 3, device: str = "cpu", seed: int = 0,
-                    interval_level: float = 0.95) -> list[dict]:
+                    interval_level: float = 0.95, keep_models: bool = False) -> list[dict]:
     """Fit every method in ``methods`` on ``data`` (a :class:`~toolkit_sbayfdnn.designs.FunctionalData`
     with a test split) and return one record per method: test RMSE, RMSE / oracle, region TPR/FPR/F1
     (methods that select), number of selected basis functions, interval coverage (sbayfdnn), wall time.
 
     ``select_all`` is the region baseline that selects the whole domain (the FLM's predictions).
     ``dense_no_early_stopping`` (not in the default list) trains the dense network for all epochs on
-    all training curves without weight decay.
+    all training curves without weight decay. ``keep_models``: each record also holds its fitted
+    ``model``. Data without a planted truth (``f_test`` None) get ``rmse_ratio`` nan.
     """
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
@@ -388,5 +389,7 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
         if regions is not None and true_mask is not None and true_mask.any():
             rec.update(basis.region_metrics(basis.region_mask(data.grid, regions), true_mask))
         rec["wall_time"] = time.perf_counter() - start
+        if keep_models:
+            rec["model"] = model
         records.append(rec)
     return records

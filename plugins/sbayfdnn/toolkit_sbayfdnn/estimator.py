@@ -79,11 +79,14 @@ class _SparseBayesianFDNNBase(BaseEstimator):
     :param include_empty_model: add a candidate with every column excluded (W1 = 0) to the restarts
         compared by the Laplace evidence (our addition; without it pure noise kept ~20 columns).
     :param empty_model_evidence: how the empty model is weighed against the best restart (restarts
-        are always ranked among themselves by their full Laplace evidence): ``"first_layer"`` (default
-        since 2026-12-01) compares the Laplace evidence of the first-layer (region) weights with the
-        downstream layers at their MAP, so the Occam factor of the downstream weights, which only the
-        networks pay, cancels; ``"full"`` compares full evidences (the earlier rule, under which the empty
-        model won on small or offset-dominated data; README, "Why the empty model won").
+        are always ranked among themselves by their full Laplace evidence): ``"full"`` (default)
+        compares full evidences; ``"first_layer"`` compares the Laplace evidence of the first-layer
+        (region) weights with the downstream layers at their MAP, so the Occam factor of the downstream
+        weights cancels. Tried for issue 19 and not adopted by its pre-registered rule (README).
+    :param linear_guard: when the evidence chooses the empty model although the functional linear
+        model's exact leave-one-out R^2 on the training curves exceeds this, the best restart with
+        columns (by evidence) is used instead, with a warning (issue 19: never the empty model where a
+        linear model explains most of the held-out variance); None: off. Regression only.
     :param score_sd: the centred scores are multiplied by one factor so that their global sd is this
         (``None``: keep the raw scores). See step 1 above.
     :param grid: the grid (m,) the curves are observed on, fixed at construction (so that
@@ -108,7 +111,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                  anneal_epochs: int = 500, finetune_epochs: int = 500, lr: float = 2e-3,
                  finetune_lr: float | None = 2e-4,
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
-                 include_empty_model: bool = True, empty_model_evidence: str = "first_layer", grid=None,
+                 include_empty_model: bool = True, empty_model_evidence: str = "full",
+                 linear_guard: float | None = 0.5, grid=None,
                  device: str = "cpu", random_state=0):
         self.n_basis = n_basis
         self.degree = degree
@@ -127,19 +131,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.score_sd = score_sd
         self.include_empty_model = include_empty_model
         self.empty_model_evidence = empty_model_evidence
+        self.linear_guard = linear_guard
         self.grid = grid
         self.device = device
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # FUNCTIONAL_INPUT_TAG_REASON: the generic accuracy checks fit i.i.d. features, not curves
-        if tags.regressor_tags is not None:
-            tags.regressor_tags.poor_score = True
-        if tags.classifier_tags is not None:
-            tags.classifier_tags.poor_score = True
-            tags.classifier_tags.multi_class = False  # binary only (logistic head)
-        return tags
 
     def _validate_settings(self) -> None:
         basis.check_basis_size(self.n_basis, self.degree)
@@ -160,6 +155,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             raise ValueError(f"lr: must be > 0, got {self.lr}")
         if self.finetune_lr is not None and not self.finetune_lr > 0:
             raise ValueError(f"finetune_lr: must be > 0 or None (None: use lr), got {self.finetune_lr}")
+        if self.linear_guard is not None and not 0.0 <= self.linear_guard < 1.0:
+            raise ValueError(f"linear_guard: must lie in [0, 1) or be None, got {self.linear_guard!r}")
         if self.empty_model_evidence not in ("first_layer", "full"):
             raise ValueError(f"empty_model_evidence: must be 'first_layer' or 'full', got {self.empty_model_evidence!r}")
         if self.score_sd is not None and not self.score_sd > 0:
@@ -242,6 +239,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.log_evidences_ = np.asarray(evidences)
         self.region_log_evidences_ = np.asarray(region_evidences)
         best = self._choose(self.log_evidences_, self.region_log_evidences_)
+        best = self._apply_linear_guard(best, mask.sum(dim=1).cpu().numpy(), X, y, grid)
         self.best_restart_ = best
         self.all_params_, self.all_masks_ = params, mask  # every candidate (restarts, then the empty model)
         self.params_ = [p[best:best + 1].clone() for p in params]
@@ -273,6 +271,31 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             return int(np.argmax(full))
         best = int(np.argmax(full[:-1]))
         return len(full) - 1 if region[-1] > region[best] else best
+
+    def _apply_linear_guard(self, best: int, n_columns: np.ndarray, X, y, grid) -> int:
+        """Replace an empty choice by the best restart with columns when a linear model explains more
+        than ``linear_guard`` of the leave-one-out variance (regression only)."""
+        self.linear_loo_r2_ = float("nan")
+        self.guard_overrode_ = False
+        if self.task != "regression" or self.linear_guard is None or n_columns[best] > 0 or not (n_columns > 0).any():
+            return best
+        from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+        flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
+        self.linear_loo_r2_ = float(1.0 - flm.loo_mse_ / max(float(np.var(y)), 1e-300))
+        if not self.linear_loo_r2_ > self.linear_guard:
+            return best
+        candidates = np.flatnonzero(n_columns > 0)
+        chosen = int(candidates[np.argmax(self.log_evidences_[candidates])])
+        self.guard_overrode_ = True
+        warnings.warn(
+            f"SparseBayesianFDNN: the Laplace evidence preferred the empty model by "
+            f"{self.log_evidences_[best] - self.log_evidences_[chosen]:.1f} nats, but a functional linear model "
+            f"explains {self.linear_loo_r2_:.0%} of the leave-one-out variance (linear_guard = {self.linear_guard}); "
+            f"using the best restart with columns ({int(n_columns[chosen])} of {self.n_basis}) instead. Its "
+            "inclusion probabilities are less trustworthy than usual; compare with FunctionalLinearModel.",
+            UserWarning, stacklevel=3)
+        return chosen
 
     def _report_empty_model(self, mask: np.ndarray) -> None:
         """Warn (EmptyModelWarning, with the evidence gap) when no basis function is selected."""
@@ -329,6 +352,11 @@ class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
 
     task = "regression"
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # functional_input.FUNCTIONAL_INPUT_TAG_REASON
+        return tags
+
     def predict(self, X, grid=None) -> np.ndarray:
         """Predicted responses."""
         return self._network_output(X, grid)
@@ -360,6 +388,12 @@ class SparseBayesianFDNNClassifier(ClassifierMixin, _SparseBayesianFDNNBase):
 
     task = "classification"
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True  # functional_input.FUNCTIONAL_INPUT_TAG_REASON
+        tags.classifier_tags.multi_class = False  # binary only (logistic head)
+        return tags
+
     def _target(self, y) -> np.ndarray:
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -367,6 +401,8 @@ class SparseBayesianFDNNClassifier(ClassifierMixin, _SparseBayesianFDNNBase):
             raise ValueError(f"y: Only binary classification is supported. The type of the target is {y_type} "
                              f"({len(np.unique(y))} classes); classification needs exactly 2 classes")
         self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"y: classification needs exactly 2 classes, got {len(self.classes_)}")
         self.y_mean_, self.y_scale_ = 0.0, 1.0
         return (y == self.classes_[1]).astype(float)
 

@@ -65,8 +65,12 @@ def check_training_input(estimator, X, y, grid=None, *, classifier: bool = False
             raise basis.FunctionalInputError(
                 f"y: must hold one response per curve (shape (n,)), got shape {y_arr.shape}; this estimator "
                 "has a single output")
-        n_x = np.shape(X)[0] if np.ndim(X) >= 1 else None
-        if y_arr.ndim >= 1 and n_x is not None and y_arr.shape[0] != n_x:
+        X_arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        if X_arr.ndim != 2:
+            raise basis.FunctionalInputError(
+                f"X: must be a 2-D array (n curves x m grid points), got shape {X_arr.shape}")
+        n_x = X_arr.shape[0]
+        if y_arr.ndim >= 1 and y_arr.shape[0] != n_x:
             raise basis.FunctionalInputError(
                 f"y: has {y_arr.shape[0]} values but X has n = {n_x} curves (mismatched n)")
     X, y = validate_data(estimator, X, y, y_numeric=not classifier, ensure_min_samples=2,
@@ -117,10 +121,3 @@ def seed_from(random_state) -> int:
     except ValueError:
         raise ValueError(f"random_state: must be a non-negative integer, None or a numpy RandomState, "
                          f"got {random_state!r}") from None
-
-
-def r2_score_safe(y, pred) -> float:
-    """R^2 as scikit-learn computes it (1.0 for a perfect fit of a constant y, 0.0 otherwise)."""
-    from sklearn.metrics import r2_score
-
-    return float(r2_score(y, pred))
