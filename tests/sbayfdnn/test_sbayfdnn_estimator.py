@@ -208,3 +208,20 @@ def test_simulation_rejects_bad_parameters():
 
     with pytest.raises(ParameterError, match="link"):
         toolkit.run("sbayfdnn.two_region", {"link": "cubic"}, seed=0, store=None, cache=False)
+
+
+def test_linear_guard_keeps_a_region_where_a_linear_model_explains_the_curves():
+    """Issue 19: a small fit whose evidence prefers the empty model (old behaviour, linear_guard=None:
+    every prediction the training mean) although the FLM explains > 50%; the guard keeps a region."""
+    from toolkit_sbayfdnn.designs import simulate
+
+    d = simulate("two_region", "linear", 5.0, 100, 300, 30, seed=0)
+    small = dict(n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2)
+    with pytest.warns(EmptyModelWarning, match="by [0-9.]+ nats"):
+        old = SparseBayesianFDNN(linear_guard=None, **small).fit(d.X, d.y, d.grid)
+    assert len(old.selected_) == 0 and old.score(d.X_test, d.y_test) < 0.05
+    with pytest.warns(UserWarning, match="preferred the empty model by .* nats, but a functional linear model"):
+        new = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid)
+    assert new.guard_overrode_ and new.linear_loo_r2_ > 0.5 and len(new.selected_) > 0
+    assert new.score(d.X_test, d.y_test) > 0.5
+    np.testing.assert_array_equal(new.log_evidences_, old.log_evidences_)  # same fit, another choice

@@ -46,8 +46,8 @@ DESIGN_SCORE_SD = 0.172
 """Global sd of the centred raw B-spline scores (J = 24, cubic) in the two-region design."""
 
 
-class NotFittedError(SklearnNotFittedError):
-    """The estimator was used before ``fit`` (scikit-learn's ``NotFittedError``)."""
+NotFittedError = SklearnNotFittedError
+"""The estimator was used before ``fit``: scikit-learn's ``NotFittedError`` (a ValueError and AttributeError)."""
 
 
 class EmptyModelWarning(UserWarning):
