@@ -1,5 +1,5 @@
 """Every method on the real scalar-on-function data sets shipped inside packages (issue 19):
-Tecator (sktime; standard split 172 / 43), fermentation (chemotools; 21 / 1629) and El Nino
+Tecator (sktime; standard split 172 / 43), Covid3Month (sktime; 140 / 61) and El Nino
 (statsmodels; years 1-45 / 46-60). Test RMSE per method and seed, plus the sparse model's number of
 selected basis functions and what the earlier rule (no linear guard) would have predicted.
 
@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-DATASETS = ("tecator", "fermentation", "elnino")
+DATASETS = ("tecator", "covid", "elnino")
 METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn")
 
 
@@ -30,7 +30,7 @@ def load(name: str):
         split = 45
         return designs.FunctionalData(X=d.X[:split], y=d.y[:split], grid=d.grid, X_test=d.X[split:],
                                       y_test=d.y[split:], true_regions=None, description=d.description)
-    return {"tecator": designs.tecator_curves, "fermentation": designs.fermentation_curves}[name]()
+    return {"tecator": designs.tecator_curves, "covid": designs.covid_curves}[name]()
 
 
 def n_basis_for(data) -> int:

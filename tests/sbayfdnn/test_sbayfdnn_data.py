@@ -85,7 +85,7 @@ def test_offset_design_is_dominated_by_variation_unrelated_to_y():
     np.testing.assert_array_equal(simulate_offset(seed=3).X, simulate_offset(seed=3).X)
 
 
-def test_tecator_and_fermentation_load_offline_from_their_packages_with_the_standard_split():
+def test_tecator_and_covid_load_offline_from_sktime_with_the_standard_split():
     import toolkit
 
     registry = toolkit.get_registry()
@@ -93,8 +93,8 @@ def test_tecator_and_fermentation_load_offline_from_their_packages_with_the_stan
     assert tecator.X.shape == (172, 100) and tecator.X_test.shape == (43, 100)
     assert tecator.grid[0] == 850.0 and tecator.grid[-1] == 1050.0
     assert 0 < tecator.y.min() and tecator.y.max() < 100  # fat, %
-    ferm = registry.datasets["sbayfdnn.fermentation"].load()
-    assert ferm.X.shape[0] == 21 and ferm.X_test.shape[0] == 1629 and ferm.X.shape[1] == ferm.X_test.shape[1]
-    assert np.all(np.diff(ferm.grid) > 0) and ferm.y.shape == (21,)
+    covid = registry.datasets["sbayfdnn.covid"].load()
+    assert covid.X.shape == (140, 84) and covid.X_test.shape == (61, 84) and covid.y.shape == (140,)
+    assert np.all(covid.X >= 0) and np.all((covid.y >= 0) & (covid.y <= 1))  # case counts, death rate
     offset = registry.datasets["sbayfdnn.offset"].load(n_train=20, n_test=5, m=30)
     assert offset.X.shape == (20, 30)

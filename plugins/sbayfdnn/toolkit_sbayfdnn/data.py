@@ -1,6 +1,6 @@
 """Dataset registrations: the synthetic designs (the spec's and the offset design), El Nino (statsmodels),
-ECG beats (neurokit2), and two real spectroscopy regression sets shipped inside packages: Tecator
-(sktime) and fermentation (chemotools), each with its package's standard train/test split."""
+ECG beats (neurokit2), and two real scalar-on-function regression sets shipped inside sktime: Tecator
+(NIR spectra) and Covid3Month, each with its standard (Monash TSER) train/test split."""
 
 from __future__ import annotations
 
@@ -53,10 +53,10 @@ def _tecator():
     return tecator_curves()
 
 
-def _fermentation():
-    from toolkit_sbayfdnn.designs import fermentation_curves
+def _covid():
+    from toolkit_sbayfdnn.designs import covid_curves
 
-    return fermentation_curves()
+    return covid_curves()
 
 
 def _synthetic(**kwargs):
@@ -88,6 +88,6 @@ DATASETS = [
             "strong collinearity, two planted regions", loader=_offset, params=OffsetDataParams),
     Dataset(name="sbayfdnn.tecator", description="Tecator NIR meat spectra (sktime, shipped), fat %, standard "
             "split 172 train / 43 test", loader=_tecator),
-    Dataset(name="sbayfdnn.fermentation", description="fermentation MIR spectra (chemotools, shipped), glucose g/L, "
-            "package split 21 train / 1629 test", loader=_fermentation),
+    Dataset(name="sbayfdnn.covid", description="Covid3Month (sktime, shipped): daily cases over 84 days -> death "
+            "rate, standard split 140 train / 61 test", loader=_covid),
 ]

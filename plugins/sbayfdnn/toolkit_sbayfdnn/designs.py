@@ -237,18 +237,18 @@ def tecator_curves() -> FunctionalData:
                           description="Tecator NIR spectra (sktime), fat %, 172 train / 43 test")
 
 
-def fermentation_curves() -> FunctionalData:
-    """Fermentation spectra (chemotools, shipped inside the package): mid-infrared spectra of a yeast
-    fermentation, response glucose (g/L) by HPLC. The package's split: its 21 "train" reference
-    spectra to fit and its 1629 "test" spectra of the monitored fermentation. No planted truth."""
-    from chemotools.datasets import load_fermentation_test, load_fermentation_train
+def covid_curves() -> FunctionalData:
+    """Covid3Month (sktime's copy of the Monash TSER problem, shipped inside the package): daily
+    confirmed COVID-19 cases of a country over three months (84 days, WHO data), response the
+    country's death rate on 1 April 2020; the standard split is 140 training and 61 test curves.
+    No planted truth."""
+    from sktime.datasets import load_covid_3month
 
-    X_train, y_train = load_fermentation_train()
-    X_test, y_test = load_fermentation_test()
-    grid = np.asarray(X_train.columns, dtype=float)
-    order = np.argsort(grid)
-    X_tr = X_train.to_numpy(dtype=float)[:, order]
-    X_te = X_test.to_numpy(dtype=float)[:, order]
-    return FunctionalData(X=X_tr, y=np.asarray(y_train, dtype=float).reshape(-1), grid=grid[order],
-                          X_test=X_te, y_test=np.asarray(y_test, dtype=float).reshape(-1), true_regions=None,
-                          description="fermentation MIR spectra (chemotools), glucose g/L, 21 train / 1629 test")
+    parts = {}
+    for split in ("train", "test"):
+        X, y = load_covid_3month(split=split, return_X_y=True)
+        parts[split] = (np.stack([np.asarray(row, dtype=float) for row in X.iloc[:, 0]]), np.asarray(y, dtype=float))
+    grid = np.arange(1.0, parts["train"][0].shape[1] + 1.0)
+    return FunctionalData(X=parts["train"][0], y=parts["train"][1], grid=grid, X_test=parts["test"][0],
+                          y_test=parts["test"][1], true_regions=None,
+                          description="Covid3Month (sktime): daily cases over 84 days -> death rate, 140 train / 61 test")
