@@ -277,12 +277,13 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         than ``linear_guard`` of the leave-one-out variance (regression only)."""
         self.linear_loo_r2_ = float("nan")
         self.guard_overrode_ = False
-        if self.task != "regression" or self.linear_guard is None or n_columns[best] > 0 or not (n_columns > 0).any():
+        if (self.task != "regression" or self.linear_guard is None or n_columns[best] > 0
+                or not (n_columns > 0).any() or not np.var(y) > 0):  # R^2 is undefined for a constant y
             return best
         from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
         flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
-        self.linear_loo_r2_ = float(1.0 - flm.loo_mse_ / max(float(np.var(y)), 1e-300))
+        self.linear_loo_r2_ = float(1.0 - flm.loo_mse_ / float(np.var(y)))
         if not self.linear_loo_r2_ > self.linear_guard:
             return best
         candidates = np.flatnonzero(n_columns > 0)
