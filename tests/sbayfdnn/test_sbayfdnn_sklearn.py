@@ -95,11 +95,13 @@ def test_dense_network_fits_small_valued_curves(curves):
 
 
 def test_flm_chooses_real_shrinkage_on_collinear_channels():
-    """100 nearly collinear channels, J = 24 scores: least squares (alpha 0) is not what LOO picks."""
-    from toolkit_sbayfdnn.designs import simulate_offset
+    """Tecator's 100 collinear NIR channels: the old GCV over an absolute grid picked alpha = 0 (test
+    RMSE 2.79); leave-one-out CV on standardised scores picks a penalty and predicts better."""
+    from toolkit_sbayfdnn.designs import tecator_curves
 
-    d = simulate_offset(n_train=60, n_test=300, seed=0)
+    d = tecator_curves()
     model = FunctionalLinearModel().fit(d.X, d.y, d.grid)
-    assert model.alpha_ > 1e-6
     ols = FunctionalLinearModel(alphas=(0.0,)).fit(d.X, d.y, d.grid)
-    assert model.score(d.X_test, d.y_test) > ols.score(d.X_test, d.y_test)
+    assert model.alpha_ > 0
+    rmse = lambda m: float(np.sqrt(np.mean((m.predict(d.X_test) - d.y_test) ** 2)))  # noqa: E731
+    assert rmse(model) < 0.97 * rmse(ols)
