@@ -69,3 +69,32 @@ def test_registered_datasets_load():
     registry = toolkit.get_registry()
     data = registry.datasets["sbayfdnn.synthetic"].load(n_train=20, n_test=5, m=20, link="exp")
     assert data.X.shape == (20, 20)
+
+
+def test_offset_design_is_dominated_by_variation_unrelated_to_y():
+    from toolkit_sbayfdnn.designs import simulate_offset
+
+    d = simulate_offset(n_train=400, n_test=2000, seed=0)
+    level = d.X.mean(axis=1)  # offset (plus a little signal): most of the curves' variance
+    assert np.var(level) > 0.8 * np.var(d.X - d.X.mean(axis=0))
+    assert abs(np.corrcoef(level, d.y)[0, 1]) < 0.15  # ... and unrelated to the response
+    assert d.true_regions == [(0.1, 0.3), (0.6, 0.8)]
+    assert np.var(d.f_test) / d.noise_sd ** 2 == pytest.approx(5.0, rel=0.5)
+    with pytest.raises(ValueError, match="offset_sd"):
+        simulate_offset(offset_sd=-1.0)
+    np.testing.assert_array_equal(simulate_offset(seed=3).X, simulate_offset(seed=3).X)
+
+
+def test_tecator_and_covid_load_offline_from_sktime_with_the_standard_split():
+    import toolkit
+
+    registry = toolkit.get_registry()
+    tecator = registry.datasets["sbayfdnn.tecator"].load()
+    assert tecator.X.shape == (172, 100) and tecator.X_test.shape == (43, 100)
+    assert tecator.grid[0] == 850.0 and tecator.grid[-1] == 1050.0
+    assert 0 < tecator.y.min() and tecator.y.max() < 100  # fat, %
+    covid = registry.datasets["sbayfdnn.covid"].load()
+    assert covid.X.shape == (140, 84) and covid.X_test.shape == (61, 84) and covid.y.shape == (140,)
+    assert np.all(covid.X >= 0) and np.all((covid.y >= 0) & (covid.y <= 1))  # case counts, death rate
+    offset = registry.datasets["sbayfdnn.offset"].load(n_train=20, n_test=5, m=30)
+    assert offset.X.shape == (20, 30)

@@ -1,19 +1,23 @@
 """Baselines on the same B-spline projections and the same train/test split (no toolkit imports).
 
-- :class:`FunctionalLinearModel`: y = a + z^T b, ridge penalty chosen by generalised cross-validation
-  over a grid that includes 0 (ordinary least squares);
+- :class:`FunctionalLinearModel`: y = a + z^T b on standardised scores, ridge penalty chosen by exact
+  leave-one-out cross-validation over a range from almost none to heavy shrinkage;
 - :class:`GroupLassoFLM`: the same linear model with a group-lasso penalty over contiguous groups of
   basis functions (cvxpy); the penalty is chosen on a validation split by the one-standard-error
   rule (the largest penalty within one SE of the best); non-zero groups are its selected region;
 - :class:`FPCARegression`: functional principal components (quadrature-weighted SVD), least squares
   on the leading scores (enough components for ``variance`` of the curves' variance);
 - :class:`DenseNetwork`: the same network as the sparse model without the spike-and-slab prior
-  (Gaussian weight decay), early stopping on a validation split;
+  (Gaussian weight decay) on per-column standardised scores, early stopping on a validation split;
 - :class:`AdaFNN`: an AdaFNN-style network (Yao et al. 2021) whose K basis functions are small
   networks of t, scores ``integral X beta_k`` by quadrature, an MLP on the scores, with L1 and
   orthogonality penalties on the learned bases; early stopping.
 
 :func:`compare_methods` fits them all (and the sparse Bayesian model) on one split.
+
+Every baseline is a scikit-learn regressor (``fit(X, y, grid=None)``, ``grid`` also a constructor
+parameter, ``n_features_in_``, ``score`` = R^2) and depends on X only through scale-free quantities:
+multiplying the curves by a constant leaves its predictions unchanged (tested at 1e-3 and 1e3).
 """
 
 from __future__ import annotations
@@ -22,9 +26,15 @@ import time
 
 import numpy as np
 import torch
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from toolkit_sbayfdnn import basis
+from toolkit_sbayfdnn.functional_input import check_new_input, check_training_input, seed_from
 from toolkit_sbayfdnn.network import PriorConfig, forward, init_params, train
+
+FLM_ALPHAS = tuple(float(a) for a in np.logspace(-8, 2, 21))
+"""Ridge penalties of the FLM, relative to standardised scores (shrink factor of a component with
+singular value s: s^2 / (s^2 + alpha n), s^2 / n ~ its variance): from no shrinkage to heavy."""
 
 
 def _split(n: int, val_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -33,19 +43,43 @@ def _split(n: int, val_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
     return perm[n_val:], perm[:n_val]
 
 
-class FunctionalLinearModel:
-    """Ridge / least-squares functional linear model on B-spline scores (GCV-chosen penalty)."""
+class _FunctionalRegressor(RegressorMixin, BaseEstimator):
+    """Shared plumbing: validated curves in, ``grid_`` / ``n_features_in_`` set, R^2 ``score``."""
 
-    def __init__(self, n_basis: int = 24, degree: int = 3, alphas=(0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
-        self.n_basis, self.degree, self.alphas = n_basis, degree, alphas
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # functional_input.FUNCTIONAL_INPUT_TAG_REASON
+        return tags
+
+    def _training_input(self, X, y, grid):
+        X, y, grid = check_training_input(self, X, y, grid)
+        self.grid_ = grid
+        return X, y
+
+    def _new_input(self, X, grid=None):
+        return check_new_input(self, X, grid)
+
+
+class FunctionalLinearModel(_FunctionalRegressor):
+    """Ridge functional linear model on B-spline scores, penalty chosen by exact leave-one-out CV.
+
+    The centred scores are divided by one factor (their global sd), so the penalty grid ``alphas``
+    means the same for curves in any units; ``alphas`` may include 0 (least squares).
+    Learned: ``alpha_``, ``coef_`` (per raw score), ``beta_`` (beta(t) on the grid), ``loo_mse_``.
+    """
+
+    def __init__(self, n_basis: int = 24, degree: int = 3, alphas=FLM_ALPHAS, grid=None):
+        self.n_basis, self.degree, self.alphas, self.grid = n_basis, degree, alphas, grid
 
     def fit(self, X, y, grid=None):
-        X, grid, y = basis.validate_curves(X, grid, y)
-        self.grid_ = grid
-        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        X, y = self._training_input(X, y, grid)
+        if len(self.alphas) == 0 or any(a < 0 for a in self.alphas):
+            raise ValueError(f"alphas: must be a non-empty sequence of penalties >= 0, got {self.alphas!r}")
+        self.projection_ = basis.projection_matrix(self.grid_, self.n_basis, self.degree)
         Z = X @ self.projection_
         self.z_mean_, self.y_mean_ = Z.mean(axis=0), y.mean()
-        Zc, yc = Z - self.z_mean_, y - self.y_mean_
+        self.z_scale_ = float((Z - self.z_mean_).std()) or 1.0
+        Zc, yc = (Z - self.z_mean_) / self.z_scale_, y - self.y_mean_
         U, s, Vt = np.linalg.svd(Zc, full_matrices=False)
         uty = U.T @ yc
         n = len(y)
@@ -54,28 +88,31 @@ class FunctionalLinearModel:
             # ridge penalty alpha * n * ||b||^2; shrink factors s^2 / (s^2 + alpha n)
             shrink = s ** 2 / (s ** 2 + alpha * n) if alpha > 0 else (s > s.max() * 1e-10).astype(float)
             fitted = U @ (shrink * uty)
-            dof = shrink.sum()
-            gcv = np.mean((yc - fitted) ** 2) / (1 - dof / n) ** 2
-            if best is None or gcv < best[0]:
+            # exact leave-one-out residuals of a linear smoother (the intercept's leverage 1/n included)
+            leverage = (U ** 2) @ shrink + 1.0 / n
+            loo = np.mean(((yc - fitted) / np.maximum(1.0 - leverage, 1e-12)) ** 2)
+            if best is None or loo < best[0]:
                 coef = Vt.T @ (np.divide(shrink * uty, s, out=np.zeros_like(s), where=s > 0))
-                best = (gcv, alpha, coef)
-        _, self.alpha_, self.coef_ = best
-        design = basis.bspline_design(basis.to_unit(grid), self.n_basis, self.degree)
+                best = (loo, alpha, coef)
+        self.loo_mse_, self.alpha_, coef = best
+        self.coef_ = coef / self.z_scale_
+        design = basis.bspline_design(basis.to_unit(self.grid_), self.n_basis, self.degree)
         self.beta_ = design @ self.coef_  # estimated beta(t) on the grid
         return self
 
-    def predict(self, X):
-        X, _, _ = basis.validate_curves(X, self.grid_)
+    def predict(self, X, grid=None):
+        X = self._new_input(X, grid)
         return (X @ self.projection_ - self.z_mean_) @ self.coef_ + self.y_mean_
 
 
-class GroupLassoFLM:
+class GroupLassoFLM(_FunctionalRegressor):
     """Functional linear model with a group-lasso penalty on contiguous groups of B-spline coefficients."""
 
     def __init__(self, n_basis: int = 24, degree: int = 3, group_size: int = 3,
-                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), val_fraction: float = 0.2, random_state: int = 0):
+                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), val_fraction: float = 0.2,
+                 random_state=0, grid=None):
         self.n_basis, self.degree, self.group_size = n_basis, degree, group_size
-        self.lambdas, self.val_fraction, self.random_state = lambdas, val_fraction, random_state
+        self.lambdas, self.val_fraction, self.random_state, self.grid = lambdas, val_fraction, random_state, grid
 
     def _solve(self, Z, y, lam):
         import cvxpy as cp
@@ -90,13 +127,13 @@ class GroupLassoFLM:
         return np.asarray(b.value).ravel(), float(a.value), groups
 
     def fit(self, X, y, grid=None):
-        X, grid, y = basis.validate_curves(X, grid, y)
-        self.grid_ = grid
+        X, y = self._training_input(X, y, grid)
+        grid = self.grid_
         self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
         Z = X @ self.projection_
         self.z_scale_ = float(Z.std()) or 1.0  # the penalty needs comparable units across data sets
         Zs = Z / self.z_scale_
-        tr, va = _split(len(y), self.val_fraction, self.random_state)
+        tr, va = _split(len(y), self.val_fraction, seed_from(self.random_state))
         errors = []
         for lam in self.lambdas:
             b, a, _ = self._solve(Zs[tr], y[tr], lam)
@@ -114,20 +151,20 @@ class GroupLassoFLM:
         self.selected_regions_ = [(float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit]
         return self
 
-    def predict(self, X):
-        X, _, _ = basis.validate_curves(X, self.grid_)
+    def predict(self, X, grid=None):
+        X = self._new_input(X, grid)
         return (X @ self.projection_) / self.z_scale_ @ self.coef_ + self.intercept_
 
 
-class FPCARegression:
+class FPCARegression(_FunctionalRegressor):
     """Least squares on functional principal component scores."""
 
-    def __init__(self, variance: float = 0.99, max_components: int = 20):
-        self.variance, self.max_components = variance, max_components
+    def __init__(self, variance: float = 0.99, max_components: int = 20, grid=None):
+        self.variance, self.max_components, self.grid = variance, max_components, grid
 
     def fit(self, X, y, grid=None):
-        X, grid, y = basis.validate_curves(X, grid, y)
-        self.grid_ = grid
+        X, y = self._training_input(X, y, grid)
+        grid = self.grid_
         w = basis.quadrature_weights(basis.to_unit(grid))
         self.x_mean_ = X.mean(axis=0)
         Xw = (X - self.x_mean_) * np.sqrt(w)
@@ -145,36 +182,44 @@ class FPCARegression:
         w = basis.quadrature_weights(basis.to_unit(self.grid_))
         return ((X - self.x_mean_) * w) @ self.eigenfunctions_.T
 
-    def predict(self, X):
-        X, _, _ = basis.validate_curves(X, self.grid_)
+    def predict(self, X, grid=None):
+        X = self._new_input(X, grid)
         return self.coef_[0] + self._scores(X) @ self.coef_[1:]
 
 
-class DenseNetwork:
-    """The sparse model's network without the spike-and-slab prior, early-stopped on a validation split."""
+class DenseNetwork(_FunctionalRegressor):
+    """The sparse model's network without the spike-and-slab prior, early-stopped on a validation split.
+
+    Its inputs are the B-spline scores standardised per column (mean 0, sd 1), so curves in any units
+    give the same network (before 2026-12-01 it took the raw centred scores: X * 1e-3 gave R^2 ~ 0)."""
 
     def __init__(self, n_basis: int = 24, degree: int = 3, widths=(64, 32), epochs: int = 3000, lr: float = 2e-3,
                  weight_decay_var: float = 1.0, val_fraction: float = 0.2, early_stopping: bool = True,
-                 device: str = "cpu", random_state: int = 0):
+                 device: str = "cpu", random_state=0, grid=None):
         self.n_basis, self.degree, self.widths, self.epochs, self.lr = n_basis, degree, widths, epochs, lr
         self.weight_decay_var, self.val_fraction = weight_decay_var, val_fraction
         self.early_stopping = early_stopping
-        self.device, self.random_state = device, random_state
+        self.device, self.random_state, self.grid = device, random_state, grid
+
+    def _standardised_scores(self, X):
+        return torch.as_tensor((X @ self.projection_ - self.z_mean_) / self.z_scale_, dtype=torch.float32,
+                               device=self.device)
 
     def fit(self, X, y, grid=None):
-        X, grid, y = basis.validate_curves(X, grid, y)
-        self.grid_ = grid
-        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        X, y = self._training_input(X, y, grid)
+        self.projection_ = basis.projection_matrix(self.grid_, self.n_basis, self.degree)
         Z = X @ self.projection_
         self.z_mean_ = Z.mean(axis=0)
+        sd = Z.std(axis=0)
+        self.z_scale_ = np.where(sd > 1e-12 * max(float(sd.max()), 1e-300), sd, 1.0)
         self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
-        Zt = torch.as_tensor(Z - self.z_mean_, dtype=torch.float32, device=self.device)
+        Zt = self._standardised_scores(X)
         yt = torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32, device=self.device)
-        gen = torch.Generator().manual_seed(int(self.random_state))
+        gen = torch.Generator().manual_seed(seed_from(self.random_state))
         params = init_params(1, self.n_basis, tuple(self.widths), gen, device=self.device)
         prior = PriorConfig(sigma_other_sq=self.weight_decay_var)
         if self.early_stopping:
-            tr, va = _split(len(y), self.val_fraction, self.random_state)
+            tr, va = _split(len(y), self.val_fraction, seed_from(self.random_state))
             self.params_, info = train(params, Zt[tr], yt[tr], task="regression", prior=prior, epochs=self.epochs,
                                        lr=self.lr, spike_slab=False, Z_val=Zt[va], y_val=yt[va])
             self.best_epoch_ = info["best_epoch"][0]
@@ -184,26 +229,26 @@ class DenseNetwork:
             self.best_epoch_ = self.epochs
         return self
 
-    def predict(self, X):
-        X, _, _ = basis.validate_curves(X, self.grid_)
-        Z = torch.as_tensor(X @ self.projection_ - self.z_mean_, dtype=torch.float32, device=self.device)
+    def predict(self, X, grid=None):
+        X = self._new_input(X, grid)
+        Z = self._standardised_scores(X).double()
         with torch.no_grad():
-            out = forward(self.params_, Z)[0].cpu().double().numpy()
+            out = forward([p.double() for p in self.params_], Z)[0].cpu().numpy()
         return out * self.y_scale_ + self.y_mean_
 
 
-class AdaFNN:
+class AdaFNN(_FunctionalRegressor):
     """AdaFNN-style adaptive-basis network: K micro-networks beta_k(t) (1 -> 32 -> 32 -> 1, tanh),
     scores ``integral X beta_k`` by the trapezoid rule, an MLP (K -> 32 -> 1) on the scores; loss
     MSE + l1 * sum_k ||beta_k||_L1 + ortho * sum_{k != l} <beta_k, beta_l>^2 (+ ||beta_k|| = 1 softly)."""
 
     def __init__(self, n_bases: int = 4, epochs: int = 2000, lr: float = 2e-3, l1: float = 1e-3, ortho: float = 1e-2,
-                 val_fraction: float = 0.2, device: str = "cpu", random_state: int = 0):
+                 val_fraction: float = 0.2, device: str = "cpu", random_state=0, grid=None):
         self.n_bases, self.epochs, self.lr, self.l1, self.ortho = n_bases, epochs, lr, l1, ortho
-        self.val_fraction, self.device, self.random_state = val_fraction, device, random_state
+        self.val_fraction, self.device, self.random_state, self.grid = val_fraction, device, random_state, grid
 
-    def _build(self):
-        torch.manual_seed(int(self.random_state))  # nn.Linear init; fit() restores the global state after
+    def _build(self, seed: int):
+        torch.manual_seed(seed)  # nn.Linear init; fit() restores the global state after
         K = self.n_bases
         self.micro_ = torch.nn.ModuleList([torch.nn.Sequential(torch.nn.Linear(1, 32), torch.nn.Tanh(),
                                                                torch.nn.Linear(32, 32), torch.nn.Tanh(),
@@ -222,11 +267,12 @@ class AdaFNN:
         return self.head_(scores).squeeze(-1), B
 
     def fit(self, X, y, grid=None):
-        X, grid, y = basis.validate_curves(X, grid, y)
-        self.grid_ = grid
+        X, y = self._training_input(X, y, grid)
+        grid = self.grid_
+        seed = seed_from(self.random_state)
         state = torch.random.get_rng_state()
         try:
-            self._build()
+            self._build(seed)
         finally:
             torch.random.set_rng_state(state)
         self.u_ = torch.as_tensor(basis.to_unit(grid), dtype=torch.float32, device=self.device)
@@ -236,7 +282,7 @@ class AdaFNN:
         self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
         Xt = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float32, device=self.device)
         yt = torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32, device=self.device)
-        tr, va = _split(len(y), self.val_fraction, self.random_state)
+        tr, va = _split(len(y), self.val_fraction, seed)
         params = list(self.micro_.parameters()) + list(self.head_.parameters())
         opt = torch.optim.Adam(params, lr=self.lr)
         best, best_state, stale = float("inf"), None, 0
@@ -265,11 +311,18 @@ class AdaFNN:
                     p.copy_(keep)
         return self
 
-    def predict(self, X):
-        X, _, _ = basis.validate_curves(X, self.grid_)
-        Xt = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float32, device=self.device)
+    def predict(self, X, grid=None):
+        X = self._new_input(X, grid)
+        Xt = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float64, device=self.device)
         with torch.no_grad():
-            out = self._forward(Xt)[0].cpu().double().numpy()
+            self.micro_.double(), self.head_.double()
+            u, w = self.u_, self.w_
+            self.u_, self.w_ = u.double(), w.double()
+            try:
+                out = self._forward(Xt)[0].cpu().numpy()
+            finally:
+                self.micro_.float(), self.head_.float()
+                self.u_, self.w_ = u, w
         return out * self.y_scale_ + self.y_mean_
 
 
@@ -279,14 +332,15 @@ EXTRA_METHODS = ("dense_no_early_stopping",)  # not in the default comparison; s
 
 def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, epochs: int = 3000,
                     n_basis: int = 24, degree: int = 3, device: str = "cpu", seed: int = 0,
-                    interval_level: float = 0.95) -> list[dict]:
+                    interval_level: float = 0.95, keep_models: bool = False) -> list[dict]:
     """Fit every method in ``methods`` on ``data`` (a :class:`~toolkit_sbayfdnn.designs.FunctionalData`
     with a test split) and return one record per method: test RMSE, RMSE / oracle, region TPR/FPR/F1
     (methods that select), number of selected basis functions, interval coverage (sbayfdnn), wall time.
 
     ``select_all`` is the region baseline that selects the whole domain (the FLM's predictions).
     ``dense_no_early_stopping`` (not in the default list) trains the dense network for all epochs on
-    all training curves without weight decay.
+    all training curves without weight decay. ``keep_models``: each record also holds its fitted
+    ``model``. Data without a planted truth (``f_test`` None) get ``rmse_ratio`` nan.
     """
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
@@ -335,5 +389,7 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
         if regions is not None and true_mask is not None and true_mask.any():
             rec.update(basis.region_metrics(basis.region_mask(data.grid, regions), true_mask))
         rec["wall_time"] = time.perf_counter() - start
+        if keep_models:
+            rec["model"] = model
         records.append(rec)
     return records

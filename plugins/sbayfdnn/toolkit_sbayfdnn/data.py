@@ -1,4 +1,6 @@
-"""Dataset registrations: the synthetic designs, El Nino (statsmodels) and ECG beats (neurokit2)."""
+"""Dataset registrations: the synthetic designs (the spec's and the offset design), El Nino (statsmodels),
+ECG beats (neurokit2), and two real scalar-on-function regression sets shipped inside sktime: Tecator
+(NIR spectra) and Covid3Month, each with its standard (Monash TSER) train/test split."""
 
 from __future__ import annotations
 
@@ -27,6 +29,36 @@ class EcgDataParams(Params):
     seed: int = Field(0, ge=0, description="random seed")
 
 
+class OffsetDataParams(Params):
+    link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
+    snr: float = Field(5.0, gt=0, description="var g / sigma^2")
+    n_train: int = Field(200, ge=2, description="training curves")
+    n_test: int = Field(1000, ge=1, description="test curves")
+    m: int = Field(100, ge=4, description="grid points")
+    offset_sd: float = Field(10.0, ge=0, description="sd of the common offset a_i")
+    baseline_sd: float = Field(3.0, ge=0, description="sd of the random baseline slope b_i")
+    smoothness: float = Field(2.0, gt=0, description="decay k^-s of the signal's cosine coefficients")
+    seed: int = Field(0, ge=0, description="random seed")
+
+
+def _offset(**kwargs):
+    from toolkit_sbayfdnn.designs import simulate_offset
+
+    return simulate_offset(**kwargs)
+
+
+def _tecator():
+    from toolkit_sbayfdnn.designs import tecator_curves
+
+    return tecator_curves()
+
+
+def _covid():
+    from toolkit_sbayfdnn.designs import covid_curves
+
+    return covid_curves()
+
+
 def _synthetic(**kwargs):
     from toolkit_sbayfdnn.designs import simulate
 
@@ -52,4 +84,10 @@ DATASETS = [
             "Jan-Mar mean as response", loader=_elnino),
     Dataset(name="sbayfdnn.ecg", description="neurokit2-simulated ECG beats on a common grid, response on the QRS window",
             loader=_ecg, params=EcgDataParams),
+    Dataset(name="sbayfdnn.offset", description="hard synthetic curves: large common offset, random baselines, "
+            "strong collinearity, two planted regions", loader=_offset, params=OffsetDataParams),
+    Dataset(name="sbayfdnn.tecator", description="Tecator NIR meat spectra (sktime, shipped), fat %, standard "
+            "split 172 train / 43 test", loader=_tecator),
+    Dataset(name="sbayfdnn.covid", description="Covid3Month (sktime, shipped): daily cases over 84 days -> death "
+            "rate, standard split 140 train / 61 test", loader=_covid),
 ]

@@ -172,3 +172,83 @@ def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: flo
                           f_test=eta[n_train:], true_regions=[(-qrs_halfwidth_s, qrs_halfwidth_s)],
                           beta=weight, noise_sd=noise_sd,
                           description=f"neurokit2 ECG beats, response on the QRS window +/-{qrs_halfwidth_s}s")
+
+
+def simulate_offset(link: str = "linear", snr: float = 5.0, n_train: int = 200, n_test: int = 1000, m: int = 100,
+                    offset_sd: float = 10.0, baseline_sd: float = 3.0, smoothness: float = 2.0,
+                    seed: int = 0) -> FunctionalData:
+    """Hard design for users' curves: a large common offset, random linear baselines, strong collinearity.
+
+    ``X_i(t) = a_i + b_i (t - 1/2) + S_i(t)`` with ``a_i ~ N(0, offset_sd^2)`` (common offset),
+    ``b_i ~ N(0, baseline_sd^2)`` (random baseline slope) and a smooth signal
+    ``S_i = sum_{k=2..50} c_ik phi_k``, ``c_ik = 3 k^-smoothness U(-sqrt3, sqrt3)`` (smoothness 2:
+    neighbouring grid values almost collinear; the spec's design has 0.8 and includes phi_1).
+    The response depends on the signal only, through the two planted regions:
+    ``y = g(eta) + eps``, ``eta = integral S beta`` standardised by its population sd (beta of the
+    two-region design, which integrates to 0, so the offset alone carries no information either way).
+    The offsets and baselines are the variation a user's spectra are dominated by, unrelated to y.
+    """
+    if link not in LINKS:
+        raise ValueError(f"link: must be one of {', '.join(LINKS)}, got {link!r}")
+    for name, value in (("snr", snr), ("smoothness", smoothness)):
+        if not value > 0:
+            raise ValueError(f"{name}: must be > 0, got {value}")
+    for name, value in (("offset_sd", offset_sd), ("baseline_sd", baseline_sd)):
+        if not value >= 0:
+            raise ValueError(f"{name}: must be >= 0, got {value}")
+    if n_train < 2 or n_test < 1 or m < 4:
+        raise ValueError(f"need n_train >= 2, n_test >= 1, m >= 4; got {n_train}, {n_test}, {m}")
+    rng = np.random.default_rng(seed)
+    n = n_train + n_test
+    k = np.arange(1, N_COMPONENTS + 1)
+    scale = 3 * k ** -float(smoothness)
+    scale[0] = 0.0  # the constant component is the offset below
+    coef = scale * rng.uniform(-np.sqrt(3), np.sqrt(3), size=(n, N_COMPONENTS))
+    grid = np.linspace(0.0, 1.0, m)
+    offset = offset_sd * rng.standard_normal(n)
+    slope = baseline_sd * rng.standard_normal(n)
+    X = coef @ cosine_basis(grid).T + offset[:, None] + slope[:, None] * (grid - 0.5)[None, :]
+    fine = np.linspace(0.0, 1.0, FINE_GRID)
+    inner = np.trapezoid(cosine_basis(fine) * beta_function("two_region", fine)[:, None], fine, axis=0)
+    pop_sd = float(np.sqrt(np.sum(scale ** 2 * inner ** 2)))  # var U(-sqrt3, sqrt3) = 1
+    f = LINKS[link](coef @ inner / pop_sd)
+    noise_sd = float(np.sqrt(np.var(f) / snr))
+    y = f + noise_sd * rng.standard_normal(n)
+    return FunctionalData(X=X[:n_train], y=y[:n_train], grid=grid, X_test=X[n_train:], y_test=y[n_train:],
+                          f_test=f[n_train:], true_regions=list(REGIONS["two_region"]),
+                          beta=beta_function("two_region", grid), noise_sd=noise_sd,
+                          description=f"offset design (offset sd {offset_sd}, baseline sd {baseline_sd}, "
+                                      f"smoothness {smoothness}), link {link}, SNR {snr}, n = {n_train}")
+
+
+def tecator_curves() -> FunctionalData:
+    """Tecator (sktime's copy of the Monash TSER problem, shipped inside the package): near-infrared
+    absorbance spectra of meat, 100 channels (850-1050 nm), response fat content (%); the standard
+    split is 172 training and 43 test spectra. No planted truth."""
+    from sktime.datasets import load_tecator
+
+    parts = {}
+    for split in ("train", "test"):
+        X, y = load_tecator(split=split, return_X_y=True, return_type="numpy2D")
+        parts[split] = (np.asarray(X, dtype=float), np.asarray(y, dtype=float))
+    grid = np.linspace(850.0, 1050.0, parts["train"][0].shape[1])
+    return FunctionalData(X=parts["train"][0], y=parts["train"][1], grid=grid, X_test=parts["test"][0],
+                          y_test=parts["test"][1], true_regions=None,
+                          description="Tecator NIR spectra (sktime), fat %, 172 train / 43 test")
+
+
+def covid_curves() -> FunctionalData:
+    """Covid3Month (sktime's copy of the Monash TSER problem, shipped inside the package): daily
+    confirmed COVID-19 cases of a country over three months (84 days, WHO data), response the
+    country's death rate on 1 April 2020; the standard split is 140 training and 61 test curves.
+    No planted truth."""
+    from sktime.datasets import load_covid_3month
+
+    parts = {}
+    for split in ("train", "test"):
+        X, y = load_covid_3month(split=split, return_X_y=True)
+        parts[split] = (np.stack([np.asarray(row, dtype=float) for row in X.iloc[:, 0]]), np.asarray(y, dtype=float))
+    grid = np.arange(1.0, parts["train"][0].shape[1] + 1.0)
+    return FunctionalData(X=parts["train"][0], y=parts["train"][1], grid=grid, X_test=parts["test"][0],
+                          y_test=parts["test"][1], true_regions=None,
+                          description="Covid3Month (sktime): daily cases over 84 days -> death rate, 140 train / 61 test")

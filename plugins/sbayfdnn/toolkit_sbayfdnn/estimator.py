@@ -23,12 +23,20 @@ from __future__ import annotations
 
 import time
 
+import warnings
+
 import numpy as np
 import torch
 from scipy.stats import norm as normal_dist
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from toolkit_sbayfdnn import basis
-from toolkit_sbayfdnn.network import (PriorConfig, data_loss, forward, init_params, laplace_log_evidence,
+from toolkit_sbayfdnn.functional_input import (check_basis_against_data, check_new_input, check_training_input,
+                                               seed_from)
+from toolkit_sbayfdnn.network import (PriorConfig, data_loss, first_layer_log_evidence, forward, init_params,
+                                      laplace_log_evidence,
                                       gauss_newton_hessian, laplace_objective, output_jacobian,
                                       posterior_predictive_variance, train)
 from toolkit_sbayfdnn.prior import inclusion_probability, pip_threshold
@@ -38,8 +46,13 @@ DESIGN_SCORE_SD = 0.172
 """Global sd of the centred raw B-spline scores (J = 24, cubic) in the two-region design."""
 
 
-class NotFittedError(RuntimeError):
-    """The estimator was used before ``fit``."""
+NotFittedError = SklearnNotFittedError
+"""The estimator was used before ``fit``: scikit-learn's ``NotFittedError`` (a ValueError and AttributeError)."""
+
+
+class EmptyModelWarning(UserWarning):
+    """The Laplace evidence chose the empty model: no basis function is selected, every prediction is
+    the training mean (regression) or the base rate (classification)."""
 
 
 def _check_positive_int(name: str, value, minimum: int = 1) -> None:
@@ -47,48 +60,63 @@ def _check_positive_int(name: str, value, minimum: int = 1) -> None:
         raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
 
 
-class SparseBayesianFDNN:
-    """Sparse Bayesian functional deep network with structured region selection.
+class _SparseBayesianFDNNBase(BaseEstimator):
+    """Sparse Bayesian functional deep network with structured region selection (shared by the
+    regressor :class:`SparseBayesianFDNN` and :class:`SparseBayesianFDNNClassifier`).
 
     :param n_basis: J, number of B-spline basis functions (>= degree + 1).
     :param degree: B-spline degree (3 = cubic).
     :param widths: hidden widths; the first is H, the width of the first layer whose J columns are
         the spike-and-slab groups.
-    :param task: ``"regression"`` (squared error, Gaussian Laplace) or ``"classification"``
-        (binary, logistic head).
     :param lam, sigma0_sq, sigma1_sq: prior inclusion probability and spike/slab *variances*.
     :param sigma_other_sq: variance of the Gaussian prior on all other weights.
     :param epochs, anneal_epochs, finetune_epochs, lr: full-batch Adam schedule.
     :param finetune_lr: Adam learning rate of the fine-tuning after masking (None: ``lr``). Fine-tuning
         starts a fresh Adam on an already converged network, so a full-size step can jolt it; 2e-4
         (lr/10) was chosen on pilot seeds (README, "Fine-tuning learning rate").
-    :param n_restarts: R random restarts; the Laplace log evidence picks the best.
+    :param n_restarts: R random restarts; the Laplace evidence picks the best.
     :param threshold: a column is selected when its inclusion probability exceeds this (1/2).
     :param include_empty_model: add a candidate with every column excluded (W1 = 0) to the restarts
         compared by the Laplace evidence (our addition; without it pure noise kept ~20 columns).
+    :param empty_model_evidence: how the empty model is weighed against the best restart (restarts
+        are always ranked among themselves by their full Laplace evidence): ``"full"`` (default)
+        compares full evidences; ``"first_layer"`` compares the Laplace evidence of the first-layer
+        (region) weights with the downstream layers at their MAP, so the Occam factor of the downstream
+        weights cancels. Tried for issue 19 and not adopted by its pre-registered rule (README).
+    :param linear_guard: when the evidence chooses the empty model although the functional linear
+        model's exact leave-one-out R^2 on the training curves exceeds this, the best restart with
+        columns (by evidence) is used instead, with a warning (issue 19: never the empty model where a
+        linear model explains most of the held-out variance); None: off. Regression only.
     :param score_sd: the centred scores are multiplied by one factor so that their global sd is this
         (``None``: keep the raw scores). See step 1 above.
+    :param grid: the grid (m,) the curves are observed on, fixed at construction (so that
+        ``Pipeline``, ``GridSearchCV`` and ``cross_val_score`` need no fit argument); ``fit(X, y, grid)``
+        may pass it instead; None and no fit argument: ``linspace(0, 1, m)``.
     :param device: torch device string (``"cpu"``, ``"cuda"``).
-    :param random_state: integer seed; all randomness comes from it.
+    :param random_state: integer seed, None (fresh randomness) or a numpy ``RandomState``.
 
-    Learned attributes (after ``fit``): ``inclusion_probabilities_`` (J,), ``selected_`` (indices),
-    ``selected_regions_`` (merged intervals in grid units), ``region_inclusion_probabilities_``,
-    ``weight_functions_`` (H x m: ``beta_k(t) = sum_j W1[k, j] B_j(t)``), ``log_evidences_`` (R,),
-    ``best_restart_``, ``noise_variance_`` (regression, in y units), ``grid_``, ``fit_time_``.
+    Learned attributes (after ``fit``): ``n_features_in_`` (m), ``inclusion_probabilities_`` (J,),
+    ``selected_`` (indices), ``selected_regions_`` (merged intervals in grid units),
+    ``region_inclusion_probabilities_``, ``weight_functions_`` (H x m: ``beta_k(t) = sum_j W1[k, j] B_j(t)``),
+    ``log_evidences_`` (R,), ``best_restart_``, ``empty_model_selected_``, ``evidence_gap_`` (log evidence of
+    the empty model minus that of the best restart with columns; nan when none had columns),
+    ``noise_variance_`` (regression, in y units), ``grid_``, ``fit_time_``.
     """
 
+    task = "regression"
+
     def __init__(self, n_basis: int = 24, degree: int = 3, widths: tuple[int, ...] = (64, 32),
-                 task: str = "regression", lam: float = 1e-5, sigma0_sq: float = 1e-5,
+                 lam: float = 1e-5, sigma0_sq: float = 1e-5,
                  sigma1_sq: float = 5e-3, sigma_other_sq: float = 1.0, epochs: int = 3000,
                  anneal_epochs: int = 500, finetune_epochs: int = 500, lr: float = 2e-3,
                  finetune_lr: float | None = 2e-4,
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
-                 include_empty_model: bool = True,
-                 device: str = "cpu", random_state: int = 0):
+                 include_empty_model: bool = True, empty_model_evidence: str = "full",
+                 linear_guard: float | None = 0.5, grid=None,
+                 device: str = "cpu", random_state=0):
         self.n_basis = n_basis
         self.degree = degree
         self.widths = widths
-        self.task = task
         self.lam = lam
         self.sigma0_sq = sigma0_sq
         self.sigma1_sq = sigma1_sq
@@ -102,29 +130,14 @@ class SparseBayesianFDNN:
         self.threshold = threshold
         self.score_sd = score_sd
         self.include_empty_model = include_empty_model
+        self.empty_model_evidence = empty_model_evidence
+        self.linear_guard = linear_guard
+        self.grid = grid
         self.device = device
         self.random_state = random_state
 
-    # -- sklearn-style plumbing --------------------------------------------------------------------
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in ("n_basis", "degree", "widths", "task", "lam", "sigma0_sq",
-                                              "sigma1_sq", "sigma_other_sq", "epochs", "anneal_epochs",
-                                              "finetune_epochs", "lr", "finetune_lr", "n_restarts", "threshold",
-                                              "score_sd", "include_empty_model", "device", "random_state")}
-
-    def set_params(self, **params) -> SparseBayesianFDNN:
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"unknown parameter {key!r}; valid: {', '.join(valid)}")
-            setattr(self, key, value)
-        return self
-
     def _validate_settings(self) -> None:
         basis.check_basis_size(self.n_basis, self.degree)
-        if self.task not in ("regression", "classification"):
-            raise ValueError(f"task: must be 'regression' or 'classification', got {self.task!r}")
         if not self.widths or any(int(w) < 1 for w in self.widths):
             raise ValueError(f"widths: must be a non-empty tuple of positive widths, got {self.widths!r}")
         for name in ("epochs", "n_restarts"):
@@ -142,62 +155,50 @@ class SparseBayesianFDNN:
             raise ValueError(f"lr: must be > 0, got {self.lr}")
         if self.finetune_lr is not None and not self.finetune_lr > 0:
             raise ValueError(f"finetune_lr: must be > 0 or None (None: use lr), got {self.finetune_lr}")
+        if self.linear_guard is not None and not 0.0 <= self.linear_guard < 1.0:
+            raise ValueError(f"linear_guard: must lie in [0, 1) or be None, got {self.linear_guard!r}")
+        if self.empty_model_evidence not in ("first_layer", "full"):
+            raise ValueError(f"empty_model_evidence: must be 'first_layer' or 'full', got {self.empty_model_evidence!r}")
+        if self.score_sd is not None and not self.score_sd > 0:
+            raise ValueError(f"score_sd: must be > 0 or None (None: raw scores), got {self.score_sd}")
 
     @property
     def finetune_step_size(self) -> float:
         """The learning rate fine-tuning uses: ``finetune_lr``, or ``lr`` when that is None."""
         return self.lr if self.finetune_lr is None else self.finetune_lr
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "params_"):
-            raise NotFittedError("this SparseBayesianFDNN is not fitted yet; call fit(X, y, grid) first")
-
-    # -- fitting -----------------------------------------------------------------------------------
-
     @property
     def prior_(self) -> PriorConfig:
         return PriorConfig(self.lam, self.sigma0_sq, self.sigma1_sq, self.sigma_other_sq)
 
     def _scores(self, X, grid=None) -> torch.Tensor:
-        if hasattr(X, "grid_points") and grid is None:
-            grid = np.asarray(X.grid_points[0], dtype=float)
-        if grid is not None and (np.shape(grid) != self.grid_.shape or not np.allclose(grid, self.grid_)):
-            raise basis.FunctionalInputError("grid: new curves must be observed on the training grid "
-                                             "(interpolate them onto it first)")
-        X, grid, _ = basis.validate_curves(X, self.grid_)
+        X = check_new_input(self, X, grid)
         Z = (X @ self.projection_ - self.z_mean_) / self.z_scale_
-        return torch.as_tensor(Z, dtype=torch.float32, device=self.device)
+        return torch.as_tensor(Z, dtype=torch.float64, device=self.device)
 
-    def fit(self, X, y, grid=None) -> SparseBayesianFDNN:
+    def _target(self, y) -> np.ndarray:
+        self.y_mean_ = float(y.mean())
+        self.y_scale_ = float(y.std()) or 1.0
+        return (y - self.y_mean_) / self.y_scale_
+
+    def fit(self, X, y, grid=None):
         """Fit on curves ``X`` (n x m array or ``FDataGrid``) observed on ``grid`` (m,), response ``y``."""
         start = time.perf_counter()
         self._validate_settings()
-        X, grid, y = basis.validate_curves(X, grid, y, numeric_y=self.task == "regression")
-        if y is None:
-            raise ValueError("y: a response is required")
+        X, y, grid = check_training_input(self, X, y, grid, classifier=self.task == "classification")
         n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"X: needs at least 2 curves to fit, got {n}")
+        check_basis_against_data(self.n_basis, self.degree, n, X.shape[1])
+        target = self._target(y)
         self.grid_ = grid
         self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
         Z = X @ self.projection_
         self.z_mean_ = Z.mean(axis=0)
         # rescale the centred scores to a global sd of score_sd (one factor for all columns)
         self.z_scale_ = (float((Z - self.z_mean_).std()) or 1.0) / self.score_sd if self.score_sd else 1.0
-        if self.task == "classification":
-            self.classes_ = np.unique(y)
-            if len(self.classes_) != 2:
-                raise ValueError(f"y: classification needs exactly 2 classes, got {len(self.classes_)}")
-            target = (y == self.classes_[1]).astype(float)
-            self.y_mean_, self.y_scale_ = 0.0, 1.0
-        else:
-            self.y_mean_ = float(y.mean())
-            self.y_scale_ = float(y.std()) or 1.0
-            target = (y - self.y_mean_) / self.y_scale_
         dev = self.device
-        Zt = self._scores(X)
+        Zt = torch.as_tensor((Z - self.z_mean_) / self.z_scale_, dtype=torch.float32, device=dev)
         yt = torch.as_tensor(target, dtype=torch.float32, device=dev)
-        gen = torch.Generator().manual_seed(int(self.random_state))
+        gen = torch.Generator().manual_seed(seed_from(self.random_state))
         R = int(self.n_restarts)
         widths = tuple(int(w) for w in self.widths)
         params = init_params(R, self.n_basis, widths, gen, device=dev)
@@ -219,7 +220,7 @@ class SparseBayesianFDNN:
                               lr=self.finetune_step_size, mask=mask)
         with torch.no_grad():
             residual_var = data_loss(forward(params, Zt, mask), yt, self.task).cpu().numpy()
-        evidences, laplace = [], []
+        evidences, region_evidences, laplace = [], [], []
         Zd, yd = Zt.double(), yt.double()
         for r in range(R):
             single = [p[r:r + 1].double() for p in params]
@@ -231,10 +232,16 @@ class SparseBayesianFDNN:
             result = laplace_log_evidence(objective, theta, n, hessian=hess)
             result.update(theta=theta, shapes=shapes, keep=keep.cpu().numpy(), noise_var=noise_var)
             evidences.append(result["log_evidence"])
+            region_evidences.append(first_layer_log_evidence(single, Zd, yd, task=self.task, prior=prior,
+                                                             mask=mask[r:r + 1].double(), noise_var=noise_var,
+                                                             hessian=hess))
             laplace.append(result)
-        best = int(np.argmax(evidences))
         self.log_evidences_ = np.asarray(evidences)
+        self.region_log_evidences_ = np.asarray(region_evidences)
+        best = self._choose(self.log_evidences_, self.region_log_evidences_)
+        best = self._apply_linear_guard(best, mask.sum(dim=1).cpu().numpy(), X, y, grid)
         self.best_restart_ = best
+        self.all_params_, self.all_masks_ = params, mask  # every candidate (restarts, then the empty model)
         self.params_ = [p[best:best + 1].clone() for p in params]
         self.mask_ = mask[best:best + 1].clone()
         self.laplace_ = laplace[best]
@@ -254,44 +261,116 @@ class SparseBayesianFDNN:
         self.column_norms_sq_ = col_norm_sq[best]
         if self.task == "regression":
             self.noise_variance_ = laplace[best]["noise_var"] * self.y_scale_ ** 2
+        self._report_empty_model(mask.cpu().numpy())
         self.fit_time_ = time.perf_counter() - start
         return self
 
+    def _choose(self, full: np.ndarray, region: np.ndarray) -> int:
+        """Index of the chosen candidate (the last one is the empty model when it is included)."""
+        if not self.include_empty_model or self.empty_model_evidence == "full":
+            return int(np.argmax(full))
+        best = int(np.argmax(full[:-1]))
+        return len(full) - 1 if region[-1] > region[best] else best
+
+    def _apply_linear_guard(self, best: int, n_columns: np.ndarray, X, y, grid) -> int:
+        """Replace an empty choice by the best restart with columns when a linear model explains more
+        than ``linear_guard`` of the leave-one-out variance (regression only)."""
+        self.linear_loo_r2_ = float("nan")
+        self.guard_overrode_ = False
+        if (self.task != "regression" or self.linear_guard is None or n_columns[best] > 0
+                or not (n_columns > 0).any() or not np.var(y) > 0):  # R^2 is undefined for a constant y
+            return best
+        from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+        flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
+        self.linear_loo_r2_ = float(1.0 - flm.loo_mse_ / float(np.var(y)))
+        if not self.linear_loo_r2_ > self.linear_guard:
+            return best
+        candidates = np.flatnonzero(n_columns > 0)
+        chosen = int(candidates[np.argmax(self.log_evidences_[candidates])])
+        self.guard_overrode_ = True
+        warnings.warn(
+            f"SparseBayesianFDNN: the Laplace evidence preferred the empty model by "
+            f"{self.log_evidences_[best] - self.log_evidences_[chosen]:.1f} nats, but a functional linear model "
+            f"explains {self.linear_loo_r2_:.0%} of the leave-one-out variance (linear_guard = {self.linear_guard}); "
+            f"using the best restart with columns ({int(n_columns[chosen])} of {self.n_basis}) instead. Its "
+            "inclusion probabilities are less trustworthy than usual; compare with FunctionalLinearModel.",
+            UserWarning, stacklevel=3)
+        return chosen
+
+    def _report_empty_model(self, mask: np.ndarray) -> None:
+        """Warn (EmptyModelWarning, with the evidence gap) when no basis function is selected."""
+        with_columns = mask.sum(axis=1) > 0
+        self.empty_model_selected_ = len(self.selected_) == 0
+        ev = self.region_log_evidences_ if self.empty_model_evidence == "first_layer" else self.log_evidences_
+        others = ev[with_columns]
+        self.evidence_gap_ = float(ev[self.best_restart_] - others.max()) if others.size else float("nan")
+        if not self.empty_model_selected_:
+            return
+        if others.size:
+            why = (f"its {self.empty_model_evidence.replace('_', '-')} log evidence beats the best restart with columns ({int(mask[with_columns].sum(axis=1)[np.argmax(others)])}"
+                   f" columns) by {self.evidence_gap_:.1f} nats")
+        else:
+            why = "no restart kept any column (every inclusion probability fell below the threshold during the MAP)"
+        warnings.warn(
+            f"SparseBayesianFDNN selected the empty model: no basis function, every prediction is the training "
+            f"{'mean' if self.task == 'regression' else 'base rate'}; {why}. If a linear model fits these curves, "
+            "the curves' variation may be dominated by directions unrelated to y (offsets, baselines): compare "
+            "with FunctionalLinearModel, try fewer basis functions (n_basis) or differentiated curves.",
+            EmptyModelWarning, stacklevel=3)
+
     # -- prediction --------------------------------------------------------------------------------
 
-    def decision_function(self, X, grid=None) -> np.ndarray:
-        """Network output in the response's units (regression) or logits (classification)."""
-        self._check_fitted()
+    def _network_output(self, X, grid=None, candidate: int | None = None) -> np.ndarray:
+        """Network output in float64 (so that a row's prediction does not depend on its batch);
+        ``candidate`` picks another candidate than the chosen one (index into ``log_evidences_``)."""
+        Z = self._scores(X, grid)
+        if candidate is None:
+            params, mask = self.params_, self.mask_
+        else:
+            params = [p[candidate:candidate + 1] for p in self.all_params_]
+            mask = self.all_masks_[candidate:candidate + 1]
         with torch.no_grad():
-            out = forward(self.params_, self._scores(X, grid), self.mask_)[0].cpu().double().numpy()
+            out = forward([p.double() for p in params], Z, mask.double())[0].cpu().numpy()
         return out * self.y_scale_ + self.y_mean_
 
-    def predict(self, X, grid=None) -> np.ndarray:
-        """Predicted responses (regression) or class labels (classification)."""
-        out = self.decision_function(X, grid)
-        if self.task == "classification":
-            return np.where(out > 0, self.classes_[1], self.classes_[0])
-        return out
+    def effective_weight_function(self, X, grid=None) -> np.ndarray:
+        """Average gradient of the prediction with respect to the curve, as a function on the grid:
+        ``mean_i sum_j d f(x_i)/d z_j * B_j(t)`` (for a linear truth it is proportional to beta)."""
+        Z = self._scores(X, grid).clone().requires_grad_(True)
+        out = forward([p.double() for p in self.params_], Z, self.mask_.double())[0]
+        (grad,) = torch.autograd.grad(out.sum(), Z)
+        mean_grad = grad.mean(dim=0).cpu().double().numpy() / self.z_scale_ * self.y_scale_
+        design = basis.bspline_design(basis.to_unit(self.grid_), self.n_basis, self.degree)
+        return design @ mean_grad
 
-    def predict_proba(self, X, grid=None) -> np.ndarray:
-        """Class probabilities (n, 2) for classification."""
-        if self.task != "classification":
-            raise ValueError("predict_proba: only for task='classification'")
-        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X, grid)))
-        return np.stack([1 - p1, p1], axis=1)
+
+class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
+    __doc__ = (_SparseBayesianFDNNBase.__doc__ or "") + """
+    Regression: squared error on the standardised response, Gaussian Laplace evidence and predictive
+    intervals; ``score`` is R^2 (scikit-learn's ``r2_score``).
+    """
+
+    task = "regression"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # functional_input.FUNCTIONAL_INPUT_TAG_REASON
+        return tags
+
+    def predict(self, X, grid=None) -> np.ndarray:
+        """Predicted responses."""
+        return self._network_output(X, grid)
 
     def predictive_std(self, X, grid=None) -> tuple[np.ndarray, np.ndarray]:
         """(mean, sd) of the Laplace predictive: sd^2 = sigma^2 + g(x)^T Sigma g(x), in y units."""
-        self._check_fitted()
-        if self.task != "regression":
-            raise ValueError("predictive intervals are for task='regression'; use predict_proba for classification")
+        Zs = self._scores(X, grid)
         lap = self.laplace_
-        Zs = self._scores(X, grid).double()
         Zk = Zs[:, torch.as_tensor(lap["keep"], device=Zs.device)]
         jac = output_jacobian(lap["shapes"], lap["theta"], Zk)  # (n, d)
         epistemic = posterior_predictive_variance(jac, lap["precision_chol"]).cpu().numpy()
         sd = np.sqrt(lap["noise_var"] + np.maximum(epistemic, 0.0)) * self.y_scale_
-        return self.decision_function(X, grid), sd
+        return self._network_output(X, grid), sd
 
     def predict_interval(self, X, grid=None, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Laplace predictive interval (lower, upper) at coverage ``level`` for new responses."""
@@ -301,22 +380,42 @@ class SparseBayesianFDNN:
         z = float(normal_dist.ppf(0.5 + level / 2))
         return mean - z * sd, mean + z * sd
 
-    def effective_weight_function(self, X, grid=None) -> np.ndarray:
-        """Average gradient of the prediction with respect to the curve, as a function on the grid:
-        ``mean_i sum_j d f(x_i)/d z_j * B_j(t)`` (for a linear truth it is proportional to beta)."""
-        self._check_fitted()
-        Z = self._scores(X, grid).clone().requires_grad_(True)
-        out = forward(self.params_, Z, self.mask_)[0]
-        (grad,) = torch.autograd.grad(out.sum(), Z)
-        mean_grad = grad.mean(dim=0).cpu().double().numpy() / self.z_scale_ * self.y_scale_
-        design = basis.bspline_design(basis.to_unit(self.grid_), self.n_basis, self.degree)
-        return design @ mean_grad
 
-    def score(self, X, y, grid=None) -> float:
-        """R^2 (regression) or accuracy (classification)."""
-        y = np.asarray(y, dtype=float)
-        pred = self.predict(X, grid)
-        if self.task == "classification":
-            return float(np.mean(pred == y))
-        return float(1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2))
+class SparseBayesianFDNNClassifier(ClassifierMixin, _SparseBayesianFDNNBase):
+    __doc__ = (_SparseBayesianFDNNBase.__doc__ or "") + """
+    Binary classification: logistic head, Bernoulli likelihood in the Laplace evidence; ``classes_``
+    holds the two labels; ``score`` is accuracy.
+    """
 
+    task = "classification"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True  # functional_input.FUNCTIONAL_INPUT_TAG_REASON
+        tags.classifier_tags.multi_class = False  # binary only (logistic head)
+        return tags
+
+    def _target(self, y) -> np.ndarray:
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(f"y: Only binary classification is supported. The type of the target is {y_type} "
+                             f"({len(np.unique(y))} classes); classification needs exactly 2 classes")
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"y: classification needs exactly 2 classes, got {len(self.classes_)}")
+        self.y_mean_, self.y_scale_ = 0.0, 1.0
+        return (y == self.classes_[1]).astype(float)
+
+    def decision_function(self, X, grid=None) -> np.ndarray:
+        """Logit of the second class (``classes_[1]``)."""
+        return self._network_output(X, grid)
+
+    def predict(self, X, grid=None) -> np.ndarray:
+        """Predicted class labels."""
+        return np.where(self.decision_function(X, grid) > 0, self.classes_[1], self.classes_[0])
+
+    def predict_proba(self, X, grid=None) -> np.ndarray:
+        """Class probabilities (n, 2), columns in the order of ``classes_``."""
+        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X, grid)))
+        return np.stack([1 - p1, p1], axis=1)

@@ -321,3 +321,43 @@ def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, 
     brute = float(logsumexp(log_f, b=weights))
     return {"laplace": float(laplace), "brute_force": brute, "w_star": float(w_star),
             "relative_gap": abs(laplace - brute) / abs(brute)}
+
+
+def first_layer_log_evidence(single: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task: str,
+                             prior: PriorConfig, mask: torch.Tensor, noise_var: float | None,
+                             hessian: torch.Tensor) -> float:
+    """Laplace log evidence of the region (first-layer) weights with the downstream layers held at their
+    MAP: ``log p(y | W1, rest) + log p(W1)`` integrated over the kept columns of W1 only.
+
+    ``single`` is one network (restart axis of size 1, float64), ``hessian`` its per-sample GGN over
+    the free parameters (:func:`gauss_newton_hessian`), whose leading ``H x k`` block belongs to the
+    ``k`` kept columns. With no kept column this is the log likelihood of the constant fit plus the
+    prior mass of excluding every column. Comparing it between a network and the empty model asks
+    only whether the *regions* are supported by the data: the Occam factor of the ~2,000 downstream
+    weights, which the full evidence charges to every network but not to the empty model (whose
+    downstream weights the data cannot see), cancels (README, "Why the empty model won").
+    """
+    n = Z.shape[0]
+    keep = mask[0] > 0
+    with torch.no_grad():
+        out = forward(single, Z, mask)[0]
+        if task == "classification":
+            nll = float(torch.nn.functional.binary_cross_entropy_with_logits(out, y, reduction="sum"))
+        else:
+            nll = float(0.5 * ((y - out) ** 2).sum() / noise_var + 0.5 * n * math.log(2 * math.pi * noise_var))
+        col_norm_sq = (single[0][0] ** 2).sum(dim=0)
+        logp = torch_log_mixture_prior(col_norm_sq[keep], single[0].shape[1], prior.lam, prior.sigma0_sq,
+                                       prior.sigma1_sq).sum()
+        log_prior = float(logp) + int((~keep).sum()) * math.log(1 - prior.lam)
+    d1 = single[0].shape[1] * int(keep.sum())
+    if d1 == 0:
+        return -nll + log_prior
+    block = hessian[:d1, :d1]
+    block = 0.5 * (block + block.T)
+    chol, info = torch.linalg.cholesky_ex(block)
+    jitter = 0.0
+    while int(info) != 0:
+        jitter = max(jitter * 10, 1e-10 * float(block.diagonal().abs().max()))
+        chol, info = torch.linalg.cholesky_ex(block + jitter * torch.eye(d1, dtype=block.dtype, device=block.device))
+    logdet = 2.0 * float(torch.log(chol.diagonal()).sum())
+    return -nll + log_prior + 0.5 * d1 * math.log(2 * math.pi) - 0.5 * d1 * math.log(n) - 0.5 * logdet

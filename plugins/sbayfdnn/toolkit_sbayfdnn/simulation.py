@@ -4,7 +4,9 @@
 * ``sbayfdnn.one_region``: beta non-zero on [0.1, 0.3] only;
 * ``sbayfdnn.null``: beta = 0 (y is noise); how many basis functions get selected;
 * ``sbayfdnn.compare``: every method (sbayfdnn and the baselines) on one two-region split;
-* ``sbayfdnn.ecg``: the semi-synthetic ECG design (true region = the QRS window).
+* ``sbayfdnn.ecg``: the semi-synthetic ECG design (true region = the QRS window);
+* ``sbayfdnn.offset``: the hard design of issue 19 (large common offset, random baselines, strong
+  collinearity, two planted regions), with the functional linear model's test RMSE beside.
 
 One row per fit: test RMSE, oracle RMSE and their ratio, region TPR / FPR / F1 on the grid, number of
 selected basis functions, Laplace 95% interval coverage and width, wall time, and the extreme squared
@@ -60,6 +62,16 @@ class NullParams(FitParams):
 
 class CompareParams(DesignParams):
     baseline_epochs: int = Field(3000, ge=1, description="epoch budget of the dense and AdaFNN baselines")
+
+
+class OffsetParams(FitParams):
+    n_train: int = Field(200, ge=10, description="training curves")
+    n_test: int = Field(1000, ge=10, description="test curves")
+    link: LinkName = Field("linear", description="link g: u, sin 2u + u, u^2, e^(u/2)")
+    snr: float = Field(5.0, gt=0, description="signal-to-noise ratio var g / sigma^2")
+    offset_sd: float = Field(10.0, ge=0, description="sd of the common offset")
+    baseline_sd: float = Field(3.0, ge=0, description="sd of the random baseline slope")
+    smoothness: float = Field(2.0, gt=0, description="decay k^-s of the signal's cosine coefficients")
 
 
 class EcgParams(FitParams):
@@ -159,6 +171,21 @@ def compare(params: CompareParams, seed: int) -> SimulationOutput:
     return SimulationOutput(records=[{**base, **r} for r in records])
 
 
+def offset(params: OffsetParams, seed: int) -> SimulationOutput:
+    """Offset design (issue 19): the sparse model's measurements plus the FLM's test RMSE and the
+    ratio (the requirement: at most 1.05), whether the linear guard overrode the empty model."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+    from toolkit_sbayfdnn.designs import simulate_offset
+
+    data = simulate_offset(params.link, params.snr, params.n_train, params.n_test, params.m, params.offset_sd,
+                           params.baseline_sd, params.smoothness, seed)
+    record = {"design": "offset", **fit_and_score(data, params, seed)}
+    flm = FunctionalLinearModel(params.n_basis, params.degree).fit(data.X, data.y, data.grid)
+    record["flm_rmse"] = float(np.sqrt(np.mean((flm.predict(data.X_test) - data.y_test) ** 2)))
+    record["rmse_vs_flm"] = record["rmse"] / record["flm_rmse"]
+    return SimulationOutput(records=[record])
+
+
 def ecg(params: EcgParams, seed: int) -> SimulationOutput:
     """Semi-synthetic ECG: neurokit2 beats on a common grid, response from the QRS window (the true
     region); same measurements as two_region (oracle = noise-free response)."""
@@ -205,6 +232,10 @@ SIMULATIONS = [
     Simulation(name="sbayfdnn.compare", func=compare, params=CompareParams,
                description="sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
                quick={**QUICK, "n_test": 30, "baseline_epochs": 50}, plot=_plot_compare),
+    Simulation(name="sbayfdnn.offset", func=offset, params=OffsetParams,
+               description="hard design: large common offset, random baselines, collinear curves; vs the FLM",
+               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
+               plot=_plot_design),
     Simulation(name="sbayfdnn.ecg", func=ecg, params=EcgParams,
                description="semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),

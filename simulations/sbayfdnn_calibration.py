@@ -1,0 +1,118 @@
+"""PIP calibration on the simulation study (issue 19, item 5): binned plug-in inclusion probabilities
+against the frequency with which that basis function truly lies in a region (its support overlaps
+the true region), over links and seeds of the two-region design (quick gate settings by default).
+
+    python simulations/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
+
+Writes ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
+``calibration.png`` (reliability diagram of the chosen restarts' PIPs, and of the evidence-weighted
+average over restarts, the fix the issue suggests); prints the binned table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+BINS = np.array([0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 1.0])
+
+
+def truly_in(n_basis: int, degree: int, regions) -> np.ndarray:
+    from toolkit_sbayfdnn import basis
+
+    supports = basis.basis_supports(n_basis, degree)
+    return np.array([any(lo < b and a < hi for a, b in regions) for lo, hi in supports])
+
+
+def run(links, seeds, settings: dict) -> "pd.DataFrame":
+    import pandas as pd
+
+    from toolkit_sbayfdnn.designs import simulate
+    from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
+
+    fit = {k: settings[k] for k in ("epochs", "anneal_epochs", "finetune_epochs", "n_restarts")}
+    rows = []
+    for link in links:
+        for seed in seeds:
+            d = simulate("two_region", link, 5.0, settings["n_train"], 200, 100, seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = SparseBayesianFDNN(random_state=seed, **fit).fit(d.X, d.y, d.grid)
+            truth = truly_in(model.n_basis, model.degree, d.true_regions)
+            ev = model.log_evidences_
+            weights = np.exp(ev - ev.max())
+            weights /= weights.sum()
+            averaged = weights @ model.all_inclusion_probabilities_
+            for r, pips in enumerate(model.all_inclusion_probabilities_):
+                for j, q in enumerate(pips):
+                    rows.append(dict(link=link, seed=seed, candidate=r, chosen=r == model.best_restart_, column=j,
+                                     pip=float(q), averaged_pip=float(averaged[j]), truly_in=bool(truth[j]),
+                                     log_evidence=float(ev[r])))
+            print(link, seed, "chosen", model.best_restart_, "selected", list(model.selected_), flush=True)
+    return pd.DataFrame(rows)
+
+
+def binned(table, column: str):
+    import pandas as pd
+
+    cut = pd.cut(table[column], BINS, include_lowest=True)
+    return table.groupby(cut, observed=True)["truly_in"].agg(["mean", "count"]).rename(
+        columns={"mean": "frequency_truly_in"})
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--links", default="linear,sin,square,exp")
+    parser.add_argument("--seeds", default="0,1")
+    parser.add_argument("--full", action="store_true", help="the gate settings (3000 epochs, 3 restarts)")
+    parser.add_argument("--out", default="results/sbayfdnn/calibration")
+    args = parser.parse_args(argv)
+    from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
+
+    settings = _fit_settings(False) if args.full else QUICK_GATE_SETTINGS
+    try:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        parser.error(f"--seeds: comma-separated integers, got {args.seeds!r}")
+    start = time.perf_counter()
+    table = run(args.links.split(","), seeds, settings)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "pips.csv", index=False)
+    chosen = table[table["chosen"]]
+    per_fit = chosen.drop_duplicates(["link", "seed", "column"])
+    print("chosen restart's PIPs:\n", binned(per_fit, "pip").to_string())
+    print("evidence-weighted average over candidates:\n", binned(per_fit, "averaged_pip").to_string())
+    exact = float(np.mean((per_fit["pip"] < 1e-6) | (per_fit["pip"] > 1 - 1e-6)))
+    print(f"share of chosen PIPs within 1e-6 of 0 or 1: {exact:.3f}; {time.perf_counter() - start:.0f} s")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    for column, label in (("pip", "chosen restart"), ("averaged_pip", "evidence-weighted over candidates")):
+        b = binned(per_fit, column)
+        centres = per_fit.groupby(pd_cut(per_fit[column]), observed=True)[column].mean()
+        ax.plot(centres.to_numpy(), b["frequency_truly_in"].to_numpy(), "o-", label=label)
+    ax.plot([0, 1], [0, 1], "k--", lw=0.8, label="calibrated")
+    ax.set_xlabel("inclusion probability (bin mean)")
+    ax.set_ylabel("frequency the column is truly in a region")
+    ax.set_title(f"PIP calibration, two-region design, {len(per_fit) // 24} fits")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "calibration.png", dpi=110)
+
+
+def pd_cut(values):
+    import pandas as pd
+
+    return pd.cut(values, BINS, include_lowest=True)
+
+
+if __name__ == "__main__":
+    main()
