@@ -50,8 +50,10 @@ def test_user_class_from_the_cli_regexes_inline_and_dfas_from_a_file(tmp_path, c
     assert wf.loc[0, "intersection_size"] == 5  # L_{a,1} ∩ L_{b,1} ∩ Σ* = {ε, a, b, ab, ba}
 
     cd = _cli(["run", "langgen.closure_dimension", "-p", "family=user", "-p", f"languages={REGEXES}"], tmp_path, "cd2")
-    race = _cli(["run", "langgen.generator_race", "-p", "language_class=user", "-p", f"languages={REGEXES}"],
-                tmp_path, "race2")
+    for gen in ("closure", "km", "greedy"):
+        race = _cli(["run", "langgen.generator_race", "-p", "language_class=user", "-p", f"languages={REGEXES}",
+                     "-p", f"generator={gen}"], tmp_path, f"race2_{gen}")
+        assert race.loc[0, "worst_first_correct"] == 7
     wf = _cli(["run", "langgen.witness_family", "-p", "family=user", "-p", f"languages={REGEXES}"], tmp_path, "wf2")
     assert (cd.loc[0, "closure_dimension"], cd.loc[0, "status"], cd.loc[0, "witness"]) == (6, "exact", "ε a b ab ba bab")
     assert closure_dimension_bruteforce(list(parse_user_class(REGEXES).languages)) == 6

@@ -385,3 +385,102 @@ def enumerate_minimal(n, k):
                 inf[out] = not is_finite(T, F, 0)
                 out += 1
     return sizes[:out].copy(), TT[:out].copy(), FF[:out].copy(), inf[:out].copy()
+
+
+@njit(cache=True)
+def pair_scan(T, F, sizes, i_lo, i_hi):
+    """Over pairs i < j with i in [i_lo, i_hi): the largest finite |L_i ∩ L_j| (padded stacked DFAs,
+    start 0). Returns (best size, i, j, number of finite pairs, pairs scanned)."""
+    N, n, k = T.shape
+    P = n * n
+    ids = np.empty(P, np.int32)
+    order = np.empty(P, np.int32)
+    PT = np.empty((P, k), np.int32)
+    PF = np.empty(P, np.bool_)
+    live = np.empty(P, np.bool_)
+    indeg = np.empty(P, np.int32)
+    stack = np.empty(P, np.int32)
+    topo = np.empty(P, np.int32)
+    cnt = np.empty(P, np.int64)
+    best, bi, bj, n_finite, scanned = -1, -1, -1, 0, 0
+    for i in range(i_lo, i_hi):
+        na = sizes[i]
+        for j in range(i + 1, N):
+            nb = sizes[j]
+            scanned += 1
+            for x in range(na * nb):
+                ids[x] = -1
+            ids[0] = 0
+            order[0] = 0
+            m = 1
+            h = 0
+            while h < m:
+                p = order[h] // nb
+                q = order[h] % nb
+                for c in range(k):
+                    nxt = T[i, p, c] * nb + T[j, q, c]
+                    if ids[nxt] < 0:
+                        ids[nxt] = m
+                        order[m] = nxt
+                        m += 1
+                    PT[h, c] = ids[nxt]
+                PF[h] = F[i, order[h] // nb] and F[j, order[h] % nb]
+                h += 1
+            # live states (reach an accepting state): fixed point (m <= 16)
+            for x in range(m):
+                live[x] = PF[x]
+            changed = True
+            while changed:
+                changed = False
+                for x in range(m):
+                    if not live[x]:
+                        for c in range(k):
+                            if live[PT[x, c]]:
+                                live[x] = True
+                                changed = True
+                                break
+            if not live[0]:
+                continue
+            for x in range(m):
+                indeg[x] = 0
+            for x in range(m):
+                if live[x]:
+                    for c in range(k):
+                        if live[PT[x, c]]:
+                            indeg[PT[x, c]] += 1
+            top = 0
+            for x in range(m):
+                if live[x] and indeg[x] == 0:
+                    stack[top] = x
+                    top += 1
+            removed = 0
+            while top > 0:
+                top -= 1
+                x = stack[top]
+                topo[removed] = x
+                removed += 1
+                for c in range(k):
+                    r = PT[x, c]
+                    if live[r]:
+                        indeg[r] -= 1
+                        if indeg[r] == 0:
+                            stack[top] = r
+                            top += 1
+            n_live = 0
+            for x in range(m):
+                if live[x]:
+                    n_live += 1
+            if removed != n_live:
+                continue  # a cycle among live states: infinite
+            n_finite += 1
+            for t in range(removed - 1, -1, -1):
+                x = topo[t]
+                v = 1 if PF[x] else 0
+                for c in range(k):
+                    r = PT[x, c]
+                    if live[r]:
+                        v += cnt[r]
+                cnt[x] = v
+            if cnt[0] > best:
+                best, bi, bj = cnt[0], i, j
+    return best, bi, bj, n_finite, scanned
