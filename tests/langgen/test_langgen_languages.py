@@ -105,3 +105,67 @@ def test_strictly_local_matches_ltt_definition():
 def test_malformed_input_gets_a_clear_error(make, message):
     with pytest.raises(LanguageError, match=message):
         make()
+
+
+def _nfa_ends_in_ab():
+    from automata.fa.nfa import NFA
+
+    return NFA(states={0, 1, 2}, input_symbols={"a", "b"}, initial_state=0, final_states={2},
+               transitions={0: {"a": {0, 1}, "b": {0}}, 1: {"b": {2}}, 2: {}})
+
+
+def test_nfa_accepted_wherever_a_regular_language_is_expected():
+    from automata.fa.dfa import DFA as ADFA
+
+    from toolkit_langgen.dfa import as_dfa, subset_construction
+
+    nfa = _nfa_ends_in_ab()
+    ends_ab = regex("(a|b)*ab")
+    assert subset_construction(nfa) == ends_ab == DFA.from_automata(ADFA.from_nfa(nfa))  # ours vs automata-lib's
+    star = regex("a*b*")
+    assert (star & nfa) == (star & ends_ab) and star.product(nfa, "or") == star.product(ends_ab, "or")
+    assert star.issubset(DFA.universal()) and not star.issubset(nfa) and ends_ab.equivalent(nfa)
+    assert as_dfa(ADFA.from_nfa(nfa)) == ends_ab
+    # an epsilon NFA and an NFA using fewer symbols than the alphabet
+    from automata.fa.nfa import NFA
+
+    eps = NFA(states={0, 1}, input_symbols={"a"}, initial_state=0, final_states={1},
+              transitions={0: {"": {1}}, 1: {"a": {1}}})
+    assert (DFA.universal() & eps) == regex("a*")
+
+
+def test_non_regular_operand_refused_naming_the_expected_type():
+    with pytest.raises(TypeError, match="expected a regular language .*automata-lib DFA / NFA.*got CFGLanguage"):
+        regex("a*") & CFGLanguage("S -> a S b | $")
+    with pytest.raises(TypeError, match="got str"):
+        regex("a*").product("a*")
+    from automata.fa.nfa import NFA
+
+    abc = NFA(states={0}, input_symbols={"a", "c"}, initial_state=0, final_states={0}, transitions={0: {"c": {0}}})
+    with pytest.raises(LanguageError, match=r"symbol\(s\) \['c'\] outside the alphabet"):
+        regex("a*") & abc
+
+
+@pytest.mark.parametrize("build", [
+    lambda: DFA((), [[]], [True]),
+    lambda: DFA.universal(()),
+    lambda: DFA.from_table({0: {}}, 0, [0]),
+    lambda: DFA.from_words(["", "a"], ()),
+    lambda: counting("a", 1, ()),
+    lambda: regex("a*", ()),
+    lambda: strictly_local(2, {"<>"}, ()),
+    lambda: ltt(1, 1, lambda c: True, ()),
+    lambda: CFGLanguage("S -> $", ()),
+    lambda: PatternLanguage("x", ()),
+])
+def test_empty_alphabet_refused_by_one_rule_everywhere(build):
+    with pytest.raises(LanguageError, match="the alphabet is empty"):
+        build()
+
+
+def test_enumeration_refuses_the_empty_alphabet():
+    from toolkit_langgen.dfa import enumerate_dfa_languages
+
+    for method in ("numpy", "numba"):
+        with pytest.raises(LanguageError, match="the alphabet is empty"):
+            enumerate_dfa_languages(2, (), method=method)

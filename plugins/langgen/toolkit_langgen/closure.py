@@ -129,6 +129,34 @@ def closure_dimension_bruteforce(languages: Sequence[DFA]) -> int:
     return best
 
 
+def bounded_closure_evidence(languages, max_length: int, max_members: int = 12) -> dict:
+    """Bounded-length evidence for C(H) when members are CFGs or patterns (∩ finiteness undecidable):
+    over every subfamily F, the words of ∩F up to ``max_length``; F *looks finite* when ∩F has no word
+    of length in (max_length // 2, max_length]. Reports the largest such |∩F ∩ Σ^{<= max_length}|:
+    evidence, neither a bound nor exact."""
+    from toolkit_langgen.languages import all_words
+
+    if len(languages) > max_members:
+        raise ValueError(f"bounded-length evidence tries every subfamily: at most {max_members} members, "
+                         f"got {len(languages)}")
+    words = all_words(languages[0].alphabet, max_length)
+    sets = [frozenset(w for w in words if w in L) for L in languages]
+    best, best_family, looks_finite = 0, (), 0
+    for r in range(1, len(sets) + 1):
+        for fam in itertools.combinations(range(len(sets)), r):
+            inter = frozenset.intersection(*(sets[i] for i in fam))
+            if any(len(w) > max_length // 2 for w in inter):
+                continue
+            looks_finite += 1
+            if len(inter) > best or (len(inter) == best and not best_family):
+                best, best_family = len(inter), fam
+    witness = sorted(frozenset.intersection(*(sets[i] for i in best_family)), key=lambda w: (len(w), w)) \
+        if best_family else []
+    return {"closure_dimension": best, "status": f"bounded-length evidence (<= {max_length})",
+            "witness": " ".join(w or "ε" for w in witness), "witness_family": " ".join(map(str, best_family)),
+            "subfamilies_looking_finite": looks_finite}
+
+
 def closure_of(languages: Sequence[DFA], sample) -> DFA | None:
     """<S>_H: intersection of the version space; None if no language is consistent."""
     vs = [L for L in languages if all(w in L for w in sample)]

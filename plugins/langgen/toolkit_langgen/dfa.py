@@ -24,21 +24,31 @@ class InfiniteLanguageError(ValueError):
     """An operation that needs a finite language (cardinality, listing) got an infinite one."""
 
 
+def validate_alphabet(alphabet: Iterable[str]) -> tuple[str, ...]:
+    """The one alphabet rule of the plugin (DFA core, regex, counting, LTT, SL, CFG, patterns, user
+    classes): a non-empty tuple of distinct single alphanumeric characters (operators and the LTT
+    word markers ``<``, ``>`` stay free)."""
+    alphabet = tuple(alphabet)
+    if not alphabet:
+        raise LanguageError("the alphabet is empty; give at least one symbol, e.g. ('a', 'b')")
+    if any(not isinstance(s, str) or len(s) != 1 or not s.isalnum() for s in alphabet) or len(set(alphabet)) != len(alphabet):
+        raise LanguageError(f"alphabet must be distinct single alphanumeric characters, got {alphabet!r}")
+    return alphabet
+
+
 class DFA:
     """A complete deterministic automaton over a tuple of single-character symbols."""
 
     __slots__ = ("alphabet", "trans", "accept", "start", "_index", "_key", "_useful", "_finite", "_parts")
 
     def __init__(self, alphabet: Iterable[str], trans: Iterable[Iterable[int]], accept: Iterable[bool], start: int = 0):
-        self.alphabet = tuple(alphabet)
+        self.alphabet = validate_alphabet(alphabet)
         self.trans = tuple(tuple(int(x) for x in row) for row in trans)
         self.accept = tuple(bool(x) for x in accept)
         self.start = int(start)
         n, k = len(self.trans), len(self.alphabet)
         if n == 0:
             raise LanguageError("a DFA needs at least one state")
-        if len(set(self.alphabet)) != k or any(len(s) != 1 for s in self.alphabet):
-            raise LanguageError(f"alphabet must be distinct single characters, got {self.alphabet!r}")
         if len(self.accept) != n:
             raise LanguageError(f"accept has {len(self.accept)} entries for {n} states")
         if not 0 <= self.start < n:
@@ -64,6 +74,7 @@ class DFA:
         if start not in table:
             raise LanguageError(f"start state {start!r} is not a state of the table (states: {states})")
         symbols = tuple(alphabet) if alphabet is not None else tuple(sorted({s for row in table.values() for s in row}))
+        symbols = validate_alphabet(symbols)
         accepting = set(accepting)
         bad_accept = accepting - set(states)
         if bad_accept:
@@ -99,13 +110,13 @@ class DFA:
 
     @classmethod
     def universal(cls, alphabet: Iterable[str] = ("a", "b")) -> DFA:
-        alphabet = tuple(alphabet)
+        alphabet = validate_alphabet(alphabet)
         return cls(alphabet, [[0] * len(alphabet)], [True])
 
     @classmethod
     def from_words(cls, words: Iterable[str], alphabet: Iterable[str] = ("a", "b")) -> DFA:
         """The finite language ``words`` (a trie plus a dead state)."""
-        alphabet = tuple(alphabet)
+        alphabet = validate_alphabet(alphabet)
         idx = {s: i for i, s in enumerate(alphabet)}
         trans, acc = [[None] * len(alphabet)], [False]
         for w in words:
@@ -146,8 +157,10 @@ class DFA:
         if self.alphabet != other.alphabet:
             raise LanguageError(f"alphabets differ: {self.alphabet} vs {other.alphabet}")
 
-    def product(self, other: DFA, op: str = "and") -> DFA:
-        """Reachable product automaton; ``op`` in and/or/diff/xor."""
+    def product(self, other, op: str = "and") -> DFA:
+        """Reachable product automaton; ``op`` in and/or/diff/xor. ``other`` is any regular language
+        :func:`as_dfa` takes (an automata-lib NFA goes through the subset construction)."""
+        other = as_dfa(other, self.alphabet)
         self._check_alphabet(other)
         k = len(self.alphabet)
         ta, tb, aa, ab = self.trans, other.trans, self.accept, other.accept
@@ -455,6 +468,25 @@ class DFA:
         out._key = (self.alphabet, out.trans, out.accept)
         return out
 
+    @classmethod
+    def trusted(cls, alphabet: tuple[str, ...], trans, accept) -> DFA:
+        """A canonical minimal DFA (start 0) from the compiled core, without re-validation: the caller
+        guarantees the table is complete, minimal and numbered as :meth:`minimize` numbers it."""
+        out = object.__new__(cls)
+        out.alphabet = alphabet
+        out.trans = tuple(map(tuple, trans))
+        out.accept = tuple(accept)
+        out.start = 0
+        out._index = {s: i for i, s in enumerate(alphabet)}
+        out._key = (alphabet, out.trans, out.accept)
+        out._useful = out._finite = out._parts = None
+        return out
+
+    def arrays(self):
+        """``(T, F, start)`` as int32 / bool numpy arrays for :mod:`toolkit_langgen.compiled`."""
+        return np.asarray(self.trans, dtype=np.int32).reshape(self.n_states, len(self.alphabet)), \
+            np.asarray(self.accept, dtype=np.bool_), self.start
+
     def key(self) -> tuple:
         """Canonical form: equal keys <=> equal languages."""
         if self._key is None:
@@ -483,10 +515,69 @@ class DFA:
         )
 
     @classmethod
-    def from_automata(cls, dfa, alphabet: Iterable[str] | None = None) -> DFA:
-        symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(dfa.input_symbols))
-        table = {q: dict(dfa.transitions.get(q, {})) for q in dfa.states}
-        return cls.from_table(table, dfa.initial_state, dfa.final_states, symbols)
+    def from_automata(cls, automaton, alphabet: Iterable[str] | None = None) -> DFA:
+        """From an automata-lib DFA or NFA (subset construction); see :func:`as_dfa`."""
+        return as_dfa(automaton, alphabet)
+
+
+# -- other regular representations ---------------------------------------------------------------------
+REGULAR_TYPES = "a toolkit_langgen DFA or an automata-lib DFA / NFA (automata.fa.dfa.DFA, automata.fa.nfa.NFA)"
+
+
+def _foreign_symbols(symbols, alphabet, what: str) -> tuple[str, ...]:
+    symbols = set(symbols)
+    if alphabet is None:
+        return validate_alphabet(sorted(symbols))
+    extra = symbols - set(alphabet)
+    if extra:
+        raise LanguageError(f"{what} has symbol(s) {sorted(extra)} outside the alphabet {tuple(alphabet)}")
+    return tuple(alphabet)
+
+
+def subset_construction(nfa, alphabet: Iterable[str] | None = None) -> DFA:
+    """DFA of an automata-lib NFA (epsilon moves under the key ``""``) over ``alphabet`` (default:
+    the NFA's own symbols; a symbol the NFA does not use leads to the empty set of states)."""
+    alphabet = _foreign_symbols(nfa.input_symbols, alphabet, "the NFA")
+    moves = {q: {s: frozenset(t) for s, t in nfa.transitions.get(q, {}).items()} for q in nfa.states}
+
+    def eclose(states):
+        out, stack = set(states), list(states)
+        while stack:
+            for r in moves.get(stack.pop(), {}).get("", ()):
+                if r not in out:
+                    out.add(r)
+                    stack.append(r)
+        return frozenset(out)
+
+    start = eclose({nfa.initial_state})
+    ids, order, rows = {start: 0}, [start], []
+    for S in order:
+        row = []
+        for sym in alphabet:
+            T = eclose({r for q in S for r in moves.get(q, {}).get(sym, ())})
+            if T not in ids:
+                ids[T] = len(order)
+                order.append(T)
+            row.append(ids[T])
+        rows.append(row)
+    finals = set(nfa.final_states)
+    return DFA(alphabet, rows, [bool(S & finals) for S in order], 0).minimize()
+
+
+def as_dfa(language, alphabet: Iterable[str] | None = None) -> DFA:
+    """A regular language as a :class:`DFA`: our DFA as is, an automata-lib DFA by its table, an
+    automata-lib NFA by the subset construction. Anything else raises ``TypeError`` naming the
+    expected types (a CFG or pattern language is not regular: use its ``words`` / membership)."""
+    if isinstance(language, DFA):
+        return language
+    module = type(language).__module__ or ""
+    if module.startswith("automata.fa.dfa"):
+        symbols = _foreign_symbols(language.input_symbols, alphabet, "the automata-lib DFA")
+        table = {q: dict(language.transitions.get(q, {})) for q in language.states}
+        return DFA.from_table(table, language.initial_state, language.final_states, symbols)
+    if module.startswith("automata.fa.nfa"):
+        return subset_construction(language, alphabet)
+    raise TypeError(f"expected a regular language ({REGULAR_TYPES}), got {type(language).__name__}")
 
 
 # -- enumeration of all n-state binary DFAs up to language equivalence -----------------------------
@@ -505,7 +596,33 @@ def _all_words(max_length: int, k: int):
     return np.array(parent), np.array(letter), np.array(lengths)
 
 
-def enumerate_dfa_languages(n: int, alphabet: tuple[str, ...] = ("a", "b"), chunk: int = 1 << 16):
+def enumerate_dfa_languages(n: int, alphabet: tuple[str, ...] = ("a", "b"), method: str = "auto"):
+    """All languages of complete DFAs with <= n states (start fixed), one minimal DFA per language,
+    and their infinite flags.
+
+    ``method``: ``"numba"`` (every minimal DFA in canonical breadth-first numbering, found by
+    testing each table for that numbering and for minimality: one per language, no deduplication;
+    ordered by size, then table), ``"numpy"`` (fingerprints on all short words, see
+    :func:`enumerate_dfa_languages_numpy`; sorted by fingerprint) or ``"auto"`` (numba from n = 4,
+    where it pays; below, numba's first-call compile costs more than the whole numpy run).
+    """
+    if n < 1:
+        raise LanguageError(f"n must be >= 1, got {n}")
+    alphabet = validate_alphabet(alphabet)
+    if method not in ("auto", "numba", "numpy"):
+        raise ValueError(f"method must be one of auto, numba, numpy; got {method!r}")
+    if method == "auto":
+        method = "numba" if n >= 4 else "numpy"
+    if method == "numpy":
+        return enumerate_dfa_languages_numpy(n, alphabet)
+    from toolkit_langgen.compiled import enumerate_minimal
+
+    sizes, T, F, inf = enumerate_minimal(n, len(alphabet))
+    languages = [DFA.trusted(alphabet, T[i, :m].tolist(), F[i, :m].tolist()) for i, m in enumerate(sizes.tolist())]
+    return languages, inf.tolist()
+
+
+def enumerate_dfa_languages_numpy(n: int, alphabet: tuple[str, ...] = ("a", "b"), chunk: int = 1 << 16):
     """All languages of complete DFAs with <= n states (start fixed), one minimal DFA per language.
 
     Vectorised: every transition table is run on all words of length <= 2n - 1 at once; two DFAs with

@@ -15,17 +15,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from toolkit_langgen.dfa import DFA, LanguageError
+from toolkit_langgen.dfa import DFA, LanguageError, validate_alphabet
 
 BINARY = ("a", "b")
 LEFT_MARK, RIGHT_MARK = "<", ">"  # the word boundaries of LTT / strictly local factors
 
 
-def _alphabet(alphabet: Iterable[str]) -> tuple[str, ...]:
-    alphabet = tuple(alphabet)
-    if not alphabet or any(len(s) != 1 or not s.isalnum() for s in alphabet) or len(set(alphabet)) != len(alphabet):
-        raise LanguageError(f"alphabet must be distinct alphanumeric characters, got {alphabet!r}")
-    return alphabet
+_alphabet = validate_alphabet  # one rule for every language constructor and the DFA core
 
 
 def all_words(alphabet: Iterable[str], max_length: int) -> list[str]:

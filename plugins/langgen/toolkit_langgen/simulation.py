@@ -4,17 +4,55 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import ValidationInfo, field_validator
+
 from toolkit import Simulation, SimulationOutput
 from toolkit.config import Field, Params
 
-CLASSES = ("counting", "km_example", "dfa2", "ltt11")
+CLASSES = ("counting", "km_example", "dfa2", "ltt11", "user")
+LANGUAGES_HELP = ("your own class (with the 'user' choice): a JSON file, inline JSON {\"kind\": \"regex\"|\"dfa\"|"
+                  "\"nfa\"|\"cfg\"|\"pattern\", \"alphabet\": \"ab\", \"members\": [...]}, or 'regex: a*b* ; (ab)*' "
+                  "(see the plugin README); stored as canonical JSON with a file's contents inlined")
 
 
-def make_class(name: str, m: int):
-    """A named finite class of infinite regular languages (ordered)."""
+def _check_languages(value, info: ValidationInfo, selector: str, what: str, regular_infinite: bool,
+                     infinite: bool):
+    """The ``languages`` parameter: required with ``selector == 'user'``, refused otherwise; parsed,
+    validated and returned as canonical JSON (so the run store keys on the class, not a file name)."""
+    choice = info.data.get(selector)
+    if choice != "user":
+        if value is not None:
+            raise ValueError(f"languages is only read with {selector}='user' (got {selector}={choice!r})")
+        return None
+    if value is None:
+        raise ValueError(f"{selector}='user' needs languages=... ({LANGUAGES_HELP})")
+    from toolkit_langgen.dfa import LanguageError
+    from toolkit_langgen.user_class import parse_user_class
+
+    try:
+        uc = parse_user_class(value)
+        if regular_infinite:
+            uc.require_regular_infinite(what)
+        elif infinite:
+            uc.require_infinite(what)
+    except LanguageError as exc:
+        raise ValueError(str(exc)) from None
+    return uc.canonical()
+
+
+def _user_class(languages: str):
+    from toolkit_langgen.user_class import parse_user_class
+
+    return parse_user_class(languages)
+
+
+def make_class(name: str, m: int, languages: str | None = None):
+    """A named finite class of infinite regular languages (ordered); 'user': the ``languages`` class."""
     from toolkit_langgen.closure import dfa_class, ltt_union_class
     from toolkit_langgen.generation import counting_class, km_nonuniform_class
 
+    if name == "user":
+        return _user_class(languages).require_regular_infinite("langgen.generator_race")
     if name == "counting":
         return counting_class(m)
     if name == "km_example":
@@ -27,14 +65,20 @@ def make_class(name: str, m: int):
 
 
 class GeneratorRaceParams(Params):
-    language_class: Literal["counting", "km_example", "dfa2", "ltt11"] = Field(
+    language_class: Literal["counting", "km_example", "dfa2", "ltt11", "user"] = Field(
         "counting", description="class of languages: counting H_m, KM's two-language example, all infinite "
-                                "<=2-state DFA languages, all infinite LTT(1,1) languages")
+                                "<=2-state DFA languages, all infinite LTT(1,1) languages, or 'user' (languages=)")
     m: int = Field(2, ge=0, le=5, description="counting threshold m (counting class only)")
     generator: Literal["closure", "km", "greedy"] = Field("closure", description="generator")
     adversary: Literal["shortlex", "random", "intersection_first"] = Field("intersection_first",
                                                                            description="enumeration order")
     extra_horizon: int = Field(10, ge=1, le=1000, description="samples beyond C(H) + 1 in the horizon")
+    languages: str | None = Field(None, description=LANGUAGES_HELP + "; regular, infinite members")
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value, info: ValidationInfo):
+        return _check_languages(value, info, "language_class", "langgen.generator_race", True, True)
 
 
 def generator_race(params: GeneratorRaceParams, seed: int):
@@ -43,7 +87,7 @@ def generator_race(params: GeneratorRaceParams, seed: int):
     from toolkit_langgen.closure import closure_dimension
     from toolkit_langgen.generation import ADVERSARIES, GENERATORS, sample_complexity, worst_case
 
-    H = make_class(params.language_class, params.m)
+    H = make_class(params.language_class, params.m, params.languages)
     cd = closure_dimension(H)
     horizon = cd.value + 1 + params.extra_horizon
     per_target = sample_complexity(H, GENERATORS[params.generator], ADVERSARIES[params.adversary], horizon, seed)
@@ -55,14 +99,23 @@ def generator_race(params: GeneratorRaceParams, seed: int):
 
 
 class ClosureDimensionParams(Params):
-    family: Literal["counting", "dfa", "ltt"] = Field("counting", description="size-indexed class family")
+    family: Literal["counting", "dfa", "ltt", "user"] = Field(
+        "counting", description="size-indexed class family, or 'user' (your class: languages=)")
     n: int = Field(2, ge=0, le=8, description="size index: m (counting), states (dfa), window k (ltt)")
     t: int = Field(1, ge=1, le=4, description="LTT threshold t (ltt only)")
     method: Literal["power_free", "search"] = Field(
         "power_free", description="dfa: 'power_free' (exact when the (n-1)-power-free words are finite: n <= 3) "
                                   "or 'search' (best-first over intersections, with the caps below)")
     max_nodes: int = Field(2000, ge=1, description="cap on expanded infinite intersections (dfa)")
-    time_limit: float = Field(20.0, gt=0, description="cap in seconds for the search (dfa)")
+    time_limit: float = Field(20.0, gt=0, description="cap in seconds for the search (dfa, user)")
+    max_length: int = Field(8, ge=1, le=14, description="user classes with CFG / pattern members: words up to "
+                                                        "this length (bounded-length evidence)")
+    languages: str | None = Field(None, description=LANGUAGES_HELP + "; infinite members")
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value, info: ValidationInfo):
+        return _check_languages(value, info, "family", "langgen.closure_dimension", False, True)
 
 
 def closure_dimension_run(params: ClosureDimensionParams, seed: int):
@@ -71,7 +124,9 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
                                          ltt_closure_dimension)
     from toolkit_langgen.generation import counting_class
 
-    if params.family == "counting":
+    if params.family == "user":
+        row = _user_closure_row(_user_class(params.languages), params)
+    elif params.family == "counting":
         res = closure_dimension(counting_class(params.n))
         row = {"n_languages": 3, **res.row()}
     elif params.family == "dfa":
@@ -94,18 +149,46 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
     return SimulationOutput(records=[row], summary={"closure_dimension": row["closure_dimension"]})
 
 
+def _user_closure_row(uc, params) -> dict:
+    """C(H) of a user class: exact search (power-free first where it applies) for regular members;
+    bounded-length evidence over every subfamily when a member is a CFG or a pattern."""
+    from toolkit_langgen.closure import bounded_closure_evidence, closure_dimension, closure_dimension_power_free
+
+    if not uc.regular:
+        ev = bounded_closure_evidence(list(uc.languages), params.max_length)
+        return {"n_languages": len(uc.languages), "method": "bounded_length", **ev}
+    H = list(uc.languages)
+    if params.method == "power_free":
+        res = closure_dimension_power_free(H)
+        if res.status == "exact":
+            return {"n_languages": len(H), "method": "power_free", **res.row()}
+    res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
+    return {"n_languages": len(H), "method": "search", **res.row()}
+
+
 class WitnessFamilyParams(Params):
-    family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power"] = Field(
-        "counting", description="lower-bound witness family")
-    param: int = Field(2, ge=0, le=8, description="family parameter (m, t, k or j; see README)")
+    family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power", "user"] = Field(
+        "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)")
+    param: int = Field(2, ge=0, le=8, description="family parameter (m, t, k or j; see README); unused by 'user'")
+    max_length: int = Field(10, ge=1, le=14, description="user families with CFG / pattern members: words up to "
+                                                         "this length (bounded-length evidence)")
+    languages: str | None = Field(None, description=LANGUAGES_HELP)
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value, info: ValidationInfo):
+        return _check_languages(value, info, "family", "langgen.witness_family", False, False)
 
 
 def witness_family(params: WitnessFamilyParams, seed: int):
     """Brute-force |∩| of a witness family against its closed form."""
     from toolkit.errors import ParameterError
 
-    from toolkit_langgen.witnesses import PARAM_MIN, make_family
+    from toolkit_langgen.witnesses import PARAM_MIN, make_family, user_family
 
+    if params.family == "user":
+        row = user_family(_user_class(params.languages), params.max_length).row()
+        return SimulationOutput(records=[row], summary={"intersection_size": row["intersection_size"]})
     if params.param < PARAM_MIN[params.family]:
         raise ParameterError(f"parameter 'param' of langgen.witness_family: family {params.family!r} needs "
                              f">= {PARAM_MIN[params.family]}, got {params.param}")

@@ -21,14 +21,15 @@ class FamilyInstance:
     param: int
     languages: list            # the members (DFAs, or grammars for cfg_power)
     sizes: list[int]           # states of each minimal DFA / productions of each grammar
-    intersection_size: int     # brute force
-    closed_form: int
+    intersection_size: int | None  # brute force (None: the intersection is infinite)
+    closed_form: int | None        # None for a user's family (no closed form known)
     evidence: str = "exact"    # "exact" (decided on DFAs) or "bounded-length" (CFG)
 
     def row(self) -> dict:
+        matches = None if self.closed_form is None else self.intersection_size == self.closed_form
         return {"family": self.family, "param": self.param, "max_size": max(self.sizes),
                 "intersection_size": self.intersection_size, "closed_form": self.closed_form,
-                "matches": self.intersection_size == self.closed_form, "evidence": self.evidence}
+                "matches": matches, "evidence": self.evidence}
 
 
 def _intersection(langs: list[DFA]) -> DFA:
@@ -110,6 +111,22 @@ def pattern_intersection_evidence(p1: str, p2: str, max_length: int = 10) -> lis
     return intersection_profile([PatternLanguage(p1), PatternLanguage(p2)], max_length)
 
 
+def user_family(uc, max_length: int = 10) -> FamilyInstance:
+    """|∩| of a user's class (:class:`~toolkit_langgen.user_class.UserClass`): exact when every member
+    is regular (None when the intersection is infinite), bounded-length counts otherwise."""
+    langs = list(uc.languages)
+    sizes = [L.n_states if isinstance(L, DFA) else (len(L.cfg.productions) if isinstance(L, CFGLanguage)
+                                                    else len(L.tokens)) for L in langs]
+    if uc.regular:
+        inter = _intersection(langs)
+        size = None if not inter.is_finite() else int(inter.cardinality())
+        words = " ".join(w or "ε" for w in inter.words(inter.n_states)) if size is not None and size <= 64 else ""
+        return FamilyInstance("user", 0, langs, sizes, size, None, "exact" + (f": {words}" if words else ""))
+    profile = intersection_profile(langs, max_length)
+    return FamilyInstance("user", 0, langs, sizes, sum(profile), None,
+                          f"bounded-length (<= {max_length}); counts by length {profile}")
+
+
 def make_family(family: str, param: int) -> FamilyInstance:
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
@@ -118,4 +135,4 @@ def make_family(family: str, param: int) -> FamilyInstance:
     return FAMILIES[family](param)
 
 
-__all__ = ["FAMILIES", "FamilyInstance", "make_family", "pattern_intersection_evidence", "power_grammar"]
+__all__ = ["FAMILIES", "FamilyInstance", "make_family", "pattern_intersection_evidence", "power_grammar", "user_family"]
