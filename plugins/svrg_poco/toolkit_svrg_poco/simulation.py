@@ -101,9 +101,13 @@ def variance(params: VarianceParams, seed: int) -> SimulationOutput:
     iterator = svrg(problem, params.step / problem.smoothness, m, seed, option=params.option)
     rows = [r for r in variance_along_path(problem, p_star, iterator, max_epochs=params.n_epochs)
             if r["rel_suboptimality"] > 1e-10]  # below, P - P* is at rounding level
-    near = [r for r in rows if r["rel_suboptimality"] <= 1e-4] or rows[-1:]
+    # "near the optimum": relative suboptimality <= 1e-8, where the SVRG estimator's variance (~ |w - w~|^2)
+    # has fallen far below SGD's noise floor; at 1e-4 the two are still comparable (reported too)
+    near = [r for r in rows if r["rel_suboptimality"] <= 1e-8] or rows[-1:]
+    moderate = [r for r in rows if r["rel_suboptimality"] <= 1e-4] or rows[-1:]
     summary = {"max_lemma_ratio": max(r["lemma_ratio"] for r in rows),
                "variance_ratio_near_optimum": max(r["variance_ratio"] for r in near),
+               "variance_ratio_below_1e-4": max(r["variance_ratio"] for r in moderate),
                "rows_near_optimum": len(near)}
     return SimulationOutput(rows, summary)
 
