@@ -253,7 +253,8 @@ def _sample_value(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, An
         value = high - scale
     else:
         value = scale * rng.choice((-1, 1))
-    return sympy.Rational(sympy.nsimplify(round(value, 9), rational=True))
+    # the decimal's exact rational; nsimplify would search for a 'simple' rational (PSLQ), ~0.1 s a value
+    return sympy.Rational(repr(round(value, 9)))
 
 
 def sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]],
@@ -419,7 +420,9 @@ def _is_zero(expr: sympy.Expr, split: bool = True) -> bool | None:
     """True when sympy shows ``expr == 0`` for all admissible values, else None (undecided)."""
     if expr == 0:
         return True
-    for transform in (sympy.simplify, sympy.expand, sympy.factor, sympy.cancel, sympy.together,
+    # cheap, exact rewritings first: a polynomial identity in many symbols expands to 0 in
+    # milliseconds, while simplify can spend its whole time budget on it
+    for transform in (sympy.expand, sympy.cancel, sympy.simplify, sympy.factor, sympy.together,
                       lambda e: sympy.simplify(sympy.expand_log(e, force=False)),
                       lambda e: sympy.powsimp(sympy.powdenest(e)), sympy.trigsimp):
         reduced = _attempt(lambda: transform(expr))

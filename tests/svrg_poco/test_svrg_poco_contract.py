@@ -1,0 +1,8 @@
+import pytest
+
+from toolkit.testing import plugin_checks
+
+
+@pytest.mark.parametrize("check", plugin_checks("svrg_poco"), ids=str)
+def test_plugin_contract(check):
+    check()
