@@ -250,7 +250,9 @@ def _item_names(item: Any) -> list[Any]:
     """The names a hook's item registers: a Deferred's listed names, or a spec's own name."""
     if isinstance(item, Deferred):
         return list(item.names)
-    return [getattr(item, "name", None)]
+    if isinstance(item, (Simulation, Bound, Dataset, Experiment)):
+        return [item.name]
+    return []  # not a spec at all: the type check below says so
 
 
 def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, SpecTable], broken: dict[str, str]) -> None:

@@ -16,14 +16,14 @@ def _three() -> list[int]:
 def looks_up_its_dataset(params: NoParams, seed: int) -> dict:
     import toolkit
 
-    return {"total": sum(toolkit.get_registry().dataset("runreg.three").load())}
+    return {"total": sum(toolkit.get_registry().dataset("run_registry_plugin.three").load())}
 
 
 @hookimpl
 def toolkit_register_simulations():
-    return [Simulation("runreg.lookup", looks_up_its_dataset, NoParams, description="looks up runreg.three")]
+    return [Simulation("run_registry_plugin.lookup", looks_up_its_dataset, NoParams, description="looks up run_registry_plugin.three")]
 
 
 @hookimpl
 def toolkit_register_datasets():
-    return [Dataset("runreg.three", "the numbers 1, 2, 3", _three)]
+    return [Dataset("run_registry_plugin.three", "the numbers 1, 2, 3", _three)]

@@ -15,16 +15,16 @@ def registry():
 
 
 def test_run_passes_its_registry_to_the_simulation(registry, tmp_path):
-    res = toolkit.run("runreg.lookup", registry=registry, store=tmp_path / "s.sqlite")
+    res = toolkit.run("run_registry_plugin.lookup", registry=registry, store=tmp_path / "s.sqlite")
     assert res.records == [{"total": 6}]
     # outside the run the default registry is back: the in-process plugin is not there
     with pytest.raises(UnknownNameError):
-        toolkit.get_registry().dataset("runreg.three")
+        toolkit.get_registry().dataset("run_registry_plugin.three")
 
 
 @pytest.mark.parametrize("executor", ["serial", "processes"])
 def test_sweep_passes_its_registry_to_every_point(registry, tmp_path, executor):
-    out = toolkit.sweep("runreg.lookup", seeds=[0, 1], executor=executor, max_workers=2, registry=registry,
+    out = toolkit.sweep("run_registry_plugin.lookup", seeds=[0, 1], executor=executor, max_workers=2, registry=registry,
                         store=tmp_path / "s.sqlite")
     assert [r.records for r in out.runs] == [[{"total": 6}], [{"total": 6}]]
 
@@ -32,5 +32,5 @@ def test_sweep_passes_its_registry_to_every_point(registry, tmp_path, executor):
 def test_running_with_is_scoped_and_keyword_arguments_bypass_it(registry):
     with running_with(registry):
         assert toolkit.get_registry() is registry
-        assert "runreg.three" not in toolkit.get_registry(load_entrypoints=True).datasets
+        assert "run_registry_plugin.three" not in toolkit.get_registry(load_entrypoints=True).datasets
     assert toolkit.get_registry() is not registry

@@ -282,7 +282,7 @@ def wide(params: WideParams, seed: int) -> dict:
 def _wide_registry():
     from toolkit import PointCost
 
-    sim = Simulation("wide.sim", wide, WideParams, "needs 8 d bytes", cost=PointCost(lambda p: 8.0 * p.d, ("d",)))
+    sim = Simulation("wide_plugin.sim", wide, WideParams, "needs 8 d bytes", cost=PointCost(lambda p: 8.0 * p.d, ("d",)))
     mod = types.ModuleType("wide_plugin")
     mod.toolkit_register_simulations = toolkit.hookimpl(lambda: [sim])
     return get_registry(plugins=[mod], load_entrypoints=False)
@@ -293,16 +293,16 @@ def test_a_point_that_cannot_fit_in_memory_is_refused_naming_the_parameter(store
 
     reg = _wide_registry()
     monkeypatch.setenv("TOOLKIT_POINT_MEMORY", str(8 * 1000))
-    assert toolkit.run("wide.sim", {"d": 1000}, store=store_path, registry=reg).summary == {"d": 1000}
-    with pytest.raises(ParameterError, match=r"wide.sim: one point with d=1001 needs about .* GiB of memory, more than "
+    assert toolkit.run("wide_plugin.sim", {"d": 1000}, store=store_path, registry=reg).summary == {"d": 1000}
+    with pytest.raises(ParameterError, match=r"wide_plugin.sim: one point with d=1001 needs about .* GiB of memory, more than "
                                              r"this machine has .*; lower d"):
-        toolkit.run("wide.sim", {"d": 1001}, store=store_path, registry=reg)
+        toolkit.run("wide_plugin.sim", {"d": 1001}, store=store_path, registry=reg)
     with pytest.raises(ParameterError, match="d=5000"):
-        toolkit.sweep("wide.sim", {"d": [10, 5000]}, store=store_path, registry=reg)
+        toolkit.sweep("wide_plugin.sim", {"d": [10, 5000]}, store=store_path, registry=reg)
     assert RunStore(store_path).count() == 1
     monkeypatch.setattr(cli_module._State, "registry", property(lambda self: reg))
     with pytest.raises(SystemExit) as info:
-        main(["--store", str(store_path), "run", "wide.sim", "-p", "d=10**9".replace("10**9", "1000000000")])
+        main(["--store", str(store_path), "run", "wide_plugin.sim", "-p", "d=10**9".replace("10**9", "1000000000")])
     assert info.value.code == 2 and "lower d" in capsys.readouterr().err
 
 
