@@ -41,9 +41,13 @@ class PluginInfo:
 def direct_plugin_name(plugin: Any) -> str:
     """The name of a plugin registered directly (not through an entry point).
 
-    A module's last dotted component without the conventional ``toolkit_`` prefix, so that
-    ``toolkit_langgen`` registers as ``langgen``, the name its entry point gives it.
+    Its ``toolkit_plugin_name`` attribute when it has one (the namespace of the names it registers,
+    as an entry point's name would give it); else a module's last dotted component without the
+    conventional ``toolkit_`` prefix, so that ``toolkit_langgen`` registers as ``langgen``.
     """
+    declared = getattr(plugin, "toolkit_plugin_name", None)
+    if isinstance(declared, str) and declared:
+        return declared
     name = getattr(plugin, "__name__", None) or type(plugin).__name__
     name = name.rsplit(".", 1)[-1]
     return name.removeprefix("toolkit_") or name

@@ -323,7 +323,10 @@ class Registry:
             raise UnknownNameError("kind", kind, list(KINDS))
         if kind is not None:
             table = dict(self._tables())[kind]
-            if name not in table:
+            if name not in table:  # names are case-insensitive where that is unambiguous (graphpfl.MUTAG)
+                same = [k for k in table if k.lower() == name.lower()]
+                if len(same) == 1:
+                    return kind, self._get(table, kind, same[0])
                 self.find_all(name)  # the error lists close matches of every kind
                 raise UnknownNameError(kind, name, table)
             return kind, self._get(table, kind, name)

@@ -8,6 +8,8 @@ import numpy as np
 from toolkit import Dataset, hookimpl
 from toolkit.config import Field, Params
 
+toolkit_plugin_name = "mydata"  # registered directly, the plugin takes this name: its names are mydata.*
+
 
 class StaircaseParams(Params):
     d: int = Field(16, ge=2, description="number of features")

@@ -96,6 +96,8 @@ def test_a_registered_pyg_dataset_is_a_federations_data(monkeypatch, planted):
     from toolkit.specs import Dataset
 
     class MoleculesPlugin:
+        toolkit_plugin_name = "mine"  # the namespace of the names it registers
+
         @toolkit.hookimpl
         def toolkit_register_datasets(self):
             return [Dataset(name="mine.molecules", description="PyG graphs", loader=lambda: to_pyg(planted))]

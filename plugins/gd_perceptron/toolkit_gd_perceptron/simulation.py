@@ -740,6 +740,10 @@ def reduction_memory(p: ReductionParams) -> float:
     return _point_bytes(p, [p.d], len(p.gammas) + 1)
 
 
+def limits_memory(p: LimitsParams) -> float:
+    return _point_bytes(p, [p.d], p.n_seeds * (5 * len(p.ratios) + 1))  # five forms at every ratio
+
+
 def dynamics_memory(p: DynamicsParams) -> float:
     return _point_bytes(p, [p.d], 1) + 8.0 * _weights(p, p.d) * (p.T + 1)  # the recorded weights of every step
 
@@ -759,6 +763,7 @@ SIMULATIONS = [
         description="GD at finite gamma vs its two perceptron limits (vanishing init; from W_0 with step eta) over "
                     "rho = step/||W_0||: where the regimes meet",
         quick={"ratios": [0.1, 10.0, 1e3], "n_seeds": 3, "d": 16},
+        cost=PointCost(limits_memory, ("d", "n", "width", "n_seeds", "ratios")),
         plot=plot_limits,
     ),
     Simulation(
