@@ -25,6 +25,21 @@ def curve(**kw):
     return pd.DataFrame(convergence(ConvergenceParams(**kw), 0).records)
 
 
+def convergence_figure(path: Path, methods: list, panels: list) -> None:
+    """One panel per (title, problem settings), one curve per (label, method settings), over 100 epochs."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(10, 4), sharey=True)
+    for ax, (title, problem) in zip(axes, panels):
+        for label, kw in methods:
+            t = curve(n_epochs=100.0, **problem, **kw)
+            ax.semilogy(t.epoch, t.rel_suboptimality.clip(lower=1e-16), label=label)
+        ax.set_title(title)
+        ax.set_xlabel("gradient evaluations / N")
+    axes[0].set_ylabel("(P - P*) / (P(0) - P*)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="plugins/svrg_poco/figures")
@@ -33,35 +48,18 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, kappa in zip(axes, (10.0, 1000.0)):
-        for label, kw in [("SGD (0.1/L)", dict(method="sgd", step=0.1)),
-                          ("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
-                          ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
-                          ("PoCo N(m, I) (= SVRG, step N eta)", dict(method="poco_iso", step=0.25)),
-                          ("VON-PoCo (eta = 1, m = N/10)", dict(method="von_poco", step=1.0, inner=0.1))]:
-            t = curve(problem="least_squares", kappa=kappa, n_epochs=100.0, **kw)
-            ax.semilogy(t.epoch, t.rel_suboptimality.clip(lower=1e-16), label=label)
-        ax.set_title(f"least squares, kappa_H = {kappa:g}")
-        ax.set_xlabel("gradient evaluations / N")
-    axes[0].set_ylabel("(P - P*) / (P(0) - P*)")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "convergence_ls.png", dpi=110)
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, problem in zip(axes, ("digits", "breast_cancer")):
-        for label, kw in [("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
-                          ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
-                          ("VON-PoCo (eta = 1, m = N/5)", dict(method="von_poco", step=1.0, inner=0.2))]:
-            t = curve(problem=problem, n_epochs=100.0, **kw)
-            ax.semilogy(t.epoch, t.rel_suboptimality.clip(lower=1e-16), label=label)
-        ax.set_title(f"logistic regression, {problem}")
-        ax.set_xlabel("gradient evaluations / N")
-    axes[0].set_ylabel("(P - P*) / (P(0) - P*)")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "convergence_lr.png", dpi=110)
+    least_squares = [("SGD (0.1/L)", dict(method="sgd", step=0.1)),
+                     ("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
+                     ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
+                     ("PoCo N(m, I) (= SVRG, step N eta)", dict(method="poco_iso", step=0.25)),
+                     ("VON-PoCo (eta = 1, m = N/10)", dict(method="von_poco", step=1.0, inner=0.1))]
+    convergence_figure(out / "convergence_ls.png", least_squares,
+                       [(f"least squares, kappa_H = {k:g}", dict(problem="least_squares", kappa=k)) for k in (10.0, 1000.0)])
+    logistic = [("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
+                ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
+                ("VON-PoCo (eta = 1, m = N/5)", dict(method="von_poco", step=1.0, inner=0.2))]
+    convergence_figure(out / "convergence_lr.png", logistic,
+                       [(f"logistic regression, {p}", dict(problem=p)) for p in ("digits", "breast_cancer")])
 
     from toolkit_svrg_poco.mlp import train_mlp
 
