@@ -48,7 +48,7 @@ def _cmd(executor: str, log: Path, flag: Path | None = None, *extra: str) -> lis
            "--seeds", "0", "--no-progress", "--executor", executor, *extra]
     for key, value in _params(log, flag).items():
         cmd += ["-p", f"{key}={value}"]
-    if executor == "processes":
+    if executor in ("processes", "dask"):
         cmd += ["--workers", "2"]
     return cmd
 
@@ -141,12 +141,16 @@ def test_ctrl_c_stores_every_finished_point_and_the_rerun_completes(tmp_path, ex
     _rerun_and_compare(tmp_path, store, log, executor, registry)
 
 
-@pytest.mark.parametrize("executor", ["serial", "processes"])
+# dask's local cluster takes ~30 s to start and stop under load: its case runs with -m slow
+@pytest.mark.parametrize("executor", ["serial", "processes", pytest.param("dask", marks=pytest.mark.slow)])
 def test_kill_9_of_the_sweep_keeps_finished_points_and_leaves_no_worker(tmp_path, executor, registry):
+    if executor == "dask":
+        pytest.importorskip("distributed")
     store, log = tmp_path / "runs.sqlite", tmp_path / "computed.log"
     proc = _start(_cmd(executor, log), store)
     _wait_for_points(store, 3, proc)
-    workers = _workers(proc, 2) if executor == "processes" else []
+    # a local Dask cluster's nannies live in the sweep's process, its workers are child processes
+    workers = _workers(proc, 0 if executor == "serial" else 2)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
@@ -210,3 +214,48 @@ def test_fail_fast_stops_at_the_first_failure_keeping_what_finished(tmp_path, ex
     assert 7.0 not in stored and set(_logged(log)) == stored  # stopped at x=3: whatever finished is stored
     flag.unlink()
     _rerun_and_compare(tmp_path, store, log, executor, registry, flag)
+
+
+def test_second_ctrl_c_stops_the_running_points_at_once(tmp_path, registry):
+    """Ctrl-C waits for the running points; a second Ctrl-C kills them: nothing half-done is stored, no
+    worker survives, and the rerun computes every point."""
+    import threading
+
+    store, log, started = tmp_path / "runs.sqlite", tmp_path / "computed.log", tmp_path / "started.log"
+    long = 10.0  # seconds per point (the most the example allows): a point can only end early by being killed
+    cmd = [sys.executable, "-m", "toolkit.cli", "sweep", "example.slow_square", "--grid", "x=0,1", "--seeds", "0",
+           "--no-progress", "--executor", "processes", "--workers", "2", "-p", f"delay_s={long}",
+           "-p", f"log_path={log}", "-p", f"started_path={started}"]
+    proc = _start(cmd, store)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    workers = _workers(proc, 2)
+    deadline = time.time() + 90
+    while time.time() < deadline and len(_logged(started)) < 2:  # both points are running
+        assert proc.poll() is None, "".join(lines)
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    deadline = time.time() + 30
+    while time.time() < deadline and not any("Ctrl-C again" in line for line in lines):
+        assert proc.poll() is None, "".join(lines)
+        time.sleep(0.05)
+    assert any("storing the 2 running points as they finish" in line for line in lines), "".join(lines)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=long / 2)  # did not wait for the points
+    reader.join(timeout=5)
+    err = "".join(lines)
+    assert proc.returncode == 130, err
+    assert "0 of 2 points are stored" in err and "run the same sweep again to resume" in err, err
+    assert "Traceback" not in err, err
+    deadline = time.time() + 15
+    while time.time() < deadline and any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers):
+        time.sleep(0.1)
+    alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"workers {alive} survived the second Ctrl-C"
+    assert not _logged(log) and (not store.exists() or RunStore(store).count() == 0)
+    again = toolkit.sweep("example.slow_square", {"x": [0.0, 1.0]}, seeds=[0], params={"delay_s": 0.0}, store=store,
+                          registry=registry)
+    assert again.n_computed == 2 and list(again.table["square"]) == [0.0, 1.0]

@@ -333,9 +333,9 @@ def test_runs_summarises_a_big_grid(invoke, registry, store_path):
 
 def test_one_parameter_column_order_for_sweep_load_and_export(invoke, registry, store_path, tmp_path):
     res = toolkit.sweep(SLOW, {"fail_flag": ["f"], "x": [2.0]}, seeds=[0], store=store_path, registry=registry)
-    declared = ["simulation", "x", "delay_s", "log_path", "fail_at", "fail_flag", "seed"]
-    assert list(res.table.columns[:7]) == declared
-    assert list(toolkit.load(res.sweep_id, store=store_path, registry=registry).table.columns[:7]) == declared
-    assert list(toolkit.load(res.runs[0].key, store=store_path, registry=registry).table.columns[:7]) == declared
+    declared = ["simulation", "x", "delay_s", "log_path", "fail_at", "fail_flag", "started_path", "seed"]
+    assert list(res.table.columns[:8]) == declared
+    assert list(toolkit.load(res.sweep_id, store=store_path, registry=registry).table.columns[:8]) == declared
+    assert list(toolkit.load(res.runs[0].key, store=store_path, registry=registry).table.columns[:8]) == declared
     invoke("export", res.sweep_id, "--out", str(tmp_path / "t.csv"))
-    assert list(pd.read_csv(tmp_path / "t.csv").columns[:7]) == declared
+    assert list(pd.read_csv(tmp_path / "t.csv").columns[:8]) == declared

@@ -33,6 +33,7 @@ class SquareParams(Params):
     log_path: str = Field("", description="append a line per computation to this file (shows recomputation)")
     fail_at: list[float] = Field(default_factory=list, description="x values that raise (tests of failed points)")
     fail_flag: str = Field("", description="raise at fail_at only while this file exists (empty: always)")
+    started_path: str = Field("", description="append a line to this file when a computation starts (shows it runs)")
 
 
 def slow_square(params: SquareParams, seed: int) -> dict:
@@ -40,6 +41,9 @@ def slow_square(params: SquareParams, seed: int) -> dict:
     import os
     import time
 
+    if params.started_path:
+        with open(params.started_path, "a") as fh:
+            fh.write(f"{params.x},{seed}\n")
     end = time.perf_counter() + params.delay_s
     while time.perf_counter() < end:
         pass
