@@ -28,7 +28,7 @@ from typing import Any
 
 from toolkit import backend
 from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
-from toolkit.errors import ParameterError, StoreError, SweepAborted, SweepInterrupted, ToolkitError  # the CLI catches these cheaply
+from toolkit.errors import ParameterError, StoreError, SweepAborted, SweepInterrupted, ToolkitError, UserError  # the CLI catches these cheaply
 from toolkit.executors import SerialExecutor, open_executor
 from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
@@ -336,6 +336,9 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
     :param cache: serve a stored result when there is one (``False`` recomputes and overwrites).
     :param store: a :class:`RunStore` or a path (default: ``TOOLKIT_STORE``).
     :param check: check the rows against the bounds the simulation names.
+    :raises: what the simulation raises, after recording the point as failed in the store (as a sweep
+        does: ``toolkit runs`` counts it, the next run retries it); a :class:`UserError` it raises is
+        bad input and is not recorded.
     """
     sim, registry = _resolve(name, registry)
     seed = _check_seed(seed)
@@ -349,7 +352,13 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
         if stored is not None:
             result = RunResult(sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True)
         else:
-            records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
+            try:
+                records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
+            except UserError:
+                raise  # bad input found by the simulation itself: an error to fix, not a point to retry
+            except Exception as exc:
+                _record_failure(st, exc, key, sim.name, values, seed, version)
+                raise
             prov = _provenance(sim, version, wall, device, "serial")
             st.put(key, sim.name, values, seed, version, records, summary, prov)
             result = RunResult(sim.name, values, seed, key, records, summary, prov, False)
@@ -360,6 +369,20 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
         result.checks = _attach_checks(sim, registry, result.table)
     registry.manager.hook.toolkit_run_finished(result=result)
     return result
+
+
+def _record_failure(st: RunStore, exc: Exception, key: str, simulation: str, values: Mapping[str, Any], seed: int,
+                    version: str) -> None:
+    """Record a raising point as a sweep does (kept until it is computed) and say so on the exception."""
+    try:
+        st.put_failure(key, simulation, values, seed, version, f"{type(exc).__name__}: {exc}".strip(),
+                       traceback.format_exc())
+    except StoreError as store_exc:
+        note = f"(the failure could not be recorded in the run store: {store_exc})"
+    else:
+        note = f"(recorded as failed point {key[:12]} in the run store {st.path}; running it again retries it)"
+    if hasattr(exc, "add_note"):  # Python >= 3.11
+        exc.add_note(note)
 
 
 def _check_seed(seed: Any) -> int:

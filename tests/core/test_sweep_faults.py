@@ -259,3 +259,23 @@ def test_second_ctrl_c_stops_the_running_points_at_once(tmp_path, registry):
     again = toolkit.sweep("example.slow_square", {"x": [0.0, 1.0]}, seeds=[0], params={"delay_s": 0.0}, store=store,
                           registry=registry)
     assert again.n_computed == 2 and list(again.table["square"]) == [0.0, 1.0]
+
+
+def test_a_single_run_that_raises_is_recorded_and_retried(tmp_path, registry):
+    """``toolkit.run`` records a raising point as a sweep does; the next run retries it and clears it."""
+    store, flag = tmp_path / "runs.sqlite", tmp_path / "fail.flag"
+    flag.touch()
+    params = {"x": 3.0, "fail_at": [3.0], "fail_flag": str(flag)}
+    with pytest.raises(ValueError, match="x = 3.0 is in fail_at") as info:
+        toolkit.run("example.slow_square", params, seed=1, store=store, registry=registry)
+    assert any("recorded as failed point" in note for note in getattr(info.value, "__notes__", [""]))
+    st = RunStore(store)
+    assert st.count() == 0 and st.count_failures() == 1
+    (failure,) = st._execute("SELECT key, error, traceback FROM failures").fetchall()
+    assert failure[1] == "ValueError: x = 3.0 is in fail_at" and "Traceback" in failure[2]
+    code, out, _ = _cli(store, "runs")
+    assert code == 0 and "1 failed points recorded" in out
+    flag.unlink()
+    again = toolkit.run("example.slow_square", params, seed=1, store=store, registry=registry)
+    assert failure[0].startswith(again.run_id) and not again.from_cache and again.summary["square"] == 9.0
+    assert RunStore(store).count_failures() == 0
