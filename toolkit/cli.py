@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from toolkit import __version__
 from toolkit.errors import ToolkitError, UserError
 
 _ROWS_SHOWN = 20
@@ -92,7 +93,7 @@ class ToolkitGroup(click.Group):
 @click.option("--disable", multiple=True, metavar="NAME", help="Disable plugin NAME (repeatable).")
 @click.option("--store", type=click.Path(dir_okay=False), default=None,
               help="Run store file (default: TOOLKIT_STORE or ~/.cache/theory-toolkit/runs.sqlite).")
-@click.version_option("0.1.0", prog_name="theory-toolkit")
+@click.version_option(__version__, prog_name="theory-toolkit")
 @click.pass_context
 def cli(ctx: click.Context, plugin_opts: tuple[str, ...], disable: tuple[str, ...], store: str | None) -> None:
     """Seeded, cached, sweepable simulations and sympy-checked bounds from plugins."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit import backend
+from toolkit import __version__, backend
 from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
 from toolkit.errors import ParameterError, StoreError, SweepAborted, SweepInterrupted, ToolkitError, UserError  # the CLI catches these cheaply
 from toolkit.executors import SerialExecutor, open_executor
@@ -34,7 +34,7 @@ from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
 from toolkit.store import RunStore, run_key, sweep_id
 
-TOOLKIT_VERSION = "0.1.0"
+TOOLKIT_VERSION = __version__
 
 
 class SweepFailed(ToolkitError):

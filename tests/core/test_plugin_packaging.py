@@ -287,3 +287,21 @@ def test_bumping_a_plugin_version_recomputes_only_its_points(tmp_path, monkeypat
     assert first == {"example": [False, "0.3.0"], "langgen": [False, first["langgen"][1]]}
     assert run_with("0.3.0") == {"example": [True, "0.3.0"], "langgen": [True, first["langgen"][1]]}
     assert run_with("0.4.0") == {"example": [False, "0.4.0"], "langgen": [True, first["langgen"][1]]}
+
+
+def test_the_core_version_is_written_once():
+    """The distribution's version, ``toolkit.__version__``, ``toolkit --version`` and the provenance
+    of every run are one value (pyproject reads it from ``toolkit/__init__.py``)."""
+    import importlib.metadata
+    import re
+
+    import toolkit
+    from toolkit.runner import TOOLKIT_VERSION
+
+    assert importlib.metadata.version("theory-toolkit") == toolkit.__version__ == TOOLKIT_VERSION
+    out = subprocess.run([sys.executable, "-m", "toolkit.cli", "--version"], capture_output=True, text=True)
+    assert out.stdout.strip() == f"theory-toolkit, version {toolkit.__version__}"
+    root = Path(__file__).resolve().parents[2]
+    written = [p for p in [root / "pyproject.toml", *(root / "toolkit").glob("*.py")]
+               if re.search(rf'["\']{re.escape(toolkit.__version__)}["\']', p.read_text())]
+    assert written == [root / "toolkit" / "__init__.py"], written
