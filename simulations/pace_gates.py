@@ -36,6 +36,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="write the Markdown report here too")
     args = ap.parse_args()
     seeds = tuple(range(100, 100 + args.seeds))
+    E.PROGRESS = True
     start = time.time()
     lines = [f"# pace gates, seeds {seeds[0]}..{seeds[-1]}", ""]
     outcomes = {"G1": E.g1_bounds(False, seeds=seeds)}
