@@ -75,17 +75,52 @@ def aci_kernel(x, alpha, gamma, size, burn_in, alpha_1):
 
 
 @njit(cache=True)
-def _ks(x, t, w, w_ref, kappa):
-    """PACE's proactive term on x[t - w - w_ref + 1 .. t] (recent w against the w_ref before them)."""
-    if t + 1 < w + w_ref:
-        return 0.0
-    recent = np.sort(x[t - w + 1:t + 1])
-    ref = np.sort(x[t - w - w_ref + 1:t - w + 1])
-    grid = np.concatenate((recent, ref))
-    fa = np.searchsorted(recent, grid, side="right") / recent.size
-    fb = np.searchsorted(ref, grid, side="right") / ref.size
-    d = np.max(np.abs(fa - fb))
+def _ks_sorted(recent, ref, kappa):
+    """sup_x |F_recent(x) - F_ref(x)| by a merge of the two sorted windows, then PACE's proactive term.
+
+    At every distinct value v the counts i = #recent <= v, j = #ref <= v give i/n_a - j/n_b, the values
+    numpy's searchsorted form (toolkit_pace.window.ks_statistic) evaluates: the same max, bit for bit.
+    """
+    na, nb = recent.size, ref.size
+    i = j = 0
+    d = 0.0
+    while i < na or j < nb:
+        if j >= nb or (i < na and recent[i] <= ref[j]):
+            v = recent[i]
+        else:
+            v = ref[j]
+        while i < na and recent[i] <= v:
+            i += 1
+        while j < nb and ref[j] <= v:
+            j += 1
+        diff = abs(i / na - j / nb)
+        if diff > d:
+            d = diff
     return max(0.0, d - kappa) / (1.0 - kappa)
+
+
+@njit(cache=True)
+def _swap(buf, out_value, in_value):
+    """Replace one occurrence of out_value by in_value in the sorted buffer, keeping it sorted."""
+    n = buf.size
+    _remove(buf, n, out_value)
+    _insert(buf, n - 1, in_value)
+
+
+@njit(cache=True)
+def _shift_term(x, t, w, w_ref, kappa, recent, ref, ready):
+    """PACE's proactive term at round t. ``recent`` = sorted x[t - w + 1 .. t] and ``ref`` = sorted
+    x[t - w - w_ref + 1 .. t - w] are built once full, then updated each round: x[t] enters recent, x[t - w]
+    moves from recent to ref, x[t - w - w_ref] leaves ref (memmoves, no sort)."""
+    if t + 1 < w + w_ref:
+        return 0.0, False
+    if not ready:
+        recent[:] = np.sort(x[t - w + 1:t + 1])
+        ref[:] = np.sort(x[t - w - w_ref + 1:t - w + 1])
+    else:
+        _swap(recent, x[t - w], x[t])              # x[t-w] leaves recent, x[t] enters
+        _swap(ref, x[t - w - w_ref], x[t - w])     # x[t-w-w_ref] leaves ref, x[t-w] enters
+    return _ks_sorted(recent, ref, kappa), True
 
 
 @njit(cache=True)
@@ -101,6 +136,8 @@ def pace_kernel(x, u, use_side, alpha, gamma0, size, burn_in, gamma_cap, phi_cap
     alpha_t, smooth, phi = alpha, gamma0, 0.0
     margin = 2 * math.sqrt(alpha * (1 - alpha) / gap_window)
     err_sum = 0
+    rec_x, ref_x, rec_u, ref_u = np.empty(w + 1), np.empty(w_ref + 1), np.empty(w + 1), np.empty(w_ref + 1)
+    ready_x = ready_u = False
     for i in range(m):
         t = burn_in + i
         q[i] = _quantile(buf, n, alpha_t)
@@ -110,9 +147,10 @@ def pace_kernel(x, u, use_side, alpha, gamma0, size, burn_in, gamma_cap, phi_cap
         err_sum += e
         if i >= gap_window:
             err_sum -= err[i - gap_window]
-        shift = _ks(x, t, w, w_ref, kappa)
+        shift, ready_x = _shift_term(x, t, w, w_ref, kappa, rec_x[:w], ref_x[:w_ref], ready_x)
         if use_side:
-            shift = max(shift, _ks(u, t, w, w_ref, kappa))
+            side_shift, ready_u = _shift_term(u, t, w, w_ref, kappa, rec_u[:w], ref_u[:w_ref], ready_u)
+            shift = max(shift, side_shift)
         gap = 0.0
         if i + 1 >= gap_window:
             gap = max(0.0, abs(err_sum / gap_window - alpha) - margin) / max(alpha, 1 - alpha)
