@@ -433,8 +433,11 @@ class SFOGD(OnlineConformal):
 class SAOCP(OnlineConformal):
     """Strongly adaptive online conformal prediction (Bhatnagar et al. 2023, salesforce ``saocp.py``):
     an SF-OGD expert born every round t with lifetime g 2^{v_2(t)}, mixed by coin betting (CBCE, Jun et al.
-    2017) under the prior 1/(t^2 (1 + floor(log2 t))). Vectorised over the live experts; warmed up on the
-    calibration scores like salesforce's package (its round counter starts at 1 there)."""
+    2017) under the prior 1/(t^2 (1 + floor(log2 t))). Vectorised over the live experts (preallocated
+    columns, compacted when one expires); warmed up on the calibration scores like salesforce's package
+    (its round counter starts at 1 there)."""
+
+    _FIELDS = ("born", "life", "yhat", "grad_sq", "z", "wz", "age")
 
     def __init__(self, alpha: float, lifetime: int = 8, calibration=(), calibration_window: int = 500):
         calibration = [float(s) for s in calibration]
@@ -443,57 +446,55 @@ class SAOCP(OnlineConformal):
         self.scale = (max(abs(s) for s in calibration) if calibration else 1.0 / math.sqrt(3)) * math.sqrt(3)
         self.base_lr = self.scale / math.sqrt(3)
         self.clock = 1
-        self.born = np.zeros(0)
-        self.life = np.zeros(0)
-        self.yhat = np.zeros(0)
-        self.grad_sq = np.zeros(0)
-        self.z = np.zeros(0)
-        self.wz = np.zeros(0)
-        self.age = np.zeros(0)
+        self.k = 0  # live experts: the first k entries of each column
+        self.state = np.zeros((len(self._FIELDS), 64))
         for s in calibration:
             self._step(s)
 
-    def _w(self) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.age == 0, 0.0, self.z / np.where(self.age == 0, 1, self.age) * (1 + self.wz))
+    def _w(self, z, wz, age) -> np.ndarray:
+        return np.where(age == 0, 0.0, z / np.where(age == 0, 1, age) * (1 + wz))
 
     def _predict(self) -> float:
-        if self.born.size == 0:
+        if self.k == 0:
             return 0.0
-        prior = 1 / (self.born**2 * (1 + np.floor(np.log2(self.born))))
+        born, _, yhat, _, z, wz, age = self.state[:, :self.k]
+        prior = 1 / (born**2 * (1 + np.floor(np.log2(born))))
         prior = prior / prior.sum()
-        p = prior * np.maximum(0.0, self._w())
+        p = prior * np.maximum(0.0, self._w(z, wz, age))
         total = p.sum()
         p = p / total if total > 0 else prior
-        return float(p @ self.yhat)
+        return float(p @ yhat)
 
     def _step(self, score: float) -> None:
         s_hat = self._predict()
-        keep = self.age <= self.life
-        for name in ("born", "life", "yhat", "grad_sq", "z", "wz", "age"):
-            setattr(self, name, getattr(self, name)[keep])
+        live = self.state[:, :self.k]
+        keep = live[6] <= live[1]  # age <= lifetime
+        if not keep.all():
+            kept = live[:, keep]
+            self.k = kept.shape[1]
+            self.state[:, :self.k] = kept
+        if self.k == self.state.shape[1]:
+            self.state = np.concatenate([self.state, np.zeros_like(self.state)], axis=1)
         t, u = self.clock, 0
         while t % 2 == 0:
             t //= 2
             u += 1
-        self.born = np.append(self.born, float(self.clock))
-        self.life = np.append(self.life, float(self.g * 2**u))
-        self.yhat = np.append(self.yhat, s_hat)
-        for name in ("grad_sq", "z", "wz", "age"):
-            setattr(self, name, np.append(getattr(self, name), 0.0))
+        self.state[:, self.k] = (float(self.clock), float(self.g * 2**u), s_hat, 0.0, 0.0, 0.0, 0.0)
+        self.k += 1
         level = 1 - self.alpha
         meta_loss = float(pinball(score, self._predict(), level))
-        w = self._w()
-        g = np.clip((meta_loss - pinball(score, self.yhat, level)) / self.scale / max(self.alpha, 1 - self.alpha),
+        born, life, yhat, grad_sq, z, wz, age = self.state[:, :self.k]  # views: updated in place
+        w = self._w(z, wz, age)
+        g = np.clip((meta_loss - pinball(score, yhat, level)) / self.scale / max(self.alpha, 1 - self.alpha),
                     -1.0 * (w > 0), 1.0)
-        self.z = self.z + g
-        self.wz = self.wz + g * w
-        self.age = self.age + 1
-        grad = pinball_grad(score, self.yhat, level)
-        self.grad_sq = self.grad_sq + grad**2
+        z += g
+        wz += g * w
+        age += 1
+        grad = pinball_grad(score, yhat, level)
+        grad_sq += grad**2
         with np.errstate(divide="ignore", invalid="ignore"):
-            moved = np.maximum(0.0, self.yhat - self.base_lr / np.sqrt(self.grad_sq) * grad)
-        self.yhat = np.where(self.grad_sq != 0, moved, self.yhat)
+            moved = np.maximum(0.0, yhat - self.base_lr / np.sqrt(grad_sq) * grad)
+        yhat[:] = np.where(grad_sq != 0, moved, yhat)
         self.clock += 1
 
     def _threshold(self) -> float:
