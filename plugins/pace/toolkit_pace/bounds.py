@@ -1,0 +1,61 @@
+"""The numeric bounds every pace run is held against, row by row (every prefix of the run, T = n_rounds).
+
+The symbolic claims behind them (sympy identities for T = 6, box bounds) live in toolkit_pace.theory and are
+attached to these specs as ``claims``.
+
+* ``pace.aci_long_run`` (T1, Gibbs-Candes Prop. 4.1): ACI's alpha_t stays in [-gamma, 1 + gamma] and
+  sum_t (alpha - err_t) = (alpha_{T+1} - alpha_1)/gamma, so |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma)/(gamma T).
+* ``pace.step_sequence`` (T2, Abel summation, any positive steps): |mean err - alpha| <= box_width ||Delta||_1 / T
+  with Delta_1 = 1/gamma_1, Delta_t = 1/gamma_t - 1/gamma_{t-1}; box_width = 1 + gamma_max in alpha space (ACI,
+  PACE), B_hi - B_lo + eta_max in score space (quantile tracking, decaying steps; scores in [B_lo, B_hi]).
+* ``pace.ledger`` (T3, PACE [R]): sum_t (alpha - err_t) = (alpha_{T+1} - alpha_1 - phi_{T+1})/gamma_0 with
+  |phi| <= Phi, so |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T).
+
+Zero tolerance: the slack 1e-12 only absorbs float rounding of the running mean.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from toolkit import Bound
+
+ROUNDING = 1e-12
+
+alpha_1, gamma0, n_rounds = sp.symbols("alpha_1 gamma0 n_rounds", positive=True)
+gamma_max, delta_l1, box_width, phi_cap = sp.symbols("gamma_max delta_l1 box_width phi_cap", positive=True)
+
+ACI_LONG_RUN = (sp.Max(alpha_1, 1 - alpha_1) + gamma0) / (gamma0 * n_rounds)
+STEP_SEQUENCE = box_width * delta_l1 / n_rounds
+LEDGER = (sp.Max(alpha_1, 1 - alpha_1) + gamma_max + phi_cap) / (gamma0 * n_rounds)
+
+_ALPHA = (0, 1)
+_ROUNDS = (1, None)
+
+
+def _is(*methods):
+    names = frozenset(methods)
+
+    def applies(row) -> bool:
+        return row.get("method") in names
+
+    applies.__doc__ = f"rows of method(s) {', '.join(sorted(names))}"
+    return applies
+
+
+BOUNDS = [
+    Bound("pace.aci_long_run",
+          "T1 (Gibbs-Candes Prop 4.1): ACI's running |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma)/(gamma T)",
+          expression=ACI_LONG_RUN, metric="coverage_gap", sense="upper", slack=ROUNDING, applies=_is("aci"),
+          domain={alpha_1: _ALPHA, gamma0: (1e-6, 1), n_rounds: _ROUNDS}),
+    Bound("pace.step_sequence",
+          "T2 (Abel summation): any positive steps give |mean err - alpha| <= box_width ||Delta||_1 / T "
+          "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
+          expression=STEP_SEQUENCE, metric="coverage_gap", sense="upper", slack=ROUNDING,
+          applies=_is("aci", "pace", "quantile_tracking", "decaying"),
+          domain={box_width: (1, 100), delta_l1: (1, 1e6), n_rounds: _ROUNDS}),
+    Bound("pace.ledger",
+          "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
+          expression=LEDGER, metric="coverage_gap", sense="upper", slack=ROUNDING, applies=_is("pace"),
+          domain={alpha_1: _ALPHA, gamma0: (1e-6, 1), gamma_max: (1e-6, 1), phi_cap: (0, 10), n_rounds: _ROUNDS}),
+]
