@@ -403,53 +403,66 @@ def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: b
 
 
 # -- timings -------------------------------------------------------------------------------------------------------------
-def _per_step(fn, steps: int, repeats: int = 1) -> float:
-    best = math.inf
+def _per_step(fn, steps: int, repeats: int = 1):
+    """(best microseconds per step over ``repeats`` runs, the last run's output)."""
+    best, out = math.inf, None
     for _ in range(repeats):
         start = time.perf_counter()
-        fn()
+        out = fn()
         best = min(best, time.perf_counter() - start)
-    return 1e6 * best / steps
+    return 1e6 * best / steps, out
+
+
+def _agreement(ours, theirs) -> str:
+    """How close two threshold sequences are (score-space methods: reported, not required equal)."""
+    ours, theirs = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
+    finite = np.isfinite(ours) & np.isfinite(theirs)
+    gap = float(np.max(np.abs(ours[finite] - theirs[finite]))) if finite.any() else math.nan
+    return f"vs salesforce: max |q gap| {gap:.3g}"
 
 
 def timings(scores: np.ndarray, gamma: float, with_plugin: bool) -> list[dict]:
     steps = scores.size - WINDOW
-    out = [
-        {"method": "ACI", "implementation": "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
-         "us_per_step": _per_step(lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False), steps)},
-        {"method": "ACI", "implementation": "salesforce FACI, 1 expert",
-         "us_per_step": _per_step(lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False), steps)},
-        {"method": "ACI", "implementation": "reference rule (pure Python, this script)",
-         "us_per_step": _per_step(lambda: reference_aci(scores, ALPHA, gamma, WINDOW, OURS), steps)},
-    ]
-    for name, label in (("faci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP")):
-        out.append({"method": label, "implementation": f"salesforce {name}",
-                    "us_per_step": _per_step(lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW), steps)})
-    if with_plugin:
-        from toolkit_pace import methods
+    out = []
 
-        for engine in ("numba", "numpy"):
-            try:
-                methods.aci(scores[:WINDOW + 10], ALPHA, gamma, WINDOW, WINDOW, engine=engine)  # compile / warm up
-            except (TypeError, ValueError, ImportError) as exc:
-                out.append({"method": "ACI", "implementation": f"toolkit_pace aci ({engine})", "us_per_step": math.nan,
-                            "note": str(exc)})
-                continue
-            out.append({"method": "ACI", "implementation": f"toolkit_pace aci ({engine})", "us_per_step": _per_step(
-                lambda e=engine: methods.aci(scores, ALPHA, gamma, WINDOW, WINDOW, engine=e), steps, repeats=3)})
-        for name, label in (("dtaci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP"), ("pace", "PACE")):
-            fn = getattr(methods, name, None)
-            if fn is None:
-                continue
-            kwargs = {"alpha": ALPHA, "calibration_window": WINDOW, "burn_in": WINDOW}
-            try:
-                fn(scores[:WINDOW + 10], **kwargs)
-            except TypeError as exc:
-                out.append({"method": label, "implementation": f"toolkit_pace {name}", "us_per_step": math.nan,
-                            "note": str(exc)})
-                continue
-            out.append({"method": label, "implementation": f"toolkit_pace {name}",
-                        "us_per_step": _per_step(lambda f=fn: f(scores, **kwargs), steps, repeats=3)})
+    def add(method, implementation, fn, repeats=1, note=""):
+        us, result = _per_step(fn, steps, repeats)
+        out.append({"method": method, "implementation": implementation, "us_per_step": us, "note": note})
+        return result
+
+    add("ACI", "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
+        lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False))
+    add("ACI", "salesforce FACI, 1 expert", lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False))
+    add("ACI", "reference rule (pure Python, this script)", lambda: reference_aci(scores, ALPHA, gamma, WINDOW, OURS))
+    theirs = {}
+    for name, label in (("faci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP")):
+        theirs[name] = add(label, f"salesforce {name}", lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW))
+    if not with_plugin:
+        return out
+    from toolkit_pace import methods
+
+    for engine in ("numba", "numpy"):
+        try:
+            methods.aci(scores[:WINDOW + 10], ALPHA, gamma, WINDOW, WINDOW, engine=engine)  # compile / warm up
+        except (TypeError, ValueError, ImportError) as exc:
+            out.append({"method": "ACI", "implementation": f"toolkit_pace aci ({engine})", "us_per_step": math.nan,
+                        "note": str(exc)})
+            continue
+        add("ACI", f"toolkit_pace aci ({engine})",
+            lambda e=engine: methods.aci(scores, ALPHA, gamma, WINDOW, WINDOW, engine=e), repeats=3)
+    for name, label, anchor in (("dtaci", "DtACI/FACI", None), ("sfogd", "SF-OGD", "sfogd"),
+                                ("saocp", "SAOCP", "saocp"), ("pace", "PACE", None)):
+        fn = getattr(methods, name, None)
+        kwargs = {"alpha": ALPHA, "calibration_window": WINDOW, "burn_in": WINDOW}
+        try:
+            fn(scores[:WINDOW + 10], **kwargs)  # compile / warm up
+        except TypeError as exc:
+            out.append({"method": label, "implementation": f"toolkit_pace {name}", "us_per_step": math.nan,
+                        "note": str(exc)})
+            continue
+        trace = add(label, f"toolkit_pace {name}", lambda f=fn: f(scores, **kwargs), repeats=3)
+        if anchor is not None:
+            out[-1]["note"] = _agreement(trace.threshold, theirs[anchor])
     return out
 
 
