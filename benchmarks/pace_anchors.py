@@ -1,10 +1,10 @@
 """pace against its anchors in one run: MAPIE 1.6's ACI and salesforce online-conformal 1.0.2, same score streams.
 
-    python benchmarks/pace_anchors.py                 # needs the pace plugin (toolkit_pace) and both anchors
+    python benchmarks/pace_anchors.py                 # needs the pace plugin (toolkit_pace) and an anchor or both
     python benchmarks/pace_anchors.py --self-test     # the anchors against their own rules (no toolkit_pace)
     options: --T 4000 --seed 0 --gammas 0.005,0.05 --streams exchangeable,abrupt_variance,multi_block --csv FILE
 
-Install the anchors (numbers in the plugin README were taken with these):
+Install the anchors (the versions this script was checked with):
 
     pip install "mapie==1.6.0"
     pip install --no-deps "online-conformal==1.0.2" "salesforce-merlion==2.0.4" dill plotly
@@ -265,6 +265,9 @@ def salesforce_method(name: str, scores, alpha: float, burn_in: int):
     return np.array(qs)
 
 
+INLINE_SCENARIOS = ("exchangeable", "abrupt_variance", "multi_block", "mean_jump", "drift")
+
+
 # -- streams ---------------------------------------------------------------------------------------------------------
 def inline_stream(scenario: str, T: int, seed: int) -> np.ndarray:
     """The self-test's streams, s_t = |mu_t + sigma_t Z_t| (spec section 3), written here independently of the plugin."""
@@ -354,9 +357,8 @@ def _leaves_unit(levels: np.ndarray) -> int | None:
     return int(out[0]) if out.size else None
 
 
-def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: bool, store: str | None) -> list[dict]:
+def _mapie_rows(stream: str, scores: np.ndarray, gamma: float, ours_ref) -> list[dict]:
     rows = []
-    ours_ref = reference_aci(scores, ALPHA, gamma, WINDOW, OURS)
     *mapie, raised = mapie_aci(scores, ALPHA, gamma, WINDOW, sym=True)
     *mapie_ref, raised_ref = reference_mapie(scores, ALPHA, gamma, WINDOW, sym=True)
     rows.append(_row(stream, gamma, "MAPIE sym=True", "MAPIE's rule (reference)", mapie, mapie_ref, "equal",
@@ -369,10 +371,6 @@ def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: b
     mapie_as_ours = reference_aci(scores, ALPHA, gamma, WINDOW, MAPIE_RULE)
     rows.append(_row(stream, gamma, "MAPIE's rule (numpy calls)", "ours + clip + (s >= q) (k-th smallest)",
                      mapie_ref, mapie_as_ours, "equal", _equal(mapie_ref, mapie_as_ours)))
-    sf = salesforce_aci(scores, ALPHA, gamma, WINDOW)
-    sf_ref = reference_aci(scores, ALPHA, gamma, WINDOW, SALESFORCE_RULE)
-    rows.append(_row(stream, gamma, "salesforce FACI(1 expert)", "salesforce's rule (reference)", sf, sf_ref, "equal",
-                     _equal(sf, sf_ref)))
     # MAPIE = ours until our alpha_t leaves [0, 1]; with clipping and MAPIE's tie rule our rule is MAPIE's
     leave = _leaves_unit(ours_ref[2])
     split = len(scores) - WINDOW if leave is None else leave + 1
@@ -383,6 +381,20 @@ def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: b
                      f"our alpha_t leaves [0, 1] after round {leave}; ties s_t = q_t: {ties}"))
     rows.append(_row(stream, gamma, "ours (reference)", "MAPIE default (sym=False)", ours_ref, default, "report", True,
                      "a two-sided interval: not the same rule"))
+    return rows
+
+
+def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: bool, store: str | None,
+                   anchors: frozenset = frozenset({"mapie", "salesforce"})) -> list[dict]:
+    rows = []
+    ours_ref = reference_aci(scores, ALPHA, gamma, WINDOW, OURS)
+    if "mapie" in anchors:
+        rows += _mapie_rows(stream, scores, gamma, ours_ref)
+    if "salesforce" in anchors:
+        sf = salesforce_aci(scores, ALPHA, gamma, WINDOW)
+        sf_ref = reference_aci(scores, ALPHA, gamma, WINDOW, SALESFORCE_RULE)
+        rows.append(_row(stream, gamma, "salesforce FACI(1 expert)", "salesforce's rule (reference)", sf, sf_ref,
+                         "equal", _equal(sf, sf_ref)))
     for label, rule in (("ours + clip", replace(OURS, clip=True)),
                         ("ours, all past scores", replace(OURS, window=None)),
                         ("ours, k without +1", replace(OURS, plus_one=False)),
@@ -421,7 +433,8 @@ def _agreement(ours, theirs) -> str:
     return f"vs salesforce: max |q gap| {gap:.3g}"
 
 
-def timings(scores: np.ndarray, gamma: float, with_plugin: bool) -> list[dict]:
+def timings(scores: np.ndarray, gamma: float, with_plugin: bool,
+            anchors: frozenset = frozenset({"mapie", "salesforce"})) -> list[dict]:
     steps = scores.size - WINDOW
     out = []
 
@@ -430,13 +443,15 @@ def timings(scores: np.ndarray, gamma: float, with_plugin: bool) -> list[dict]:
         out.append({"method": method, "implementation": implementation, "us_per_step": us, "note": note})
         return result
 
-    add("ACI", "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
-        lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False))
-    add("ACI", "salesforce FACI, 1 expert", lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False))
+    if "mapie" in anchors:
+        add("ACI", "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
+            lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False))
     add("ACI", "reference rule (pure Python, this script)", lambda: reference_aci(scores, ALPHA, gamma, WINDOW, OURS))
     theirs = {}
-    for name, label in (("faci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP")):
-        theirs[name] = add(label, f"salesforce {name}", lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW))
+    if "salesforce" in anchors:
+        add("ACI", "salesforce FACI, 1 expert", lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False))
+        for name, label in (("faci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP")):
+            theirs[name] = add(label, f"salesforce {name}", lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW))
     if not with_plugin:
         return out
     from toolkit_pace import methods
@@ -461,7 +476,7 @@ def timings(scores: np.ndarray, gamma: float, with_plugin: bool) -> list[dict]:
                         "note": str(exc)})
             continue
         trace = add(label, f"toolkit_pace {name}", lambda f=fn: f(scores, **kwargs), repeats=3)
-        if anchor is not None:
+        if anchor in theirs:
             out[-1]["note"] = _agreement(trace.threshold, theirs[anchor])
     return out
 
@@ -497,12 +512,16 @@ def main(argv=None) -> int:
         parser.error(f"--gammas must be comma-separated numbers, got {args.gammas!r}")
     if not all(0 < g <= 1 for g in gammas):
         parser.error(f"--gammas must lie in (0, 1] (MAPIE refuses gamma > 1), got {args.gammas!r}")
+    streams = args.streams.split(",")
+    if args.self_test and not set(streams) <= set(INLINE_SCENARIOS):
+        parser.error(f"--streams with --self-test: each of {', '.join(INLINE_SCENARIOS)}; got {args.streams!r}")
     if T < WINDOW + 100:
         parser.error(f"--T must be at least {WINDOW + 100} (W = {WINDOW} calibration scores, then the stream)")
-    missing = [m for m in ("mapie", "online_conformal") if importlib.util.find_spec(m) is None]
-    if missing:
-        print(f"missing anchors: {', '.join(missing)}; install them as the docstring says (python {sys.argv[0]} -h)",
-              file=sys.stderr)
+    anchors = frozenset(name for name, module in (("mapie", "mapie"), ("salesforce", "online_conformal"))
+                        if importlib.util.find_spec(module) is not None)
+    if not anchors:
+        print(f"no anchor installed (mapie, online_conformal): install them as the docstring says "
+              f"(python {sys.argv[0]} -h)", file=sys.stderr)
         return 2
     with_plugin = not args.self_test
     if with_plugin and importlib.util.find_spec("toolkit_pace") is None:
@@ -512,19 +531,21 @@ def main(argv=None) -> int:
     import pandas as pd
 
     print("versions:", ", ".join(f"{k} {v}" for k, v in _versions().items()))
+    for name in sorted({"mapie", "salesforce"} - anchors):
+        print(f"NOTE: {name} is not installed: its rows and timings are left out (install it as the docstring says)")
     rows, timing_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         store = f"{tmp}/runs.sqlite"
-        for stream in args.streams.split(","):
+        for stream in streams:
             if with_plugin:
                 scores = plugin_stream(stream, T, args.seed, store)
             else:
                 scores = inline_stream(stream, T, args.seed)
             for gamma in gammas:
-                rows += compare_stream(stream, scores, gamma, with_plugin, store)
+                rows += compare_stream(stream, scores, gamma, with_plugin, store, anchors)
         timing_scores = plugin_stream("abrupt_variance", T, args.seed, store) if with_plugin else \
             inline_stream("abrupt_variance", T, args.seed)
-        timing_rows = timings(timing_scores, 0.005, with_plugin)
+        timing_rows = timings(timing_scores, 0.005, with_plugin, anchors)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 60):
         print(table.to_string(index=False))
