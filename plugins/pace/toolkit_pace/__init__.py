@@ -19,6 +19,10 @@ toolkit_register_bounds = defer("toolkit_pace.bounds:BOUNDS", {
     "pace.step_sequence": "T2 (Abel summation): any positive steps give |mean err - alpha| <= box_width ||Delta||_1 / T "
                           "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
     "pace.ledger": "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
+    "pace.motivation": "T4 (PACE's motivation [R]): E[err_t | past] - alpha = (alpha_t - alpha) + (Fhat_t - F_t)(q_t) + "
+                       "O(1/n), the shift term split by the triangle inequality over KS distances (symbolic only)",
+    "pace.cited": "T5: the regret and coverage bounds of SAOCP, ACI, SF-OGD and DtACI transcribed with their sources (not "
+                  "derived: verdict 'unknown' by design), and what sympy proves about the transcriptions",
 })
 
 toolkit_register_datasets = defer("toolkit_pace.data:DATASETS", {
