@@ -153,6 +153,14 @@ def _with_sys_path(path: tuple[str, ...], fn: Callable[..., Any], *args: Any) ->
     return fn(*args)
 
 
+def _call_pickled_with_sys_path(path: tuple[str, ...], call: bytes) -> Any:
+    """Set the caller's ``sys.path``, then unpickle and run ``(fn, args)``: unpickling the call before the
+    path is set would fail to import a plugin added to ``sys.path`` after the pool started."""
+    import pickle
+
+    return _with_sys_path(path, lambda: (lambda fn, args: fn(*args))(*pickle.loads(call)))
+
+
 def _noop() -> None:
     return None
 
@@ -164,7 +172,9 @@ class _PathSyncing(cf.Executor):
         self.inner, self.name = inner, name
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        return self.inner.submit(_with_sys_path, tuple(sys.path), fn, *args)
+        import pickle
+
+        return self.inner.submit(_call_pickled_with_sys_path, tuple(sys.path), pickle.dumps((fn, args)))
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         pass
