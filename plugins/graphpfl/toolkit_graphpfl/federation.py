@@ -206,6 +206,35 @@ def serial_map(fn: Callable, tasks: Sequence) -> list:
     return [fn(t) for t in tasks]
 
 
+class PatienceRule:
+    """The stopping rule: stop after ``patience`` evaluated rounds in a row without a pooled validation
+    loss lower than the best so far (``patience = 0``: never stop)."""
+
+    def __init__(self, patience: int) -> None:
+        if patience < 0:
+            raise ValueError(f"patience must be >= 0, got {patience}")
+        self.patience = patience
+        self.best_loss = float("inf")
+        self.since_best = 0
+
+    def update(self, val_loss: float) -> bool:
+        """Record one evaluated round's validation loss; True when training should stop now."""
+        self.since_best = 0 if val_loss < self.best_loss else self.since_best + 1
+        self.best_loss = min(self.best_loss, val_loss)
+        return bool(self.patience) and self.since_best >= self.patience
+
+
+def rows_under_patience(rows: Sequence[dict], patience: int) -> list[dict]:
+    """The rounds a run with ``patience`` would have run, read off a longer run's rows (``patience=0`` or
+    a larger patience, same seed and parameters otherwise): training is seeded per (seed, round, client)
+    and the rule only ends the loop, so a shorter run is a prefix of the longer one."""
+    rule = PatienceRule(patience)
+    for i, row in enumerate(rows):
+        if "val_loss" in row and rule.update(row["val_loss"]):
+            return list(rows[: i + 1])
+    return list(rows)
+
+
 @dataclass
 class FederationResult:
     rounds: list[dict]  # one row per evaluated round
@@ -249,7 +278,7 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
     server_extra: dict[str, Params] = {}
     rows: list[dict] = []
     t_start = time.perf_counter()
-    best_loss, since_best, stopped = float("inf"), 0, False
+    rule, stopped = PatienceRule(cfg.patience), False
     for rnd in range(1, cfg.n_rounds + 1):
         t0, c0 = time.perf_counter(), time.process_time()
         n_pick = max(1, int(round(cfg.client_fraction * len(clients))))
@@ -287,12 +316,9 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
         rows.append(row)
         if on_round is not None:
             on_round(row)
-        if "val_loss" in row:
-            since_best = 0 if row["val_loss"] < best_loss else since_best + 1
-            best_loss = min(best_loss, row["val_loss"])
-            if cfg.patience and since_best >= cfg.patience and rnd < cfg.n_rounds:
-                stopped = True
-                break
+        if "val_loss" in row and rule.update(row["val_loss"]) and rnd < cfg.n_rounds:
+            stopped = True
+            break
     best = best_round(rows, selection=cfg.selection)
     timings = {"total_time_s": time.perf_counter() - t_start}
     return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings,
