@@ -235,6 +235,17 @@ def rows_under_patience(rows: Sequence[dict], patience: int) -> list[dict]:
     return list(rows)
 
 
+def replay_patience(rows: Sequence[dict], patience: int, n_rounds: int, selection: str = "val_loss") -> dict:
+    """What a run with ``patience`` (and the same ``n_rounds``) would report, from a run with patience 0 or
+    a larger patience: its stop round, whether the rule stopped it, and the metrics at its reported round."""
+    kept = rows_under_patience(rows, patience)
+    best = best_round(kept, selection=selection)
+    return {"best_round": best["round"], "stop_round": kept[-1]["round"],
+            "stopped_early": len(kept) < len(rows) or (kept[-1]["round"] < n_rounds and bool(patience)),
+            **{k: best[k] for k in ("test_acc_pooled", "test_acc_client_mean", "val_acc_pooled")},
+            "final_test_acc_pooled": kept[-1]["test_acc_pooled"]}
+
+
 @dataclass
 class FederationResult:
     rounds: list[dict]  # one row per evaluated round
