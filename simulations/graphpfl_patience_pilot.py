@@ -8,8 +8,8 @@ Each (dataset, algorithm, pilot seed) runs once for ``--n-rounds`` rounds withou
 only ends the loop, so the run a patience P would have made is a prefix of that run
 (``rows_under_patience``, tested against real runs); every candidate is read off the same runs. Per
 candidate: the pooled validation accuracy at the round the rule reports (lowest validation loss among
-the rounds run), the stop round, and the share of runs that reached the maximum. ``--also-max R`` also
-scores every candidate as if the maximum were R rounds (the study's). Test accuracy is never read.
+the rounds run), the stop round, and the share of runs that reached the maximum. ``--also-max R1,R2`` also
+scores every candidate as if the maximum were R1 (R2, ...) rounds. Test accuracy is never read.
 
 Writes ``runs.csv`` (one row per run and candidate) and ``scores.csv`` to --out (default
 results/graphpfl/patience_pilot/) and prints the scores.
@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="100:103", help="pilot seeds (a:b or comma list), disjoint from the study's")
     parser.add_argument("--n-rounds", type=int, default=40, help="rounds of each pilot run (no stopping)")
     parser.add_argument("--candidates", default="3,5,10,20", help="candidate patiences")
-    parser.add_argument("--also-max", type=int, default=None, help="also score each candidate with this maximum")
+    parser.add_argument("--also-max", default="", help="comma-separated maxima: also score each candidate as if the "
+                        "runs had stopped at that many rounds (replayed)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)")
     parser.add_argument("--executor", default="serial", choices=["serial", "processes", "dask"])
     parser.add_argument("--max-workers", type=int, default=None)
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     candidates = [int(c) for c in args.candidates.split(",")]
     if any(c < 1 for c in candidates):
         parser.error("--candidates: each patience must be >= 1")
-    maxima = [args.n_rounds] + ([args.also_max] if args.also_max and args.also_max < args.n_rounds else [])
+    maxima = [args.n_rounds] + [m for m in (int(x) for x in args.also_max.split(",") if x) if m < args.n_rounds]
 
     import pandas as pd
 
