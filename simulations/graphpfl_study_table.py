@@ -55,17 +55,22 @@ def study_tables(runs, baseline: str = "fedavg", metric: str = "test_acc_pooled"
     ps = sorted(runs.noise_p.unique())
     drops = [drop_table(runs, ps[0], p, metric=metric) for p in ps[1:]]
     drops = pd.concat(drops) if drops else pd.DataFrame()
-    return pd.DataFrame(rows), pd.DataFrame(pooled_rows), drops
+    table = pd.DataFrame(rows)
+    if "n_paired" in table:
+        table["n_paired"] = table["n_paired"].astype("Int64")  # counts stay integers beside the baseline's empty cells
+    return table, pd.DataFrame(pooled_rows), drops
 
 
 def _markdown(table) -> str:
+    import pandas as pd
+
     if table.empty:
         return "(none)\n"
     cols = list(table.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in table.iterrows():
-        cells = [f"{v:.1f}" if isinstance(v, float) else ("" if v is None else str(v)) for v in r]
-        lines.append("| " + " | ".join("" if c == "nan" else c for c in cells) + " |")
+        cells = [f"{v:.1f}" if isinstance(v, float) else ("" if v is None or v is pd.NA else str(v)) for v in r]
+        lines.append("| " + " | ".join("" if c in ("nan", "<NA>") else c for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
