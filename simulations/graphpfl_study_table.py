@@ -44,7 +44,7 @@ def study_tables(runs, baseline: str = "fedavg", metric: str = "test_acc_pooled"
                 m, lo, hi = paired_ci(diffs)
                 all_diffs += list(diffs)
                 row.update(n_paired=len(common), diff=m, ci_low=lo, ci_high=hi, verdict=verdict(lo, hi),
-                           seed_diffs=" ".join(f"{d:+.1f}" for d in diffs),
+                           seed_diffs=" ".join(f"{s}:{d:+.1f}" for s, d in zip(common, diffs)),
                            seeds_against=" ".join(str(s) for s, d in zip(common, diffs) if d < 0))
             rows.append(row)
         if alg != baseline and all_diffs:

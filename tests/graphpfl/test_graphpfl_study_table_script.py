@@ -24,7 +24,7 @@ def test_study_table_pairs_seeds_applies_the_rule_and_names_runs_against(tmp_pat
     assert g.loc["A", "diff"] == pytest.approx(10.0) and g.loc["A", "verdict"] == "helps"
     assert g.loc["B", "diff"] == pytest.approx(0.0, abs=1e-9) and g.loc["B", "verdict"] == "no evidence"
     assert g.loc["B", "seeds_against"] == "0" and g.loc["A", "seeds_against"] == ""
-    assert g.loc["A", "stop_rounds"] == "10 11 12"
+    assert g.loc["A", "stop_rounds"] == "10 11 12" and g.loc["B", "seed_diffs"] == "0:-5.0 1:+5.0 2:+0.0"
     row = pooled.iloc[0]
     assert row["n_pairs"] == 6 and row["diff"] == pytest.approx(5.0) and row["n_against"] == 1
     assert script.verdict(-3.0, -1.0) == "harms" and script.verdict(float("nan"), float("nan")) == "too few seeds"
