@@ -4,6 +4,7 @@
         --algorithms fedavg,graphpfl,fedavg_sl,frpa,local --seeds 0:10 --n-rounds 50
     python simulations/graphpfl_noise_study.py --dataset PROTEINS --n-clients 10 --noise 0,0.3 --seeds 0:5 --n-rounds 30
     python simulations/graphpfl_noise_study.py --set sl_beta=0.8 --set lambda_fisher=0.1 ...
+    python simulations/graphpfl_noise_study.py --dataset PTC_MR --set patience=10 --replay-patience 5 ...
 
 Runs ``graphpfl.noise_robustness`` as a toolkit sweep (cached in the run store; an interrupted study
 resumes) and writes to --out (default results/graphpfl/<dataset>/):
@@ -44,8 +45,25 @@ def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: 
             continue
         if any(params.get(k) != v for k, v in want.items() if k not in ("noise_p", "algorithm")):
             continue
-        rows.append({**params, "seed": run.seed, **run.summary})
+        rows.append({**params, "seed": run.seed, **run.summary, "_records": run.records})
     return pd.DataFrame(rows)
+
+
+def replayed(runs, patience: int):
+    """``runs`` (with their ``_records``) as runs with the stopping rule's ``patience`` would report them: a
+    run with patience 0 or a larger patience holds every round a smaller patience runs (rows_under_patience)."""
+    from toolkit_graphpfl.federation import replay_patience
+
+    bad = runs[(runs["patience"] != 0) & (runs["patience"] < patience)]
+    if len(bad):
+        raise SystemExit(f"--replay-patience {patience}: {len(bad)} runs were made with a smaller patience "
+                         f"({sorted(set(bad['patience']))}); rerun them with patience 0 or >= {patience}")
+    out = runs.copy()
+    for i, run in runs.iterrows():
+        for k, v in replay_patience(run["_records"], patience, int(run["n_rounds"]), run["selection"]).items():
+            out.at[i, k] = v
+    out["patience"] = patience
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="compute nothing: build the tables from the matching runs already in --store "
                              "(e.g. while a long study is still running); seeds missing for a method drop out of its pairs")
     parser.add_argument("--out", default=None, help="output folder (default results/graphpfl/<dataset>)")
+    parser.add_argument("--replay-patience", type=int, default=None,
+                        help="report the runs as the stopping rule with this patience would have (read off their "
+                             "rounds; the runs must have patience 0 or a larger one)")
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -94,8 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": noise, "algorithm": algorithms}, seeds=args.seeds,
                            params=fixed, executor=args.executor, max_workers=args.max_workers, store=args.store)
-        runs = sw.summary_table
+        runs = pd.DataFrame([{**r.params, "seed": r.seed, **r.summary, "_records": r.records} for r in sw.runs])
         status = f"{sw.n_computed} runs computed, {sw.n_cached} from the store"
+    if args.replay_patience is not None:
+        runs = replayed(runs, args.replay_patience)
+        status += f"; reported with patience {args.replay_patience} (replayed)"
+    runs = runs.drop(columns=["_records"])
     out = Path(args.out or Path("results") / "graphpfl" / args.dataset.replace("+", "_"))
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)

@@ -105,3 +105,38 @@ def test_random_batches_mix_sizes_and_labels_and_leave_the_splits_alone():
     assert sizes == sorted(sizes)
     with pytest.raises(ValueError, match="batching must be 'random' or 'bucketed'"):
         build_clients(gs, parts, batch_size=16, seed=5, batching="sorted")
+
+
+# -- subsampling a large dataset (the NCI1 study) ----------------------------------------------------
+
+
+def test_stratified_subsample_keeps_the_class_balance_and_is_seeded():
+    from toolkit_graphpfl.graphs import stratified_subsample
+
+    labels = np.array([0] * 700 + [1] * 250 + [2] * 50)
+    idx = stratified_subsample(labels, 101, np.random.default_rng(5))
+    assert len(idx) == 101 == len(set(idx.tolist())) and (np.diff(idx) > 0).all()
+    counts = np.bincount(labels[idx], minlength=3)
+    assert np.all(np.abs(counts - 101 * np.array([0.7, 0.25, 0.05])) < 1)  # within one graph of the shares
+    assert (stratified_subsample(labels, 101, np.random.default_rng(5)) == idx).all()
+    assert not (stratified_subsample(labels, 101, np.random.default_rng(6)) == idx).all()
+    with pytest.raises(ValueError, match="between 1 and 1000"):
+        stratified_subsample(labels, 1001, np.random.default_rng(0))
+
+
+def test_subsample_parameter_shrinks_the_federation_pairs_algorithms_and_names_a_bad_value():
+    from toolkit.errors import ParameterError
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams, build_federation
+
+    def federation(**kw):
+        return build_federation(NoiseRobustnessParams(n_graphs=60, n_clients=2, **kw), seed=3)
+
+    gs, clients = federation(subsample=30, algorithm="fedavg")
+    assert len(gs) == 30 and sum(c.n_train + c.n_val + c.n_test for c in clients) == 30
+    gs2, _ = federation(subsample=30, algorithm="graphpfl")
+    assert [g.edges.tolist() for g in gs.graphs] == [g.edges.tolist() for g in gs2.graphs]
+    full, _ = federation()
+    assert len(full) == 60
+    assert np.all(np.abs(np.bincount(gs.labels()) - np.bincount(full.labels()) / 2) < 1)  # stratified
+    with pytest.raises(ParameterError, match="parameter 'subsample'.*has 60"):
+        federation(subsample=61)

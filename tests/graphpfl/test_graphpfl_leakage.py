@@ -133,6 +133,35 @@ def test_patience_stops_on_validation_loss_and_reports_the_round(small_federatio
     assert full.stop_round == 7 and not full.stopped_early and full.best["round"] == 7
 
 
+TIMING_COLUMNS = ("client_time_s", "fisher_time_s", "train_time_s", "eval_time_s", "round_time_s", "round_cpu_time_s")
+
+
+def _untimed(rows):
+    return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
+
+
+def test_a_shorter_patience_run_is_the_replayed_prefix_of_a_full_run(small_federation):
+    """The patience pilot reads every candidate patience off one patience-0 run (rows_under_patience);
+    that is only valid if a real run with that patience trains exactly the same rounds."""
+    from toolkit_graphpfl.federation import replay_patience, rows_under_patience
+
+    clients, base = small_federation
+    full = run_federation(clients, _strategy(n_rounds=8, patience=0, lr=0.05), base, seed=0)
+    stopped_early = 0
+    for patience in (1, 2, 3):
+        real = run_federation(clients, _strategy(n_rounds=8, patience=patience, lr=0.05), base, seed=0)
+        replay = rows_under_patience(full.rounds, patience)
+        assert _untimed(replay) == _untimed(real.rounds)
+        assert replay[-1]["round"] == real.stop_round
+        summary = replay_patience(full.rounds, patience, n_rounds=8)
+        assert summary["best_round"] == real.best["round"] and summary["stop_round"] == real.stop_round
+        assert summary["stopped_early"] == real.stopped_early
+        assert summary["test_acc_pooled"] == real.best["test_acc_pooled"]
+        stopped_early += real.stopped_early
+    assert stopped_early  # at least one candidate stopped before round 8, so the prefix was tested
+    assert rows_under_patience(full.rounds, 0) == full.rounds
+
+
 def test_selection_by_accuracy_is_still_available():
     from toolkit_graphpfl.federation import best_round
 

@@ -21,3 +21,18 @@ def test_stored_only_tables_keep_only_the_requested_seeds(tmp_path, load_script)
     key = ["noise_p", "algorithm", "seed"]
     merged = part.merge(full, on=key, suffixes=("", "_full"))
     assert (merged["test_acc_pooled"] == merged["test_acc_pooled_full"]).all()
+
+
+def test_replayed_patience_reports_what_runs_with_that_patience_report(tmp_path, load_script):
+    import pytest
+
+    study = load_script("simulations/graphpfl_noise_study.py")
+    common = ["--dataset", "planted", "--n-clients", "2", "--noise", "0.3", "--algorithms", "fedavg", "--seeds", "0:3",
+              "--n-rounds", "6", "--set", "n_graphs=40", "--set", "lr=0.05", "--store", str(tmp_path / "store.sqlite")]
+    assert study.main([*common, "--set", "patience=1", "--out", str(tmp_path / "direct")]) == 0
+    assert study.main([*common, "--set", "patience=3", "--replay-patience", "1", "--out", str(tmp_path / "replay")]) == 0
+    direct, replay = (pd.read_csv(tmp_path / d / "runs.csv").set_index("seed") for d in ("direct", "replay"))
+    cols = ["best_round", "stop_round", "stopped_early", "test_acc_pooled", "val_acc_pooled", "patience"]
+    assert direct[cols].equals(replay[cols])
+    with pytest.raises(SystemExit, match="smaller patience"):  # patience-1 runs cannot show what patience 3 does
+        study.main([*common, "--set", "patience=1", "--replay-patience", "3", "--out", str(tmp_path / "bad")])

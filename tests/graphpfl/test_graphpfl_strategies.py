@@ -253,3 +253,25 @@ def test_the_three_config_layers_share_their_defaults():
     shared_sim_model = sorted(set(sim) & set(model))  # the GIN's size and the structure learner
     assert {"hidden", "n_layers", "dropout", "sl_topk"} <= set(shared_sim_model)
     assert {n: sim[n] for n in shared_sim_model} == {n: model[n] for n in shared_sim_model}
+
+
+ROUND_TIMES = ("client_time_s", "fisher_time_s", "train_time_s", "eval_time_s", "round_time_s", "round_cpu_time_s")
+
+
+@pytest.mark.parametrize("switches, same_as", [
+    ({"use_structure": False}, "frpa"),  # topology reconstruction off
+    ({"lambda_fisher": 0.0}, "fedavg_sl"),  # Fisher alignment off
+    ({"use_structure": False, "lambda_fisher": 0.0}, "fedavg"),  # both off
+])
+def test_graphpfl_ablations_are_the_named_strategies_exactly(switches, same_as):
+    """The study's ablation rows run `frpa`, `fedavg_sl` and `fedavg`: with the current defaults
+    (MSFF and VIB off, nothing kept local, global evaluation) they are GraphP-FL with the switches off."""
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams, noise_robustness
+
+    def rounds(**kw):
+        params = NoiseRobustnessParams(**{**QUICK, "n_rounds": 3, "noise_p": 0.3, "patience": 0, **kw})
+        return [{k: v for k, v in r.items() if k not in ROUND_TIMES} for r in noise_robustness(params, 1).records]
+
+    ablated = rounds(algorithm="graphpfl", **switches)
+    assert ablated == rounds(algorithm=same_as)
+    assert ablated != rounds(algorithm="graphpfl")  # the switch changes the run

@@ -206,6 +206,46 @@ def serial_map(fn: Callable, tasks: Sequence) -> list:
     return [fn(t) for t in tasks]
 
 
+class PatienceRule:
+    """The stopping rule: stop after ``patience`` evaluated rounds in a row without a pooled validation
+    loss lower than the best so far (``patience = 0``: never stop)."""
+
+    def __init__(self, patience: int) -> None:
+        if patience < 0:
+            raise ValueError(f"patience must be >= 0, got {patience}")
+        self.patience = patience
+        self.best_loss = float("inf")
+        self.since_best = 0
+
+    def update(self, val_loss: float) -> bool:
+        """Record one evaluated round's validation loss; True when training should stop now."""
+        self.since_best = 0 if val_loss < self.best_loss else self.since_best + 1
+        self.best_loss = min(self.best_loss, val_loss)
+        return bool(self.patience) and self.since_best >= self.patience
+
+
+def rows_under_patience(rows: Sequence[dict], patience: int) -> list[dict]:
+    """The rounds a run with ``patience`` would have run, read off a longer run's rows (``patience=0`` or
+    a larger patience, same seed and parameters otherwise): training is seeded per (seed, round, client)
+    and the rule only ends the loop, so a shorter run is a prefix of the longer one."""
+    rule = PatienceRule(patience)
+    for i, row in enumerate(rows):
+        if "val_loss" in row and rule.update(row["val_loss"]):
+            return list(rows[: i + 1])
+    return list(rows)
+
+
+def replay_patience(rows: Sequence[dict], patience: int, n_rounds: int, selection: str = "val_loss") -> dict:
+    """What a run with ``patience`` (and the same ``n_rounds``) would report, from a run with patience 0 or
+    a larger patience: its stop round, whether the rule stopped it, and the metrics at its reported round."""
+    kept = rows_under_patience(rows, patience)
+    best = best_round(kept, selection=selection)
+    return {"best_round": best["round"], "stop_round": kept[-1]["round"],
+            "stopped_early": len(kept) < len(rows) or (kept[-1]["round"] < n_rounds and bool(patience)),
+            **{k: best[k] for k in ("test_acc_pooled", "test_acc_client_mean", "val_acc_pooled")},
+            "final_test_acc_pooled": kept[-1]["test_acc_pooled"]}
+
+
 @dataclass
 class FederationResult:
     rounds: list[dict]  # one row per evaluated round
@@ -249,7 +289,7 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
     server_extra: dict[str, Params] = {}
     rows: list[dict] = []
     t_start = time.perf_counter()
-    best_loss, since_best, stopped = float("inf"), 0, False
+    rule, stopped = PatienceRule(cfg.patience), False
     for rnd in range(1, cfg.n_rounds + 1):
         t0, c0 = time.perf_counter(), time.process_time()
         n_pick = max(1, int(round(cfg.client_fraction * len(clients))))
@@ -287,12 +327,9 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
         rows.append(row)
         if on_round is not None:
             on_round(row)
-        if "val_loss" in row:
-            since_best = 0 if row["val_loss"] < best_loss else since_best + 1
-            best_loss = min(best_loss, row["val_loss"])
-            if cfg.patience and since_best >= cfg.patience and rnd < cfg.n_rounds:
-                stopped = True
-                break
+        if "val_loss" in row and rule.update(row["val_loss"]) and rnd < cfg.n_rounds:
+            stopped = True
+            break
     best = best_round(rows, selection=cfg.selection)
     timings = {"total_time_s": time.perf_counter() - t_start}
     return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings,

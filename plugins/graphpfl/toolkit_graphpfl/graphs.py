@@ -120,6 +120,21 @@ def noisy_copy(gs: GraphSet, p: float, seed: int, sigma: float = 0.0) -> GraphSe
 # -- partitioners ---------------------------------------------------------------------------------
 
 
+def stratified_subsample(labels: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Sorted indices of ``n`` items drawn without replacement, each class's count proportional to its
+    share (largest remainders), so the class balance of the subsample is the data's to within one item."""
+    labels = np.asarray(labels)
+    if not 1 <= n <= len(labels):
+        raise ValueError(f"subsample of {n} items from {len(labels)}: must be between 1 and {len(labels)}")
+    classes, counts = np.unique(labels, return_counts=True)
+    exact = counts * n / len(labels)
+    take = np.floor(exact).astype(int)
+    order = np.argsort(-(exact - take), kind="stable")
+    take[order[: n - take.sum()]] += 1
+    picked = [rng.choice(np.flatnonzero(labels == c), size=k, replace=False) for c, k in zip(classes, take)]
+    return np.sort(np.concatenate(picked))
+
+
 def partition_random(n_items: int, n_clients: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Random (almost) equal chunks of a seeded permutation."""
     _check_clients(n_items, n_clients)

@@ -23,6 +23,8 @@ class NoiseRobustnessParams(Params):
                          "(one client group and one label space per dataset)")
     n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
                                  "not applicable, and not recorded, without 'planted')")
+    subsample: int | None = Field(None, ge=2, description="keep this many graphs of each dataset: a random subset "
+                                  "seeded by the run's seed, stratified by class (default: all graphs)")
     features: Literal["labels+attributes", "labels", "attributes"] = Field(
         "labels+attributes", description="TU node features: one-hot node labels, continuous node attributes, or both "
                                          "(whatever the dataset has)")
@@ -160,6 +162,8 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
         sets = [as_graphset(data)]
     else:
         sets = [load_named(n, params, seed) for n in params.dataset.split("+")]
+    if params.subsample is not None:
+        sets = [_subsample(gs, params.subsample, seed, gi) for gi, gs in enumerate(sets)]
     if len(sets) > 1:
         sets = align_features(sets)
         if params.n_clients < len(sets):
@@ -183,6 +187,16 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
         clients += build_clients(gs, parts, params.batch_size, int(np.random.SeedSequence([seed, 3, gi]).generate_state(1)[0]), device,
                                  batching=params.batching, standardize=params.standardize)
     return sets[0], clients
+
+
+def _subsample(gs, n: int, seed: int, index: int):
+    from toolkit_graphpfl.graphs import stratified_subsample
+
+    if n > len(gs):
+        raise ParameterError(f"parameter 'subsample' of graphpfl.noise_robustness: {n} graphs asked of {gs.name}, "
+                             f"which has {len(gs)}; give at most {len(gs)} or leave it unset for all")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 4, index]))
+    return gs.subset(stratified_subsample(gs.labels(), n, rng), name=f"{gs.name}[{n} of {len(gs)}]")
 
 
 def load_named(name: str, params: NoiseRobustnessParams, seed: int):
