@@ -26,7 +26,10 @@ import numpy as np
 from toolkit_frog.relational import ALWAYS, Database, SchemaError
 
 RelKey = tuple[str, str, str]
-SAMPLER_ENGINES = ("numba", "numpy")  # numba: compiled per-segment search and draws (sampling_kernels.py)
+SAMPLER_ENGINES = ("auto", "numba", "numpy")  # numba: compiled per-segment search and draws (sampling_kernels.py)
+# "auto" uses numba from this many edges on: below, numpy's sampling is already fast and the kernels' first
+# compilation (~10 s of CPU, then cached on disk) would cost more than it saves
+AUTO_NUMBA_MIN_EDGES = 1_000_000
 
 
 @dataclass
@@ -270,18 +273,22 @@ class TemporalSampler:
 
     :param num_neighbors: per hop, the most neighbours per node and relation (-1 = all).
     :param strategy: ``last`` keeps the most recent ones (deterministic), ``uniform`` draws them.
-    :param engine: ``numba`` (compiled kernels, :mod:`toolkit_frog.sampling_kernels`) or ``numpy``
-        (vectorised); ``last`` gives the same subgraphs on both, ``uniform`` draws differently
-        (each engine is deterministic given the rng). ``benchmarks/frog_fact_table.py`` times both.
+    :param engine: ``numba`` (compiled kernels, :mod:`toolkit_frog.sampling_kernels`), ``numpy``
+        (vectorised) or ``auto`` (numba for graphs with >= ``AUTO_NUMBA_MIN_EDGES`` edges); ``last``
+        gives the same subgraphs on both, ``uniform`` draws differently (each engine is
+        deterministic given the rng). ``benchmarks/frog_fact_table.py`` times both.
     Seeds themselves are always included (their own row time is not checked).
     """
 
     def __init__(self, graph: HeteroGraph, num_neighbors: Sequence[int],
-                 strategy: Literal["last", "uniform"] = "last", engine: Literal["numba", "numpy"] = "numba"):
+                 strategy: Literal["last", "uniform"] = "last",
+                 engine: Literal["auto", "numba", "numpy"] = "auto"):
         if strategy not in ("last", "uniform"):
             raise SchemaError(f"strategy must be 'last' or 'uniform', got {strategy!r}")
         if engine not in SAMPLER_ENGINES:
             raise SchemaError(f"engine must be one of {', '.join(SAMPLER_ENGINES)}, got {engine!r}")
+        if engine == "auto":
+            engine = "numba" if graph.num_edges >= AUTO_NUMBA_MIN_EDGES else "numpy"
         self.graph, self.num_neighbors, self.strategy, self.engine = graph, list(num_neighbors), strategy, engine
         if engine == "numba":
             from toolkit_frog.sampling_kernels import csr_by_dst_time, sample_relation

@@ -34,7 +34,7 @@ class TrainConfig:
     role_lr: float = 0.05
     num_neighbors: tuple[int, ...] = (20, 20)
     strategy: Literal["last", "uniform"] = "last"
-    sampler_engine: Literal["numba", "numpy"] = "numba"  # see TemporalSampler
+    sampler_engine: Literal["auto", "numba", "numpy"] = "auto"  # see TemporalSampler
     batch_size: int | None = 1024
     role_mode: Literal["soft", "gumbel"] = "soft"
     conditioning: Literal["free", "table"] = "free"
