@@ -87,9 +87,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--channels", type=int, default=32)
     ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, of {', '.join(ENGINES)}")
+    ap.add_argument("--settings", default="equal_fanout,equal_budget",
+                    help="comma-separated, of equal_fanout, equal_budget (Row2Node runs in either)")
     ap.add_argument("--out", default="results/frog/bench_fact")
     a = ap.parse_args()
     engines = [e for e in a.engines.split(",") if e]
+    settings = [x for x in a.settings.split(",") if x]
+    if not settings or set(settings) - {"equal_fanout", "equal_budget"}:
+        ap.error(f"--settings: comma-separated names of equal_fanout, equal_budget, got {a.settings!r}")
     if not engines or set(engines) - set(ENGINES):
         ap.error(f"--engines: comma-separated names of {', '.join(ENGINES)}, got {a.engines!r}")
     if min(a.rows, a.dim_rows, a.seed_times, a.seeds_per_time, a.fanout, a.repeats, a.channels) < 1 or a.epochs < 0:
@@ -129,8 +134,9 @@ def main() -> None:
     r2n_sub = TemporalSampler(graphs["row2node"], (a.fanout, a.fanout), "uniform", "numba") \
         .sample("d0", ent[first], int(times[0]), np.random.default_rng(0))
     budget = subgraph_edges(r2n_sub)
-    configs = [("equal_fanout", kind, (a.fanout, a.fanout)) for kind in ("row2node", "row2edge", "frog")]
-    for kind in ("row2edge", "frog"):
+    configs = [("equal_fanout", kind, (a.fanout, a.fanout)) for kind in ("row2node", "row2edge", "frog")
+               if kind == "row2node" or "equal_fanout" in settings]
+    for kind in ("row2edge", "frog") if "equal_budget" in settings else ():
         fo = equal_budget_fanout(graphs[kind], ent[first], int(times[0]), budget, a.fanout)
         configs.append(("equal_budget", kind, fo))
     print(f"edge budget (Row2Node, first subgraph): {budget}; fan-outs: {[(s, k, f) for s, k, f in configs]}",
@@ -199,7 +205,7 @@ def main() -> None:
     t.to_csv(out / "results.csv", index=False)
     with pd.option_context("display.width", 250, "display.max_columns", 30):
         print(t.round(3).to_string(index=False))
-    for setting in ("equal_budget", "equal_fanout"):
+    for setting in [x for x in ("equal_budget", "equal_fanout") if x in settings]:
         s = t[(t.setting == setting) & (t.model != "row2node")]
         best = "numba" if "numba" in engines else engines[-1]  # the default engine is judged
         ok_s = bool((s[f"sample_ratio_{best}"] <= 2).all())

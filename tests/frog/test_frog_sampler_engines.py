@@ -123,3 +123,22 @@ def test_layer_trimming_leaves_the_seed_outputs_unchanged(planted, kind):
     b.hop_nodes = None
     full = model(b)
     assert torch.allclose(trimmed, full, atol=1e-5)
+
+
+def test_mean_of_edge_encodings_equals_the_encoder_of_mean_inputs(planted):
+    """RowEncoder.mean_forward (affine parts applied to averaged inputs) == averaging every row's encoding."""
+    from toolkit_frog.models import RowEncoder, mean_aggregate
+
+    db, feats = planted
+    f = feats["review"]
+    assert f.numeric.shape[1] and f.has_time
+    torch.manual_seed(0)
+    enc = RowEncoder(f, 16)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, f.n_rows, 500)
+    dst = torch.from_numpy(rng.integers(0, 60, 500))  # some of the 80 dst rows receive nothing
+    num, cat = torch.from_numpy(f.numeric[rows]), torch.from_numpy(f.categorical[rows])
+    rel_time = torch.from_numpy(rng.normal(size=500).astype(np.float32))
+    expected = mean_aggregate(enc(num, cat, rel_time), dst, 80)
+    assert torch.allclose(enc.mean_forward(num, cat, rel_time, dst, 80), expected, atol=1e-5)
+    assert torch.count_nonzero(expected[60:]) == 0

@@ -66,6 +66,27 @@ class RowEncoder(nn.Module):
             out = out + self.time(sinusoidal(rel_time, self.n_freq))
         return out
 
+    def mean_forward(self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+        """``mean_aggregate(self(num, cat, rel_time), dst, n_dst)`` without encoding every row: the
+        linear parts are affine, so the mean of their outputs is their map of the mean input (rows
+        with no input get 0, as in ``mean_aggregate``); only the embeddings are averaged row-wise."""
+        count = torch.bincount(dst, minlength=n_dst)
+        has = (count > 0).to(num.dtype)[:, None]
+        inv = 1.0 / count.clamp(min=1).to(num.dtype)[:, None]
+
+        def mean(x: Tensor) -> Tensor:
+            return torch.zeros(n_dst, x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) * inv
+
+        affine = self.table.expand(n_dst, -1)
+        if self.num is not None:
+            affine = affine + self.num(mean(num))
+        if self.time is not None:
+            affine = affine + self.time(mean(sinusoidal(rel_time, self.n_freq)))
+        out = affine * has
+        for i, emb in enumerate(self.cats):
+            out = out + mean(emb(cat[:, i]))
+        return out
+
 
 @dataclass
 class RelBatch:
@@ -260,10 +281,15 @@ class RDLModel(nn.Module):
         edge_emb, edge_mean = {}, {}
         for key, rb in batch.rels.items():
             et = self.rel_meta[key][2]
-            if et is not None:
+            if et is None:
+                continue
+            # mean of [h_src || e_row] = [mean h_src || mean e_row]; the e_row half is the same in every layer
+            if fd:  # the FD losses need each edge row's encoding
                 edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
-                # mean of [h_src || e_row] = [mean h_src || mean e_row]; the e_row half is the same in every layer
                 edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
+            else:
+                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
+                                                                batch.n_nodes[key[2]])
         # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
         # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
         # The FD losses read every node's final state: no trimming then.

@@ -246,8 +246,9 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
             y, p = _predict(model, batches[s], task_type, y_mu, y_sd)
             row[s] = metric(task_type, y, p)
         if roles is not None:
-            with torch.no_grad():
-                pis = roles.pi(model.table_embeddings(model.encode(batches["train"][0]), batches["train"][0]))
+            with torch.no_grad():  # free logits need no table embedding (and no encoding of a batch)
+                b0 = batches["train"][0]
+                pis = roles.pi(model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None)
             for t, v in zip(roles.tables, pis.cpu().numpy()):
                 row[f"pi_{t}"] = float(v)
         rows.append(row)
