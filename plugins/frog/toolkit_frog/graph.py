@@ -10,7 +10,8 @@
   relation tagged with the role it plays (``fixed``, ``node`` = T's rows -> referenced entity,
   ``edge``).
 * :class:`TemporalSampler`: L-hop neighbour sampling where a seed at time t only ever sees rows
-  (nodes and edge rows) with time <= t. Written here with numpy CSR (pyg-lib is not available).
+  (nodes and edge rows) with time <= t. Written here with numpy CSR (pyg-lib is not available);
+  the ``numba`` engine runs the per-relation search and draws in :mod:`toolkit_frog.sampling_kernels`.
 
 No toolkit imports.
 """
