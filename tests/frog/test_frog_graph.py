@@ -104,13 +104,13 @@ def test_to_pyg(shop_db):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), seed_time=st.integers(-1, 10), fanout=st.sampled_from([-1, 1, 3]),
        strategy=st.sampled_from(["last", "uniform"]), kind=st.sampled_from(["row2node", "row2edge", "frog"]),
-       a_timed=st.booleans())
-def test_temporal_sampler_never_leaks(seed, seed_time, fanout, strategy, kind, a_timed):
+       a_timed=st.booleans(), engine=st.sampled_from(["numpy", "numba"]))
+def test_temporal_sampler_never_leaks(seed, seed_time, fanout, strategy, kind, a_timed, engine):
     rng = np.random.default_rng(seed)
     db = random_database(rng, 8, 5, 40, 30, a_timed)
     g = {"row2node": lambda: make_pkey_fkey_graph(db), "row2edge": lambda: make_row2edge_graph(db, ["link"]),
          "frog": lambda: make_frog_graph(db, ["link"])}[kind]()
-    sampler = TemporalSampler(g, [fanout] * 3, strategy)
+    sampler = TemporalSampler(g, [fanout] * 3, strategy, engine)
     seeds = rng.choice(8, 4, replace=False)
     sub = sampler.sample("a", seeds, seed_time, rng)
     assert all(v == 0 for v in leaked_rows(sub, g, db).values())

@@ -10,7 +10,8 @@
   relation tagged with the role it plays (``fixed``, ``node`` = T's rows -> referenced entity,
   ``edge``).
 * :class:`TemporalSampler`: L-hop neighbour sampling where a seed at time t only ever sees rows
-  (nodes and edge rows) with time <= t. Written here with numpy CSR (pyg-lib is not available).
+  (nodes and edge rows) with time <= t. Written here with numpy CSR (pyg-lib is not available);
+  the ``numba`` engine runs the per-relation search and draws in :mod:`toolkit_frog.sampling_kernels`.
 
 No toolkit imports.
 """
@@ -26,6 +27,10 @@ import numpy as np
 from toolkit_frog.relational import ALWAYS, Database, SchemaError
 
 RelKey = tuple[str, str, str]
+SAMPLER_ENGINES = ("auto", "numba", "numpy")  # numba: compiled per-segment search and draws (sampling_kernels.py)
+# "auto" uses numba from this many edges on: below, numpy's sampling is already fast and the kernels' first
+# compilation (~10 s of CPU, then cached on disk) would cost more than it saves
+AUTO_NUMBA_MIN_EDGES = 1_000_000
 
 
 @dataclass
@@ -245,6 +250,7 @@ class SampledRelation:
     dst_local: np.ndarray
     edge_row: np.ndarray | None  # global row ids of the edge table (Row2Edge relations)
     edge_time: np.ndarray
+    hop_edges: tuple[int, ...] = ()  # [h]: edges whose dst was reached within h hops (a prefix: edges are in hop order)
 
 
 @dataclass
@@ -256,6 +262,7 @@ class Subgraph:
     seed_local: np.ndarray  # local index (in node type seed_type) of each seed, in seed order
     nodes: dict[str, np.ndarray]  # node type -> global row ids (local id = position)
     relations: dict[RelKey, SampledRelation]
+    hop_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # [h]: nodes reached within h hops (a prefix)
 
     @property
     def num_nodes(self) -> int:
@@ -267,27 +274,45 @@ class TemporalSampler:
 
     :param num_neighbors: per hop, the most neighbours per node and relation (-1 = all).
     :param strategy: ``last`` keeps the most recent ones (deterministic), ``uniform`` draws them.
+    :param engine: ``numba`` (compiled kernels, :mod:`toolkit_frog.sampling_kernels`), ``numpy``
+        (vectorised) or ``auto`` (numba for graphs with >= ``AUTO_NUMBA_MIN_EDGES`` edges); ``last``
+        gives the same subgraphs on both, ``uniform`` draws differently (each engine is
+        deterministic given the rng). ``benchmarks/frog_fact_table.py`` times both.
     Seeds themselves are always included (their own row time is not checked).
     """
 
     def __init__(self, graph: HeteroGraph, num_neighbors: Sequence[int],
-                 strategy: Literal["last", "uniform"] = "last"):
+                 strategy: Literal["last", "uniform"] = "last",
+                 engine: Literal["auto", "numba", "numpy"] = "auto"):
         if strategy not in ("last", "uniform"):
             raise SchemaError(f"strategy must be 'last' or 'uniform', got {strategy!r}")
-        self.graph, self.num_neighbors, self.strategy = graph, list(num_neighbors), strategy
+        if engine not in SAMPLER_ENGINES:
+            raise SchemaError(f"engine must be one of {', '.join(SAMPLER_ENGINES)}, got {engine!r}")
+        if engine == "auto":
+            engine = "numba" if graph.num_edges >= AUTO_NUMBA_MIN_EDGES else "numpy"
+        self.graph, self.num_neighbors, self.strategy, self.engine = graph, list(num_neighbors), strategy, engine
+        if engine == "numba":
+            from toolkit_frog.sampling_kernels import csr_by_dst_time, sample_relation
+
+            self._sample_relation = sample_relation
         self._csr = {}
-        shared: dict[tuple, list] = {}  # Row2Edge relations with equal (dst, time) arrays share one sort
+        # relations with equal (dst, time) arrays share one sort: a fact table's Row2Edge relations into U_j
+        # and its Row2Node relation f2p_<k_j> all have dst = the rows' k_j keys and time = the rows' times
+        shared: dict[tuple, list] = {}
         for key, rel in graph.relations.items():
             n_dst = graph.num_nodes[rel.dst]
-            group = shared.setdefault((rel.edge_table, rel.dst, rel.num_edges), []) if rel.edge_table else []
+            group = shared.setdefault((rel.dst, rel.num_edges), [])
             hit = next((c for c in group if np.array_equal(c[0], rel.dst_index) and np.array_equal(c[1], rel.time)),
                        None)
             if hit is not None:
                 order, indptr, vis_key, tvals = hit[2]
             else:
-                order, indptr, vis_key, tvals = _time_sorted_csr(rel.dst_index, rel.time, n_dst)
-                if rel.edge_table:
-                    group.append((rel.dst_index, rel.time, (order, indptr, vis_key, tvals)))
+                if engine == "numba":  # vis_key: the edge times in CSR order (binary search per segment)
+                    order, indptr = csr_by_dst_time(rel.dst_index, rel.time, n_dst)
+                    vis_key, tvals = rel.time[order], None
+                else:
+                    order, indptr, vis_key, tvals = _time_sorted_csr(rel.dst_index, rel.time, n_dst)
+                group.append((rel.dst_index, rel.time, (order, indptr, vis_key, tvals)))
             self._csr[key] = (indptr, rel.src_index[order], order, vis_key, tvals)
         self._incoming: dict[str, list[RelKey]] = {nt: [] for nt in graph.num_nodes}
         for key, rel in graph.relations.items():
@@ -318,8 +343,9 @@ class TemporalSampler:
             return new
 
         add_nodes(seed_type, uniq)
+        hop_counts = [dict(count)]
         frontier = {seed_type: uniq}
-        edges: dict[RelKey, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        edges: dict[RelKey, list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = {}
         for hop, k in enumerate(self.num_neighbors):
             found: dict[str, list[np.ndarray]] = {}
             for dst_type, dst_nodes in frontier.items():
@@ -327,33 +353,47 @@ class TemporalSampler:
                     continue
                 for key in self._incoming[dst_type]:
                     indptr, src_sorted, order, vis_key, tvals = self._csr[key]
-                    start = indptr[dst_nodes]
-                    # visible edges are a prefix of each dst segment (sorted by time): binary search
-                    n_vis = _visible_counts(dst_nodes, start, indptr, vis_key, tvals, t)
-                    if self.strategy == "last" or k < 0:
-                        take = n_vis if k < 0 else np.minimum(n_vis, k)
-                        pos = _ranges(start + n_vis - take, take)
-                        dst_rep = np.repeat(dst_nodes, take)
+                    if self.engine == "numba":
+                        draw_seed = int(rng.integers(2**31)) if self.strategy == "uniform" else 0
+                        pos, dst_rep = self._sample_relation(indptr, vis_key, dst_nodes, t, k,
+                                                             self.strategy == "uniform", draw_seed)
                     else:
-                        pos, dst_rep = _uniform_without_replacement(start, n_vis, dst_nodes, k, rng)
+                        pos, dst_rep = _sample_relation_numpy(indptr, vis_key, tvals, dst_nodes, t, k,
+                                                              self.strategy, rng)
                     if not len(pos):
                         continue
                     src = src_sorted[pos]
-                    edges.setdefault(key, []).append((src, dst_rep, order[pos]))
+                    edges.setdefault(key, []).append((hop, src, dst_rep, order[pos]))
                     found.setdefault(g.relations[key].src, []).append(src)
             frontier = {nt: add_nodes(nt, np.concatenate(v)) for nt, v in found.items()}
+            hop_counts.append(dict(count))
         node_arrays = {nt: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for nt, v in nodes.items()}
         node_arrays = {nt: v for nt, v in node_arrays.items() if len(v)}
         rels = {}
+        n_hops = len(self.num_neighbors)
         for key, parts in edges.items():
             rel = g.relations[key]
-            src = np.concatenate([p[0] for p in parts])
-            dst = np.concatenate([p[1] for p in parts])
-            eid = np.concatenate([p[2] for p in parts])
+            src = np.concatenate([p[1] for p in parts])
+            dst = np.concatenate([p[2] for p in parts])
+            eid = np.concatenate([p[3] for p in parts])
+            hop_edges = tuple(sum(len(p[1]) for p in parts if p[0] <= h) for h in range(n_hops))
             rels[key] = SampledRelation(key, lookup[rel.src][src], lookup[rel.dst][dst],
                                         rel.edge_row[eid] if rel.edge_row is not None else None,
-                                        rel.time[eid])
-        return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels)
+                                        rel.time[eid], hop_edges)
+        hop_nodes = {nt: tuple(c[nt] for c in hop_counts) for nt in node_arrays}
+        return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels, hop_nodes)
+
+
+def _sample_relation_numpy(indptr, vis_key, tvals, dst_nodes, t: int, k: int, strategy: str,
+                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The numpy engine's draw for one relation: (positions into the CSR order, dst of each)."""
+    start = indptr[dst_nodes]
+    # visible edges are a prefix of each dst segment (sorted by time): binary search
+    n_vis = _visible_counts(dst_nodes, start, indptr, vis_key, tvals, t)
+    if strategy == "last" or k < 0:
+        take = n_vis if k < 0 else np.minimum(n_vis, k)
+        return _ranges(start + n_vis - take, take), np.repeat(dst_nodes, take)
+    return _uniform_without_replacement(start, n_vis, dst_nodes, k, rng)
 
 
 def _time_sorted_csr(dst: np.ndarray, time: np.ndarray, n_dst: int):

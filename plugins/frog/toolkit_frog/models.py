@@ -66,6 +66,27 @@ class RowEncoder(nn.Module):
             out = out + self.time(sinusoidal(rel_time, self.n_freq))
         return out
 
+    def mean_forward(self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+        """``mean_aggregate(self(num, cat, rel_time), dst, n_dst)`` without encoding every row: the
+        linear parts are affine, so the mean of their outputs is their map of the mean input (rows
+        with no input get 0, as in ``mean_aggregate``); only the embeddings are averaged row-wise."""
+        count = torch.bincount(dst, minlength=n_dst)
+        has = (count > 0).to(num.dtype)[:, None]
+        inv = 1.0 / count.clamp(min=1).to(num.dtype)[:, None]
+
+        def mean(x: Tensor) -> Tensor:
+            return torch.zeros(n_dst, x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) * inv
+
+        affine = self.table.expand(n_dst, -1)
+        if self.num is not None:
+            affine = affine + self.num(mean(num))
+        if self.time is not None:
+            affine = affine + self.time(mean(sinusoidal(rel_time, self.n_freq)))
+        out = affine * has
+        for i, emb in enumerate(self.cats):
+            out = out + mean(emb(cat[:, i]))
+        return out
+
 
 @dataclass
 class RelBatch:
@@ -74,6 +95,7 @@ class RelBatch:
     edge_num: Tensor | None = None
     edge_cat: Tensor | None = None
     edge_time: Tensor | None = None
+    hop_edges: tuple[int, ...] = ()  # [h]: edges whose dst is within h hops of the seeds (a prefix)
 
 
 @dataclass
@@ -88,13 +110,15 @@ class Batch:
     seed_local: Tensor
     y: Tensor
     seed_time: int
+    hop_nodes: dict[str, tuple[int, ...]] | None = None  # [h]: nodes within h hops (a prefix); None: no trimming
 
     def to(self, device: torch.device) -> Batch:
         mv = lambda d: {k: v.to(device) for k, v in d.items()}  # noqa: E731
         rels = {k: RelBatch(*(x.to(device) if x is not None else None for x in
-                              (r.src, r.dst, r.edge_num, r.edge_cat, r.edge_time))) for k, r in self.rels.items()}
+                              (r.src, r.dst, r.edge_num, r.edge_cat, r.edge_time)), r.hop_edges)
+                for k, r in self.rels.items()}
         return Batch(self.n_nodes, mv(self.num), mv(self.cat), mv(self.rel_time), rels,
-                     self.seed_local.to(device), self.y.to(device), self.seed_time)
+                     self.seed_local.to(device), self.y.to(device), self.seed_time, self.hop_nodes)
 
 
 @dataclass(frozen=True)
@@ -137,7 +161,7 @@ def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFe
     rels = {}
     for key, s in sub.relations.items():
         rel = graph.relations[key]
-        rb = RelBatch(torch.from_numpy(s.src_local), torch.from_numpy(s.dst_local))
+        rb = RelBatch(torch.from_numpy(s.src_local), torch.from_numpy(s.dst_local), hop_edges=s.hop_edges)
         if rel.edge_table is not None:
             f = features[rel.edge_table]
             rb.edge_num = torch.from_numpy(f.numeric[s.edge_row])
@@ -145,7 +169,7 @@ def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFe
             rb.edge_time = rel_t(s.edge_time)
         rels[key] = rb
     return Batch(n_nodes, num, cat, rt, rels, torch.from_numpy(sub.seed_local),
-                 torch.as_tensor(np.asarray(y), dtype=torch.float32), sub.seed_time)
+                 torch.as_tensor(np.asarray(y), dtype=torch.float32), sub.seed_time, sub.hop_nodes or None)
 
 
 def mean_aggregate(msg: Tensor, dst: Tensor, n_dst: int) -> Tensor:
@@ -254,25 +278,42 @@ class RDLModel(nn.Module):
             pi = self.roles.weights(self.table_embeddings(x, batch))
             self.last_pi = self.roles.pi(self.table_embeddings(x, batch)).detach()
         role_index = {t: i for i, t in enumerate(self.roles.tables)} if self.roles is not None else {}
-        edge_emb = {}
+        edge_emb, edge_mean = {}, {}
         for key, rb in batch.rels.items():
             et = self.rel_meta[key][2]
-            if et is not None:
+            if et is None:
+                continue
+            # mean of [h_src || e_row] = [mean h_src || mean e_row]; the e_row half is the same in every layer
+            if fd:  # the FD losses need each edge row's encoding
                 edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
+                edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
+            else:
+                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
+                                                                batch.n_nodes[key[2]])
+        # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
+        # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
+        # The FD losses read every node's final state: no trimming then.
+        trim = batch.hop_nodes is not None and not fd and all(
+            len(batch.hop_nodes[nt]) > self.num_layers - 1 for nt in batch.n_nodes) and all(
+            len(rb.hop_edges) >= self.num_layers for rb in batch.rels.values())
         h = x
-        for layer in self.layers:
-            out = {nt: layer.self_lin[nt](h[nt]) for nt in h}
+        for li, layer in enumerate(self.layers):
+            depth = self.num_layers - 1 - li
+            keep = {nt: batch.hop_nodes[nt][depth] if trim else batch.n_nodes[nt] for nt in h}
+            out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
             for key in self.rel_keys:  # fixed order: identical sums across graphs
                 rb = batch.rels.get(key)
                 if rb is None:
                     continue
                 src, _, dst = key
+                n_e = rb.hop_edges[depth] if trim else len(rb.dst)
+                if not n_e:
+                    continue
                 role, role_table, _ = self.rel_meta[key]
-                if key in edge_emb:
-                    msg = torch.cat([h[src][rb.src], edge_emb[key]], 1)
-                else:
-                    msg = h[src][rb.src]
-                m = layer.rel_lin[rel_name(key)](mean_aggregate(msg, rb.dst, batch.n_nodes[dst]))
+                agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
+                if key in edge_mean:
+                    agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
+                m = layer.rel_lin[rel_name(key)](agg)
                 if pi is not None and role_table in role_index:
                     p = pi[role_index[role_table]]
                     m = m * (p if role == "edge" else (1 - p))

@@ -34,6 +34,7 @@ class TrainConfig:
     role_lr: float = 0.05
     num_neighbors: tuple[int, ...] = (20, 20)
     strategy: Literal["last", "uniform"] = "last"
+    sampler_engine: Literal["auto", "numba", "numpy"] = "auto"  # see TemporalSampler
     batch_size: int | None = 1024
     role_mode: Literal["soft", "gumbel"] = "soft"
     conditioning: Literal["free", "table"] = "free"
@@ -97,7 +98,7 @@ def make_batches(graph: HeteroGraph, features: Mapping[str, TableFeatures], enti
     if entity_type not in graph.num_nodes:
         raise SchemaError(f"entity table {entity_type!r} is not a node type of this graph (it is an edge table?); "
                           f"node types: {', '.join(graph.num_nodes)}")
-    sampler = sampler or TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy)
+    sampler = sampler or TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine)
     rng = np.random.default_rng(seed)
     mask = SeedMask(entity_type, *features[entity_type].column_positions(unknown_at_seed)) \
         if unknown_at_seed else None
@@ -187,7 +188,7 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
     sample_s = 0.0
     if batches is None:
         ts = _time.perf_counter()
-        sampler = TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy)
+        sampler = TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine)
         batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed,
                                    sampler) for i, s in enumerate(("train", "val", "test"))}
         sample_s = _time.perf_counter() - ts
@@ -245,8 +246,9 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
             y, p = _predict(model, batches[s], task_type, y_mu, y_sd)
             row[s] = metric(task_type, y, p)
         if roles is not None:
-            with torch.no_grad():
-                pis = roles.pi(model.table_embeddings(model.encode(batches["train"][0]), batches["train"][0]))
+            with torch.no_grad():  # free logits need no table embedding (and no encoding of a batch)
+                b0 = batches["train"][0]
+                pis = roles.pi(model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None)
             for t, v in zip(roles.tables, pis.cpu().numpy()):
                 row[f"pi_{t}"] = float(v)
         rows.append(row)
