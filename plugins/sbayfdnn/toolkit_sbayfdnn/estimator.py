@@ -38,7 +38,7 @@ from toolkit_sbayfdnn.functional_input import (check_basis_against_data, check_n
 from toolkit_sbayfdnn.network import (PriorConfig, data_loss, first_layer_log_evidence, forward, init_params,
                                       laplace_log_evidence,
                                       gauss_newton_hessian, laplace_objective, output_jacobian,
-                                      posterior_predictive_variance, train)
+                                      posterior_predictive_variance, savage_dickey_log_bayes_factors, train)
 from toolkit_sbayfdnn.prior import inclusion_probability, pip_threshold
 
 
@@ -242,6 +242,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         best = self._apply_linear_guard(best, mask.sum(dim=1).cpu().numpy(), X, y, grid)
         self.best_restart_ = best
         self.all_params_, self.all_masks_ = params, mask  # every candidate (restarts, then the empty model)
+        self.train_scores_, self.train_target_ = Zt.cpu(), yt.cpu()  # for laplace_inclusion_probabilities
         self.params_ = [p[best:best + 1].clone() for p in params]
         self.mask_ = mask[best:best + 1].clone()
         self.laplace_ = laplace[best]
@@ -371,6 +372,23 @@ class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
         epistemic = posterior_predictive_variance(jac, lap["precision_chol"]).cpu().numpy()
         sd = np.sqrt(lap["noise_var"] + np.maximum(epistemic, 0.0)) * self.y_scale_
         return self._network_output(X, grid), sd
+
+    def laplace_inclusion_probabilities(self) -> np.ndarray:
+        """Inclusion probability of each basis function from the Laplace posterior of the fitted
+        network with every column in the slab (Savage-Dickey Bayes factor against the point spike,
+        :func:`~toolkit_sbayfdnn.network.savage_dickey_log_bayes_factors`) and the prior odds
+        ``lam / (1 - lam)``. Unlike ``inclusion_probabilities_`` (the plug-in at the MAP, which reads
+        one mode and is 0 or 1) it sees the posterior spread of each column, including the correlation
+        with its neighbours. Reported beside the selection, which still uses the plug-in (README, "PIP
+        calibration")."""
+        if not hasattr(self, "params_"):
+            raise NotFittedError("SparseBayesianFDNN is not fitted yet; call fit(X, y) first")
+        log_bf = savage_dickey_log_bayes_factors(
+            [p.to(self.device) for p in self.params_], self.train_scores_.to(self.device),
+            self.train_target_.to(self.device), prior=self.prior_, mask=self.mask_,
+            noise_var=self.laplace_["noise_var"])
+        logit = np.log(self.lam / (1.0 - self.lam)) + log_bf
+        return 0.5 * (1.0 + np.tanh(0.5 * logit))  # stable sigmoid
 
     def predict_interval(self, X, grid=None, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Laplace predictive interval (lower, upper) at coverage ``level`` for new responses."""
