@@ -56,6 +56,7 @@ def run(datasets, seeds, methods, epochs: int, fit: dict) -> list[dict]:
                            sd_y_test=float(np.std(data.y_test)))
                 if rec["method"] == "sbayfdnn":
                     rec["guard_overrode"] = bool(model.guard_overrode_)
+                    rec["guard_refit"] = bool(getattr(model, "guard_refit_", False))
                     rec["linear_loo_r2"] = model.linear_loo_r2_
                     old = int(np.argmax(model.log_evidences_))  # the earlier rule: full evidence, no guard
                     pred = model._network_output(data.X_test, candidate=old)
@@ -102,6 +103,8 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--quick", action="store_true", help="600 epochs, 2 restarts, seed 0")
+    parser.add_argument("--guard-refit-slab", type=float, default=None,
+                        help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     datasets = args.datasets.split(",")
@@ -116,6 +119,8 @@ def main(argv=None) -> None:
         seeds, epochs, fit = [0], 600, dict(epochs=600, anneal_epochs=150, finetune_epochs=100, n_restarts=2)
     else:
         epochs, fit = 3000, {}
+    if args.guard_refit_slab is not None:
+        fit = {**fit, "guard_refit_slab": args.guard_refit_slab}
     start = time.perf_counter()
     rows = run(datasets, seeds, args.methods.split(","), epochs, fit)
     import pandas as pd
