@@ -116,11 +116,23 @@ def candidate_rows(splits, pilot_seeds, fit_seed: int = 0) -> list[dict]:
     return rows
 
 
+def score_variance_shares(n_basis: int = 24, degree: int = 3) -> np.ndarray:
+    """Share of the centred B-spline scores' variance along each principal direction (training spectra)."""
+    from toolkit_sbayfdnn import basis
+    from toolkit_sbayfdnn.designs import tecator_curves
+
+    data = tecator_curves()
+    Z = data.X @ basis.projection_matrix(data.grid, n_basis, degree)
+    s = np.linalg.svd(Z - Z.mean(axis=0), compute_uv=False)
+    return s ** 2 / np.sum(s ** 2)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", default="default")
     parser.add_argument("--splits", default="0")
     parser.add_argument("--candidate", action="store_true", help="evaluate the pre-registered fix")
+    parser.add_argument("--pcs", action="store_true", help="only print the scores' variance shares per direction")
     parser.add_argument("--pilot-seeds", default="100")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -132,6 +144,9 @@ def main(argv=None) -> None:
         splits = [int(s) for s in args.splits.split(",")]
     except ValueError:
         parser.error(f"--splits: comma-separated integers, got {args.splits!r}")
+    if args.pcs:
+        print("variance share of the scores' principal directions:", np.round(score_variance_shares()[:8], 5))
+        return
     if args.candidate:
         rows = candidate_rows(splits, [int(x) for x in args.pilot_seeds.split(",") if x])
     else:
