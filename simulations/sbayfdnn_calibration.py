@@ -28,7 +28,19 @@ def truly_in(n_basis: int, degree: int, regions) -> np.ndarray:
     return np.array([any(lo < b and a < hi for a, b in regions) for lo, hi in supports])
 
 
-def run(links, seeds, settings: dict) -> "pd.DataFrame":
+def mass_in_regions(n_basis: int, degree: int, regions) -> np.ndarray:
+    """Share of each B-spline's integral that lies inside the true regions (unit domain)."""
+    from toolkit_sbayfdnn import basis
+
+    u = np.linspace(0.0, 1.0, 20001)
+    design = basis.bspline_design(u, n_basis, degree)
+    inside = np.zeros_like(u, dtype=bool)
+    for lo, hi in regions:
+        inside |= (u >= lo) & (u <= hi)
+    return design[inside].sum(axis=0) / design.sum(axis=0)
+
+
+def run(links, seeds, settings: dict, laplace_pips: bool = False) -> "pd.DataFrame":
     import pandas as pd
 
     from toolkit_sbayfdnn.designs import simulate
@@ -43,6 +55,8 @@ def run(links, seeds, settings: dict) -> "pd.DataFrame":
                 warnings.simplefilter("ignore")
                 model = SparseBayesianFDNN(random_state=seed, **fit).fit(d.X, d.y, d.grid)
             truth = truly_in(model.n_basis, model.degree, d.true_regions)
+            mass = mass_in_regions(model.n_basis, model.degree, d.true_regions)
+            laplace = model.laplace_inclusion_probabilities() if laplace_pips else np.full(model.n_basis, np.nan)
             ev = model.log_evidences_
             weights = np.exp(ev - ev.max())
             weights /= weights.sum()
@@ -51,17 +65,31 @@ def run(links, seeds, settings: dict) -> "pd.DataFrame":
                 for j, q in enumerate(pips):
                     rows.append(dict(link=link, seed=seed, candidate=r, chosen=r == model.best_restart_, column=j,
                                      pip=float(q), averaged_pip=float(averaged[j]), truly_in=bool(truth[j]),
+                                     mass_in_region=float(mass[j]), mostly_in=bool(mass[j] >= 0.5),
+                                     laplace_pip=float(laplace[j]) if r == model.best_restart_ else float("nan"),
                                      log_evidence=float(ev[r])))
             print(link, seed, "chosen", model.best_restart_, "selected", list(model.selected_), flush=True)
     return pd.DataFrame(rows)
 
 
-def binned(table, column: str):
+def binned(table, column: str, truth: str = "truly_in"):
     import pandas as pd
 
     cut = pd.cut(table[column], BINS, include_lowest=True)
-    return table.groupby(cut, observed=True)["truly_in"].agg(["mean", "count"]).rename(
-        columns={"mean": "frequency_truly_in"})
+    return table.groupby(cut, observed=True)[truth].agg(["mean", "count"]).rename(
+        columns={"mean": f"frequency_{truth}"})
+
+
+def calibration_scores(table, column: str, truth: str) -> dict:
+    """Brier score and expected calibration error (bins ``BINS``) of probabilities ``column``
+    against the 0/1 labels ``truth``."""
+    import pandas as pd
+
+    p, t = table[column].to_numpy(float), table[truth].to_numpy(float)
+    cut = pd.cut(table[column], BINS, include_lowest=True)
+    groups = table.assign(_t=t).groupby(cut, observed=True)
+    ece = float(sum(len(g) * abs(g[column].mean() - g["_t"].mean()) for _, g in groups) / len(table))
+    return {"pip": column, "truth": truth, "brier": float(np.mean((p - t) ** 2)), "ece": ece, "columns": len(table)}
 
 
 def main(argv=None) -> None:
@@ -69,6 +97,8 @@ def main(argv=None) -> None:
     parser.add_argument("--links", default="linear,sin,square,exp")
     parser.add_argument("--seeds", default="0,1")
     parser.add_argument("--full", action="store_true", help="the gate settings (3000 epochs, 3 restarts)")
+    parser.add_argument("--laplace-pips", action="store_true",
+                        help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)")
     parser.add_argument("--out", default="results/sbayfdnn/calibration")
     args = parser.parse_args(argv)
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
@@ -79,7 +109,7 @@ def main(argv=None) -> None:
     except ValueError:
         parser.error(f"--seeds: comma-separated integers, got {args.seeds!r}")
     start = time.perf_counter()
-    table = run(args.links.split(","), seeds, settings)
+    table = run(args.links.split(","), seeds, settings, laplace_pips=args.laplace_pips)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "pips.csv", index=False)
@@ -87,6 +117,15 @@ def main(argv=None) -> None:
     per_fit = chosen.drop_duplicates(["link", "seed", "column"])
     print("chosen restart's PIPs:\n", binned(per_fit, "pip").to_string())
     print("evidence-weighted average over candidates:\n", binned(per_fit, "averaged_pip").to_string())
+    import pandas as pd
+
+    columns = ["pip", "averaged_pip"] + (["laplace_pip"] if args.laplace_pips else [])
+    scores = pd.DataFrame([calibration_scores(per_fit, c, truth) for truth in ("mostly_in", "truly_in")
+                           for c in columns])
+    scores.to_csv(out / "calibration_scores.csv", index=False)
+    print(scores.to_string())
+    if args.laplace_pips:
+        print("Laplace (Savage-Dickey) PIPs vs mostly_in:\n", binned(per_fit, "laplace_pip", "mostly_in").to_string())
     exact = float(np.mean((per_fit["pip"] < 1e-6) | (per_fit["pip"] > 1 - 1e-6)))
     print(f"share of chosen PIPs within 1e-6 of 0 or 1: {exact:.3f}; {time.perf_counter() - start:.0f} s")
     import matplotlib

@@ -3,6 +3,7 @@ issue's simulation gates, and the null design. Writes CSVs and a figure to --out
 
     python simulations/sbayfdnn_compare.py                      # full: 4 links x 3 seeds, n = 500
     python simulations/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
+    python simulations/sbayfdnn_compare.py --seeds 5 --first-seed 5   # fresh seeds 5-9
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--links", default="linear,sin,square,exp", help="comma-separated links")
-    parser.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    parser.add_argument("--seeds", type=int, default=3, help="number of seeds (first-seed .. first-seed+N-1)")
+    parser.add_argument("--first-seed", type=int, default=0, help="first seed (fresh-seed confirmations: 5)")
     parser.add_argument("--null-seeds", type=int, default=5, help="seeds of the null design (0 to skip)")
     parser.add_argument("--methods", default="sbayfdnn,flm,select_all,group_lasso,fpca,dense,adafnn")
     parser.add_argument("--quick", action="store_true", help="the quick two_region_gates setting (1000 epochs, 2 restarts, 1000 test curves)")
@@ -43,7 +45,7 @@ def main(argv=None) -> int:
     links = [l for l in args.links.split(",") if l]
     methods = tuple(m for m in args.methods.split(",") if m)
     start = time.perf_counter()
-    table = run_gates(links, range(args.seeds), settings, methods)
+    table = run_gates(links, range(args.first_seed, args.first_seed + args.seeds), settings, methods)
     table.to_csv(out / "compare.csv", index=False)
     cols = ["rmse_ratio", "tpr", "fpr", "f1", "n_selected", "coverage", "wall_time"]
     agg = table.groupby(["link", "method"])[[c for c in cols if c in table]].agg(["mean", "std"])

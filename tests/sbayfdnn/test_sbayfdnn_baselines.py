@@ -79,3 +79,15 @@ def test_compare_methods_returns_one_record_per_method():
     assert 0.0 <= by["sbayfdnn"]["coverage"] <= 1.0
     with pytest.raises(ValueError, match="methods"):
         compare_methods(d, ("ridge",))
+
+
+def test_group_lasso_with_one_penalty_uses_it_and_bad_penalties_are_named(monkeypatch):
+    d = simulate("one_region", "linear", 20.0, 60, 10, 30, seed=0)
+    solved = []
+    original = GroupLassoFLM._solve
+    monkeypatch.setattr(GroupLassoFLM, "_solve", lambda self, Z, y, lam: solved.append(lam) or original(self, Z, y, lam))
+    model = GroupLassoFLM(n_basis=8, lambdas=(3e-2,)).fit(d.X, d.y, d.grid)
+    assert model.lambda_ == 3e-2 and solved == [3e-2]  # no validation solves when there is nothing to choose
+    for bad in ((), (0.0,), (1e-2, -1.0)):
+        with pytest.raises(ValueError, match="lambdas: must be a non-empty sequence of penalties > 0"):
+            GroupLassoFLM(n_basis=8, lambdas=bad).fit(d.X, d.y, d.grid)

@@ -1,7 +1,10 @@
 """The estimator: interface, learned attributes, intervals, classification, seeding, bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
+import torch
 from sbayfdnn_fixtures import SMALL_FIT
 
 from toolkit_sbayfdnn import basis
@@ -226,3 +229,79 @@ def test_linear_guard_keeps_a_region_where_a_linear_model_explains_the_curves():
     # (the guard's accuracy on real fits is in the README's pilot table)
     assert new.guard_overrode_ and new.linear_loo_r2_ > 0.5 and len(new.selected_) > 0
     np.testing.assert_array_equal(new.log_evidences_, old.log_evidences_)  # same fit, another choice
+
+
+def _guard_case():
+    """The small fit above whose evidence prefers the empty model although the FLM explains > 50%."""
+    from toolkit_sbayfdnn.designs import simulate
+
+    d = simulate("two_region", "linear", 5.0, 100, 300, 30, seed=0)
+    small = dict(n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2)
+    return d, small
+
+
+def test_guard_refit_uses_a_ten_times_wider_slab_when_the_guard_acts():
+    """Issue 19, candidate A (README, "Tecator"): when the guard acts the fit is redone with sigma1^2 x 10."""
+    d, small = _guard_case()
+    with pytest.warns(UserWarning, match=r"refitted with a wider slab, sigma1_sq = 0.05"):
+        model = SparseBayesianFDNN(guard_refit_slab=10.0, **small).fit(d.X, d.y, d.grid)
+    assert model.guard_overrode_ and model.guard_refit_
+    assert model.sigma1_sq_ == pytest.approx(5e-2) and model.prior_.sigma1_sq == pytest.approx(5e-2)
+    assert model.sigma1_sq == 5e-3  # the constructor parameter is untouched (scikit-learn contract)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = SparseBayesianFDNN(sigma1_sq=5e-2, guard_refit_slab=None, **small).fit(d.X, d.y, d.grid)
+    np.testing.assert_array_equal(model.predict(d.X_test), direct.predict(d.X_test))
+    np.testing.assert_array_equal(model.inclusion_probabilities_, direct.inclusion_probabilities_)
+
+
+def test_guard_refit_changes_nothing_where_the_guard_does_not_act(fitted, linear_data):
+    d = linear_data
+    assert not fitted.guard_overrode_
+    other = SparseBayesianFDNN(**{**fitted.get_params(), "guard_refit_slab": (None if fitted.guard_refit_slab else 10.0)})
+    other.fit(d.X, d.y, d.grid)
+    assert not other.guard_refit_ and not fitted.guard_refit_ and other.sigma1_sq_ == fitted.sigma1_sq
+    np.testing.assert_array_equal(other.predict(d.X_test), fitted.predict(d.X_test))
+
+
+def test_bad_guard_refit_slab_is_named():
+    with pytest.raises(ValueError, match="guard_refit_slab: must be > 1"):
+        SparseBayesianFDNN(guard_refit_slab=0.5).fit(np.zeros((10, 12)) + np.arange(10)[:, None], np.arange(10.0))
+
+
+def test_savage_dickey_bayes_factors_are_exact_for_the_linearised_network():
+    """The Laplace (GGN) posterior is the exact posterior of the network linearised at the fit, and for
+    that linear-Gaussian model the Bayes factor "column j free" vs "column j = 0" is a ratio of two
+    Gaussian marginal likelihoods of y; the Savage-Dickey values must equal it."""
+    from scipy.stats import multivariate_normal
+
+    from toolkit_sbayfdnn.network import flatten, forward, output_jacobian, savage_dickey_log_bayes_factors
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 20)).cumsum(axis=1)
+    y = X[:, 5] - X[:, 14] + 0.5 * rng.normal(size=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseBayesianFDNN(**{**TINY, "epochs": 150}, random_state=1).fit(X, y, GRID)
+    Z, t = model.train_scores_.double(), model.train_target_.double()
+    noise = model.laplace_["noise_var"]
+    single = [p.double() for p in model.params_]
+    W1 = single[0][0] * model.mask_[0].double()[None, :]
+    theta = flatten([W1] + single[1:])
+    shapes = [W1.shape] + [p.shape for p in single[1:]]
+    jac = output_jacobian(shapes, theta, Z).numpy()
+    with torch.no_grad():
+        f = forward([W1.unsqueeze(0)] + single[1:], Z)[0].numpy()
+    H, J = W1.shape
+    prior_var = np.full(theta.numel(), model.sigma_other_sq)
+    prior_var[:H * J] = model.sigma1_sq
+    mean = f - jac @ theta.numpy()
+    log_bf = savage_dickey_log_bayes_factors(single, Z, t, prior=model.prior_, mask=model.mask_, noise_var=noise)
+    free = multivariate_normal(mean, (jac * prior_var) @ jac.T + noise * np.eye(len(t))).logpdf(t.numpy())
+    for j in range(J):
+        keep = np.ones(theta.numel(), dtype=bool)
+        keep[np.arange(H) * J + j] = False
+        cov0 = (jac[:, keep] * prior_var[keep]) @ jac[:, keep].T + noise * np.eye(len(t))
+        assert log_bf[j] == pytest.approx(free - multivariate_normal(mean, cov0).logpdf(t.numpy()), abs=1e-6)
+    pips = model.laplace_inclusion_probabilities()
+    assert pips.shape == (J,) and np.all((pips >= 0) & (pips <= 1))

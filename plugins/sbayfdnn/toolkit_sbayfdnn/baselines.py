@@ -126,13 +126,8 @@ class GroupLassoFLM(_FunctionalRegressor):
         problem.solve(solver=cp.CLARABEL) if "CLARABEL" in cp.installed_solvers() else problem.solve()
         return np.asarray(b.value).ravel(), float(a.value), groups
 
-    def fit(self, X, y, grid=None):
-        X, y = self._training_input(X, y, grid)
-        grid = self.grid_
-        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
-        Z = X @ self.projection_
-        self.z_scale_ = float(Z.std()) or 1.0  # the penalty needs comparable units across data sets
-        Zs = Z / self.z_scale_
+    def _choose_lambda(self, Zs, y) -> float:
+        """One-standard-error rule on a validation split: the largest penalty within one SE of the best."""
         tr, va = _split(len(y), self.val_fraction, seed_from(self.random_state))
         errors = []
         for lam in self.lambdas:
@@ -140,10 +135,23 @@ class GroupLassoFLM(_FunctionalRegressor):
             errors.append((y[va] - Zs[va] @ b - a) ** 2)
         means = np.array([e.mean() for e in errors])
         best = int(np.argmin(means))
-        # one-standard-error rule: the largest penalty within one SE of the best validation error
         se = errors[best].std(ddof=1) / np.sqrt(len(errors[best]))
         within = [i for i, lam in enumerate(self.lambdas) if means[i] <= means[best] + se]
-        self.lambda_ = max(self.lambdas[i] for i in within)
+        return float(max(self.lambdas[i] for i in within))
+
+    def fit(self, X, y, grid=None):
+        X, y = self._training_input(X, y, grid)
+        grid = self.grid_
+        self.projection_ = basis.projection_matrix(grid, self.n_basis, self.degree)
+        Z = X @ self.projection_
+        self.z_scale_ = float(Z.std()) or 1.0  # the penalty needs comparable units across data sets
+        Zs = Z / self.z_scale_
+        if len(self.lambdas) == 0 or any(not lam > 0 for lam in self.lambdas):
+            raise ValueError(f"lambdas: must be a non-empty sequence of penalties > 0, got {self.lambdas!r}")
+        if len(self.lambdas) == 1:  # nothing to choose: no validation solves
+            self.lambda_ = float(self.lambdas[0])
+        else:
+            self.lambda_ = self._choose_lambda(Zs, y)
         self.coef_, self.intercept_, groups = self._solve(Zs, y, self.lambda_)
         active = [g for g in groups if np.linalg.norm(self.coef_[g]) > 1e-6 * max(1.0, np.abs(self.coef_).max())]
         self.selected_ = np.asarray(sorted(j for g in active for j in g), dtype=int)
