@@ -6,7 +6,7 @@ from typing import Literal
 
 import numpy as np
 
-from toolkit import Simulation, SimulationOutput
+from toolkit import PointCost, Simulation, SimulationOutput
 from toolkit.backend import resolve_device, set_threads
 from toolkit.config import Field, Params
 
@@ -167,6 +167,14 @@ def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
             "full_resolution": rep.full_resolution}
 
 
+def graph_sizes_memory(params: GraphSizeParams) -> float:
+    """About the most bytes of a graph_sizes point (errs high): the link table's keys, Row2Node's 2 edges per key
+    and Row2Edge's m (m - 1) per row, as int64 pairs, four times over for pandas' and torch's temporaries."""
+    m = params.n_keys
+    per_row = m + 2 * (2 * m) + 2 * m * (m - 1)
+    return 4 * 8.0 * (params.n_rows * per_row + params.n_entities * m)
+
+
 MODEL_CHOICES = ("row2node", "row2edge", "frog", "lgbm")
 
 
@@ -317,5 +325,6 @@ SIMULATIONS = [
                plot=_plot_database),
     Simulation(name="frog.graph_sizes", func=graph_sizes, params=GraphSizeParams,
                description="edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
-               bounds=("frog.row2edge_edge_count",), quick={"n_rows": 200}),
+               bounds=("frog.row2edge_edge_count",), quick={"n_rows": 200},
+               cost=PointCost(graph_sizes_memory, ("n_rows", "n_keys", "n_entities"))),
 ]
