@@ -10,7 +10,7 @@ from pydantic import ValidationInfo, field_validator
 
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
-from toolkit.specs import Simulation, SimulationOutput
+from toolkit.specs import PointCost, Simulation, SimulationOutput
 
 ALGORITHM_HELP = ("federated strategy: local, fedavg, fedprox, fedper, fedcurv, frpa, fedavg_sl, graphpfl, "
                   "or one registered by a plugin through toolkit_graphpfl_register_strategies")
@@ -326,6 +326,24 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int, data: Any = None)
     return SimulationOutput(records=rows, summary=summary)
 
 
+# about the most bytes of one planted graph (nodes, features, edges and their noisy copy), erring high
+_BYTES_PER_GRAPH = 16_384
+
+
+def noise_robustness_memory(params: NoiseRobustnessParams) -> float:
+    """About the most bytes of a noise_robustness point (errs high): every client's GIN and the server's, each with
+    its gradients, Adam's two moments and a Fisher diagonal, float32; a batch's activations; the graphs."""
+    weights = params.n_layers * (2 * params.hidden**2 + 4 * params.hidden) + 64 * params.hidden
+    models = 4.0 * weights * 5 * (params.n_clients + 2)
+    activations = 4.0 * params.batch_size * 64 * params.hidden * params.n_layers * 4
+    graphs = _BYTES_PER_GRAPH * ((params.n_graphs or 200) + (params.subsample or 0))
+    return models + activations + graphs
+
+
+def kept_edges_memory(params: KeptEdgesParams) -> float:
+    return float(_BYTES_PER_GRAPH * (params.n_graphs or 200))
+
+
 class KeptEdgesParams(Params):
     dataset: str = Field("planted", description="'planted' or a TU dataset name under the data root")
     noise_p: float = Field(0.3, ge=0.0, le=1.0, description="topology noise p")
@@ -375,6 +393,7 @@ SIMULATIONS = [
         bounds=("graphpfl.communication",),
         quick={"dataset": "planted", "n_graphs": 60, "n_clients": 3, "n_rounds": 3, "hidden": 16},
         plot=_plot_noise,
+        cost=PointCost(noise_robustness_memory, ("hidden", "n_layers", "n_clients", "batch_size", "n_graphs")),
     ),
     Simulation(
         name="graphpfl.kept_edges",
@@ -383,5 +402,6 @@ SIMULATIONS = [
         description="topology noise keeps exactly round((1-p)|E|) edges of each graph",
         bounds=("graphpfl.kept_edges_exact_upper", "graphpfl.kept_edges_exact_lower"),
         quick={"n_graphs": 40},
+        cost=PointCost(kept_edges_memory, ("n_graphs",)),
     ),
 ]
