@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from toolkit import Simulation, SimulationOutput
+from toolkit import PointCost, Simulation, SimulationOutput
 from toolkit.backend import resolve_device, set_threads
 from toolkit.config import Field, Params
 
@@ -216,28 +216,41 @@ def _plot_compare(table, fig) -> None:
     fig.tight_layout()
 
 
+def fit_memory(params: FitParams) -> float:
+    """About the most bytes of one fit (errs high): the curves and their basis scores (float64, a few copies), the
+    network's Jacobian over the training curves and the Laplace Hessian over all its P weights with its inverse."""
+    n = params.n_train + params.n_test
+    weights = (params.n_basis * params.first_layer_width + params.first_layer_width * params.hidden_width
+               + params.hidden_width + params.first_layer_width + 1)
+    curves = 8.0 * n * (params.m + params.n_basis) * 6
+    laplace = 8.0 * (3 * weights**2 + 2 * params.n_train * weights)
+    return curves + laplace  # restarts run one after the other
+
+
+FIT_COST = PointCost(fit_memory, ("first_layer_width", "hidden_width", "n_basis", "n_train", "n_test", "m"))
+
 SIMULATIONS = [
     Simulation(name="sbayfdnn.two_region", func=two_region, params=DesignParams,
                description="sparse Bayesian functional network on the two-region design (link, SNR, n)",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design),
+               plot=_plot_design, cost=FIT_COST),
     Simulation(name="sbayfdnn.one_region", func=one_region, params=DesignParams,
                description="sparse Bayesian functional network on the one-region design",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design),
+               plot=_plot_design, cost=FIT_COST),
     Simulation(name="sbayfdnn.null", func=null, params=NullParams,
                description="null design (beta = 0): number of basis functions selected from noise",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design),
+               plot=_plot_design, cost=FIT_COST),
     Simulation(name="sbayfdnn.compare", func=compare, params=CompareParams,
                description="sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
-               quick={**QUICK, "n_test": 30, "baseline_epochs": 50}, plot=_plot_compare),
+               quick={**QUICK, "n_test": 30, "baseline_epochs": 50}, plot=_plot_compare, cost=FIT_COST),
     Simulation(name="sbayfdnn.offset", func=offset, params=OffsetParams,
                description="hard design: large common offset, random baselines, collinear curves; vs the FLM",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design),
+               plot=_plot_design, cost=FIT_COST),
     Simulation(name="sbayfdnn.ecg", func=ecg, params=EcgParams,
                description="semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
                bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
-               quick={**QUICK, "n_train": 60, "n_test": 40}, plot=_plot_design),
+               quick={**QUICK, "n_train": 60, "n_test": 40}, plot=_plot_design, cost=FIT_COST),
 ]
