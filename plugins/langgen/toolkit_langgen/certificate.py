@@ -111,3 +111,30 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
     extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
     assert not extra and not missing, f"automata-lib's intersection differs: extra {extra[:5]}, missing {missing[:5]}"
     return {"members": len(autos), "intersection_size": len(got), "intersection_states": len(x.minify().states)}
+
+
+# C(DFA_4) >= 108: three infinite 4-state languages whose intersection is exactly these 108 words
+# (found by simulations/langgen_dfa4_families.py from the 63-word closed set of langgen_dfa4_bounds.py,
+# then reduced to the support of the prefix argument by langgen_dfa4_certificate.py;
+# checked by both computations in tests/langgen/test_langgen_certificates.py).
+DFA4_LOWER_BOUND_WITNESS = {
+    "value": 108,
+    "members": [
+        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 0, "b": 1}, "1": {"a": 2, "b": 3}, "2": {"a": 2, "b": 0}, "3": {"a": 3, "b": 3}}},
+        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 1, "b": 0}, "1": {"a": 2, "b": 0}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
+        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 0, "b": 1}, "1": {"a": 1, "b": 2}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
+    ],
+    "words": [""] + (
+        "a b aa ab ba aab aba baa bab aaba abaa abab baab babb aabaa aabab abaab ababb baabb babba aabaab "
+        "aababb abaabb ababba baabba babbaa babbab aabaabb aababba abaabba ababbaa ababbab baabbaa baabbab "
+        "babbaab babbaba babbabb aabaabba aababbaa aababbab abaabbaa abaabbab ababbaab ababbaba ababbabb "
+        "baabbaab baabbaba baabbabb babbaaba babbaabb babbabaa babbabab aabaabbaa aabaabbab aababbaab "
+        "aababbaba aababbabb abaabbaab abaabbaba abaabbabb ababbaaba ababbaabb ababbabaa ababbabab baabbaaba "
+        "baabbaabb baabbabaa baabbabab babbaabaa babbaabab babbabaab aabaabbaab aabaabbaba aabaabbabb "
+        "aababbaaba aababbaabb aababbabaa aababbabab abaabbaaba abaabbaabb abaabbabaa abaabbabab ababbaabaa "
+        "ababbaabab ababbabaab baabbaabaa baabbaabab baabbabaab babbaabaab aabaabbaaba aabaabbaabb "
+        "aabaabbabaa aabaabbabab aababbaabaa aababbaabab aababbabaab abaabbaabaa abaabbaabab abaabbabaab "
+        "ababbaabaab baabbaabaab aabaabbaabaa aabaabbaabab aabaabbabaab aababbaabaab abaabbaabaab "
+        "aabaabbaabaab "
+    ).split(),
+}
