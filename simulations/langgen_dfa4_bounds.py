@@ -44,8 +44,17 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--restarts", type=int, default=20, help="greedy restarts from random single words")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", default=None,
+                    help="a certificate JSON (langgen_dfa4_certificate.py output): climb from its words first")
     ap.add_argument("--out", default="results/langgen/dfa4_bounds.json")
     args = ap.parse_args()
+    start_words = None
+    if args.start:
+        if not Path(args.start).is_file():
+            ap.error(f"--start: no such file {args.start}")
+        start_words = json.loads(Path(args.start).read_text()).get("words")
+        if not start_words:
+            ap.error(f"--start: {args.start} has no 'words'")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -72,6 +81,12 @@ def main() -> None:
     oracle = ClosureOracle(H, G, P)
     rng = random.Random(args.seed)
     starts = [("counting L_{a,2} ∩ L_{b,2}", (counting("a", 2) & counting("b", 2)).words(12))]
+    if start_words is not None:
+        missing = [w for w in start_words if w not in set(G)]
+        if missing:
+            ap.error(f"--start: {len(missing)} start words are not in the ground set (e.g. {missing[0]!r}); "
+                     "raise --max-length")
+        starts = [(f"words of {args.start}", start_words)]
     starts += [(f"random word (seed {args.seed}, restart {r})", [rng.choice(G)]) for r in range(args.restarts)]
     runs, best = [], None
     deadline = t0 + args.time_limit
