@@ -2,6 +2,7 @@
 compiled all-completions scan, the family local search, and the word-search computation of
 C(LTT(k, t))."""
 
+import itertools
 import json
 import random
 import subprocess
@@ -17,7 +18,8 @@ from toolkit_langgen.certificate import (DFA4_LOWER_BOUND_WITNESS, check_with_au
                                          prefix_certificate)
 from toolkit_langgen.closure import dfa_class, ltt_closure_dimension, ltt_profile_classes
 from toolkit_langgen.dfa import DFA
-from toolkit_langgen.family_search import FamilyScorer, iterated_local_search, stack_padded
+from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, iterated_local_search,
+                                          stack_padded)
 from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile, regex
 from toolkit_langgen.ltt_words import ltt_closure_dimension_words, ltt_finite_class_words
 
@@ -115,6 +117,19 @@ def test_family_search_reaches_c_dfa3():
     res = iterated_local_search(scorer, 3, seed=0, time_limit=60, kicks=200)
     assert res["value"] == 6  # C(DFA_3), exact (power-free closed sets)
     assert scorer.value(res["family"]) == 6
+
+
+def test_exhaustive_triples_of_prefix_closed_dfa3_languages_match_brute_force():
+    H = dfa_class(3)
+    S = [i for i, L in enumerate(H) if is_prefix_closed(L)]
+    assert is_prefix_closed(NO_BB) and not is_prefix_closed(AT_MOST_ONE_A.complement())
+    res = exhaustive_triples(FamilyScorer(*stack_padded(H)), S)
+    best = -1
+    for c in itertools.combinations_with_replacement(S, 3):
+        X = H[c[0]] & H[c[1]] & H[c[2]]
+        if X.is_finite():
+            best = max(best, X.cardinality())
+    assert res["value"] == best == 6
 
 
 @pytest.mark.parametrize("k,t", [(1, 1), (1, 2), (1, 4), (2, 1), (2, 2),

@@ -117,3 +117,29 @@ def iterated_local_search(scorer: FamilyScorer, k: int, seed: int, time_limit: f
                 progress(best, best_family, time.perf_counter() - t0)
     return {"value": best, "family": sorted(best_family), "k": k, "seed": seed, "kicks": n_kicks,
             "scans": scans, "seconds": time.perf_counter() - t0}
+
+
+def is_prefix_closed(L: DFA) -> bool:
+    """Prefix-closed (a safety language): at most one rejecting reachable state, and it is a sink."""
+    M = L.minimize()
+    rejecting = [q for q in range(M.n_states) if not M.accept[q]]
+    return len(rejecting) <= 1 and all(r == q for q in rejecting for r in M.trans[q])
+
+
+def exhaustive_triples(scorer: FamilyScorer, candidates: Sequence[int]) -> dict:
+    """The largest finite |L_i ∩ L_j ∩ L_l| over all i < j < l in ``candidates`` (and over pairs and
+    single members, which a triple with a repeated member would give): exact for that subclass.
+    One compiled pass per pair (i, j) over the l > j."""
+    C = scorer.C
+    cand = np.asarray(sorted(set(int(i) for i in candidates)), np.int64)
+    T, F, sizes = scorer.T[cand], scorer.F[cand], scorer.sizes[cand]
+    best, best_family, n_finite = -1, (), 0
+    for a in range(len(cand)):
+        for b in range(a, len(cand)):
+            BT, BF = scorer.intersection([int(cand[a]), int(cand[b])])
+            got = C.intersection_sizes(BT, BF, T[b:], F[b:], sizes[b:])
+            n_finite += int((got >= 0).sum())
+            c = int(np.argmax(got))
+            if got[c] > best:
+                best, best_family = int(got[c]), tuple(sorted({int(cand[a]), int(cand[b]), int(cand[b + c])}))
+    return {"value": best, "family": best_family, "candidates": len(cand), "finite_intersections": n_finite}
