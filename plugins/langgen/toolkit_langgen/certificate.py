@@ -113,28 +113,30 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
     return {"members": len(autos), "intersection_size": len(got), "intersection_states": len(x.minify().states)}
 
 
-# C(DFA_4) >= 108: three infinite 4-state languages whose intersection is exactly these 108 words
-# (found by simulations/langgen_dfa4_families.py from the 63-word closed set of langgen_dfa4_bounds.py,
-# then reduced to the support of the prefix argument by langgen_dfa4_certificate.py;
-# checked by both computations in tests/langgen/test_langgen_certificates.py).
+# C(DFA_4) >= 109: three infinite prefix-closed 4-state languages whose intersection is exactly
+# these 109 words: (1) no factor bbb and not starting with b; (2) no b while the number of a's
+# read is divisible by 3; (3) an even-numbered a is not followed by a. Found by the exhaustive search
+# over <= 3 prefix-closed members (simulations/langgen_dfa4_prefix_closed.py); both computations
+# check it in tests/langgen/test_langgen_certificates.py.
 DFA4_LOWER_BOUND_WITNESS = {
-    "value": 108,
+    "value": 109,
     "members": [
-        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 0, "b": 1}, "1": {"a": 2, "b": 3}, "2": {"a": 2, "b": 0}, "3": {"a": 3, "b": 3}}},
-        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 1, "b": 0}, "1": {"a": 2, "b": 0}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
-        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 0, "b": 1}, "1": {"a": 1, "b": 2}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
+        {"start": 0, "accepting": [0, 1, 3], "transitions": {"0": {"a": 1, "b": 2}, "1": {"a": 1, "b": 3}, "2": {"a": 2, "b": 2}, "3": {"a": 1, "b": 0}}},
+        {"start": 0, "accepting": [0, 1, 3], "transitions": {"0": {"a": 1, "b": 2}, "1": {"a": 3, "b": 1}, "2": {"a": 2, "b": 2}, "3": {"a": 0, "b": 3}}},
+        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 1, "b": 0}, "1": {"a": 2, "b": 1}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
     ],
     "words": [""] + (
-        "a b aa ab ba aab aba baa bab aaba abaa abab baab babb aabaa aabab abaab ababb baabb babba aabaab "
-        "aababb abaabb ababba baabba babbaa babbab aabaabb aababba abaabba ababbaa ababbab baabbaa baabbab "
-        "babbaab babbaba babbabb aabaabba aababbaa aababbab abaabbaa abaabbab ababbaab ababbaba ababbabb "
-        "baabbaab baabbaba baabbabb babbaaba babbaabb babbabaa babbabab aabaabbaa aabaabbab aababbaab "
-        "aababbaba aababbabb abaabbaab abaabbaba abaabbabb ababbaaba ababbaabb ababbabaa ababbabab baabbaaba "
-        "baabbaabb baabbabaa baabbabab babbaabaa babbaabab babbabaab aabaabbaab aabaabbaba aabaabbabb "
-        "aababbaaba aababbaabb aababbabaa aababbabab abaabbaaba abaabbaabb abaabbabaa abaabbabab ababbaabaa "
-        "ababbaabab ababbabaab baabbaabaa baabbaabab baabbabaab babbaabaab aabaabbaaba aabaabbaabb "
-        "aabaabbabaa aabaabbabab aababbaabaa aababbaabab aababbabaab abaabbaabaa abaabbaabab abaabbabaab "
-        "ababbaabaab baabbaabaab aabaabbaabaa aabaabbaabab aabaabbabaab aababbaabaab abaabbaabaab "
-        "aabaabbaabaab "
+        "a aa ab aab aba abb aaba aabb abab abba aabaa aabba ababa ababb abbab aabaab aabbaa ababaa ababba "
+        "abbaba abbabb aabaaba aabaabb aabbaab ababaab ababbaa abbabaa abbabba aabaabaa aabaabab aabaabba "
+        "aabbaaba aabbaabb ababaaba ababaabb ababbaab abbabaab abbabbaa aabaababa aabaababb aabaabbaa "
+        "aabaabbab aabbaabaa aabbaabab aabbaabba ababaabaa ababaabab ababaabba ababbaaba ababbaabb abbabaaba "
+        "abbabaabb abbabbaab aabaababba aabaabbaba aabaabbabb aabbaababa aabbaababb aabbaabbaa aabbaabbab "
+        "ababaababa ababaababb ababaabbaa ababaabbab ababbaabaa ababbaabab ababbaabba abbabaabaa abbabaabab "
+        "abbabaabba abbabbaaba abbabbaabb aabaabbabba aabbaababba aabbaabbaba aabbaabbabb ababaababba "
+        "ababaabbaba ababaabbabb ababbaababa ababbaababb ababbaabbaa ababbaabbab abbabaababa abbabaababb "
+        "abbabaabbaa abbabaabbab abbabbaabaa abbabbaabab abbabbaabba aabbaabbabba ababaabbabba ababbaababba "
+        "ababbaabbaba ababbaabbabb abbabaababba abbabaabbaba abbabaabbabb abbabbaababa abbabbaababb "
+        "abbabbaabbaa abbabbaabbab ababbaabbabba abbabaabbabba abbabbaababba abbabbaabbaba abbabbaabbabb "
+        "abbabbaabbabba "
     ).split(),
 }
