@@ -102,6 +102,9 @@ def main() -> None:
             best = res
         save({"lower_bound": best["value"], "witness_words": list(best["words"]), "witness_family": list(best["family"]),
               "runs": runs, "status": "running"})
+    if best is None:
+        raise SystemExit(f"--time-limit {args.time_limit} s was used up before the first climb started "
+                         f"(loading DFA_{args.n} took {time.perf_counter() - t0:.0f} s)")
     # re-check on the Python core by the prefix argument (intersecting the whole family in turn can
     # pass through DFAs of ~10^5 states before it becomes finite)
     from toolkit_langgen.certificate import prefix_certificate

@@ -2,7 +2,8 @@
 with witnesses, time and peak memory.
 
     OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_exact_values.py [--out results/langgen] \\
-        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2"] [--sl-bounds 5] [--seed 0]
+        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2"] [--sl-bounds 5] [--seed 0] \\
+        [--ltt-words "3,3 4,1 4,2"]
 
 SL_k: (a) maximum over all linear orders of the de Bruijn graph's nodes of the walks in the forward
 edges; (b) the DFA core over every edge subset (strictly_local languages, finiteness and cardinality
@@ -53,6 +54,19 @@ def ltt_rows(k: int, t: int) -> dict:
             "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in witness)}
 
 
+def ltt_word_search_row(k: int, t: int) -> dict:
+    """Beyond the profile automaton's reach: the word search alone (one computation, so not exact)."""
+    from toolkit_langgen.ltt_words import ltt_finite_class_words
+
+    t0 = time.perf_counter()
+    words = ltt_finite_class_words(k, t)
+    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
+            "agree": None, "status": "one computation", "method_a": None,
+            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
+            "seconds_a": None, "seconds_b": round(time.perf_counter() - t0, 2),
+            "witness": f"{len(words)} words, the union of the finite profile classes"}
+
+
 def sl_rows(k: int) -> dict:
     from toolkit_langgen.strictly_local_closure import sl_closure_dimension_dfa, sl_closure_dimension_orders
 
@@ -83,15 +97,28 @@ def main() -> None:
     ap.add_argument("--sl-bounds", type=int, nargs="*", default=[5])
     ap.add_argument("--sl-time", type=float, default=120.0, help="seconds of local search per bounded SL_k")
     ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2")
+    ap.add_argument("--ltt-words", default="", help='e.g. "3,3 4,1 4,2": word search only (one computation)')
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+
+    def pairs(option: str, value: str) -> list[tuple[int, int]]:
+        try:
+            got = [tuple(int(x) for x in item.split(",")) for item in value.split()]
+        except ValueError:
+            got = [()]
+        if any(len(p) != 2 or min(p) < 1 for p in got):
+            ap.error(f'{option}: expected pairs "k,t" of positive integers separated by spaces, got {value!r}')
+        return got
+
+    ltt_pairs, ltt_word_pairs = pairs("--ltt", args.ltt), pairs("--ltt-words", args.ltt_words)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = [sl_rows(k) for k in range(2, args.sl_max + 1)]
     rows += [sl_bound_row(k, args.seed, args.sl_time) for k in args.sl_bounds]
-    for pair in args.ltt.split():
-        k, t = map(int, pair.split(","))
-        rows.append(ltt_rows(k, t))
+    rows += [ltt_rows(k, t) for k, t in ltt_pairs]
+    rows += [ltt_word_search_row(k, t) for k, t in ltt_word_pairs]
+    if not rows:
+        ap.error("nothing to compute: give --sl-max >= 2, --sl-bounds, --ltt or --ltt-words")
     table = pd.DataFrame(rows)
     table["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     table.to_csv(out / "exact_values.csv", index=False)
