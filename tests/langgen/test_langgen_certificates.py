@@ -159,6 +159,14 @@ def test_ltt_word_search_against_brute_force_profiles(k, t):
     assert brute == words
 
 
+@pytest.mark.parametrize("k,t", [(1, 3), (2, 2)])
+def test_profile_classes_compiled_equal_python(k, t):
+    key = lambda item: repr(item)  # noqa: E731
+    assert sorted(ltt_profile_classes(k, t, method="python"), key=key) == sorted(ltt_profile_classes(k, t), key=key)
+    with pytest.raises(ValueError, match="method"):
+        ltt_profile_classes(k, t, method="gpu")
+
+
 @pytest.mark.parametrize("k,t,value", [(1, 5, 251), (2, 3, 453), (3, 1, 25), (3, 2, 1729)])
 def test_ltt_word_search_gives_the_profile_class_values(k, t, value):
     # values of the profile-class computation (README; the slow tests recompute them)
