@@ -2,15 +2,16 @@
 with witnesses, time and peak memory.
 
     OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_exact_values.py [--out results/langgen] \\
-        [--sl-max 4] [--ltt "1,1 1,2 1,3 2,1 2,2 3,1"] [--sl-bounds 5] [--seed 0]
+        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2"] [--sl-bounds 5] [--seed 0] \\
+        [--ltt-words "3,3 4,1 4,2"]
 
 SL_k: (a) maximum over all linear orders of the de Bruijn graph's nodes of the walks in the forward
 edges; (b) the DFA core over every edge subset (strictly_local languages, finiteness and cardinality
 on the DFA). Beyond (--sl-bounds): local-search lower bound (seeded) and simple-path upper bound.
 LTT(k, t): (a) total size of the finite profile classes of the profile automaton (the Boolean-algebra
-identity); (b) brute force over words: ``ltt_profile`` of every word up to length 2M + 2 (M the
-longest word of a finite class by (a)), a class counted as finite when none of its words is longer
-than M + 1 — a check that (a)'s classes look the same from the words, not a proof.
+identity); (b) the words whose class is finite, enumerated by a depth-first search over prefixes
+that stops where the saturated factor graph gets a cycle (``toolkit_langgen.ltt_words``: no automaton,
+no profile classes); the two word sets are compared, not only their sizes.
 Writes exact_values.csv (one row per class, witnesses included) and prints the table.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import resource
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
@@ -28,7 +28,8 @@ import pandas as pd
 def ltt_rows(k: int, t: int) -> dict:
     from toolkit_langgen.closure import ltt_closure_dimension, ltt_profile_classes
     from toolkit_langgen.dfa import DFA
-    from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile
+    from toolkit_langgen.languages import ltt_automaton
+    from toolkit_langgen.ltt_words import ltt_finite_class_words
 
     t0 = time.perf_counter()
     info = ltt_closure_dimension(k, t)
@@ -42,17 +43,28 @@ def ltt_rows(k: int, t: int) -> dict:
     M = max(len(w) for w in witness)
     secs_a = time.perf_counter() - t0
     t0 = time.perf_counter()
-    by_profile = defaultdict(list)
-    for w in all_words("ab", 2 * M + 2):
-        by_profile[ltt_profile(w, k, t)].append(len(w))
-    brute = sum(len(ls) for ls in by_profile.values() if max(ls) <= M + 1)
+    words_b = ltt_finite_class_words(k, t)
     secs_b = time.perf_counter() - t0
+    agree = len(words_b) == info["closure_dimension"] and set(words_b) == set(witness)
     return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": info["closure_dimension"],
-            "check": brute, "agree": brute == info["closure_dimension"], "status": "exact",
+            "check": len(words_b), "agree": agree, "status": "exact",
             "method_a": f"finite profile classes ({info['finite_classes']} of {info['profile_classes']})",
-            "method_b": f"words up to length {2 * M + 2} grouped by profile",
+            "method_b": f"word search, saturated factor graph acyclic (longest word {M})",
             "seconds_a": round(secs_a, 2), "seconds_b": round(secs_b, 2),
             "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in witness)}
+
+
+def ltt_word_search_row(k: int, t: int) -> dict:
+    """Beyond the profile automaton's reach: the word search alone (one computation, so not exact)."""
+    from toolkit_langgen.ltt_words import ltt_finite_class_words
+
+    t0 = time.perf_counter()
+    words = ltt_finite_class_words(k, t)
+    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
+            "agree": None, "status": "one computation", "method_a": None,
+            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
+            "seconds_a": None, "seconds_b": round(time.perf_counter() - t0, 2),
+            "witness": f"{len(words)} words, the union of the finite profile classes"}
 
 
 def sl_rows(k: int) -> dict:
@@ -84,16 +96,29 @@ def main() -> None:
     ap.add_argument("--sl-max", type=int, default=4)
     ap.add_argument("--sl-bounds", type=int, nargs="*", default=[5])
     ap.add_argument("--sl-time", type=float, default=120.0, help="seconds of local search per bounded SL_k")
-    ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 3,1")
+    ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2")
+    ap.add_argument("--ltt-words", default="", help='e.g. "3,3 4,1 4,2": word search only (one computation)')
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+
+    def pairs(option: str, value: str) -> list[tuple[int, int]]:
+        try:
+            got = [tuple(int(x) for x in item.split(",")) for item in value.split()]
+        except ValueError:
+            got = [()]
+        if any(len(p) != 2 or min(p) < 1 for p in got):
+            ap.error(f'{option}: expected pairs "k,t" of positive integers separated by spaces, got {value!r}')
+        return got
+
+    ltt_pairs, ltt_word_pairs = pairs("--ltt", args.ltt), pairs("--ltt-words", args.ltt_words)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = [sl_rows(k) for k in range(2, args.sl_max + 1)]
     rows += [sl_bound_row(k, args.seed, args.sl_time) for k in args.sl_bounds]
-    for pair in args.ltt.split():
-        k, t = map(int, pair.split(","))
-        rows.append(ltt_rows(k, t))
+    rows += [ltt_rows(k, t) for k, t in ltt_pairs]
+    rows += [ltt_word_search_row(k, t) for k, t in ltt_word_pairs]
+    if not rows:
+        ap.error("nothing to compute: give --sl-max >= 2, --sl-bounds, --ltt or --ltt-words")
     table = pd.DataFrame(rows)
     table["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     table.to_csv(out / "exact_values.csv", index=False)

@@ -1,5 +1,5 @@
 """Exact closure dimensions of SL_k (two computations, and the reduction checked against the generic
-search on the whole SL_2 class), the closed-set oracle on DFA_3, and the LTT brute-force check."""
+search on the whole SL_2 class), the closed-set oracle on DFA_3, and the LTT check by the word search."""
 
 import itertools
 
@@ -49,7 +49,7 @@ def test_closed_set_oracle_reproduces_dfa3():
     assert (res.value, res.closed_sets, res.complete) == (6, 108, True)
 
 
-def test_ltt_brute_force_check_agrees():
+def test_ltt_two_computations_agree_in_the_exact_values_script():
     import importlib.util
     from pathlib import Path
 

@@ -178,18 +178,31 @@ def dfa_class(n: int) -> list[DFA]:
 CERTIFICATE_DFA3 = ("no factor bb", "(a|b)*bb(a|b)*", "at most one a", "b*|b*ab*")
 
 
-def ltt_profile_classes(k: int, t: int, alphabet=("a", "b")):
-    """The LTT(k, t) profile classes: list of (profile, size) with size = inf for infinite classes."""
+def ltt_profile_classes(k: int, t: int, alphabet=("a", "b"), method: str = "compiled"):
+    """The LTT(k, t) profile classes: list of (profile, size) with size = inf for infinite classes.
+    ``method``: "compiled" (numba cardinality on the profile automaton) or "python" (the DFA core)."""
+    if method not in ("compiled", "python"):
+        raise ValueError(f"method must be 'compiled' or 'python', got {method!r}")
     alphabet, trans, finals = ltt_automaton(k, t, alphabet)
     by_profile: dict = {}
     for q, p in enumerate(finals):
         by_profile.setdefault(p, []).append(q)
     out = []
+    if method == "compiled":
+        import numpy as np
+
+        from toolkit_langgen import compiled as C
+
+        T = np.asarray(trans, np.int32)
     for p, states in by_profile.items():
         acc = [False] * len(trans)
         for q in states:
             acc[q] = True
-        out.append((p, DFA(alphabet, trans, acc, 0).cardinality()))
+        if method == "python":
+            out.append((p, DFA(alphabet, trans, acc, 0).cardinality()))
+        else:
+            size = int(C.cardinality(T, np.asarray(acc, np.bool_), 0))
+            out.append((p, math.inf if size < 0 else size))
     return out
 
 

@@ -484,3 +484,39 @@ def pair_scan(T, F, sizes, i_lo, i_hi):
             if cnt[0] > best:
                 best, bi, bj = cnt[0], i, j
     return best, bi, bj, n_finite, scanned
+
+
+@njit(cache=True)
+def intersection_sizes(BT, BF, T, F, sizes):
+    """|B ∩ L_j| for every stacked DFA j (padded ``T[j]``, ``F[j]``, start 0; ``sizes[j]`` states)
+    and one DFA ``B`` (start 0): the count, or -1 where the intersection is infinite."""
+    N, n, k = T.shape
+    nb = BT.shape[0]
+    P = nb * n
+    ids = np.empty(P, np.int32)
+    order = np.empty(P, np.int32)
+    PT = np.empty((P, k), np.int32)
+    PF = np.empty(P, np.bool_)
+    out = np.empty(N, np.int64)
+    for j in range(N):
+        nj = sizes[j]
+        for x in range(nb * nj):
+            ids[x] = -1
+        ids[0] = 0
+        order[0] = 0
+        m = 1
+        h = 0
+        while h < m:
+            p = order[h] // nj
+            q = order[h] % nj
+            for c in range(k):
+                nxt = BT[p, c] * nj + T[j, q, c]
+                if ids[nxt] < 0:
+                    ids[nxt] = m
+                    order[m] = nxt
+                    m += 1
+                PT[h, c] = ids[nxt]
+            PF[h] = BF[order[h] // nj] and F[j, order[h] % nj]
+            h += 1
+        out[j] = cardinality(PT[:m], PF[:m], 0)
+    return out
