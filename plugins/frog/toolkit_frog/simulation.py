@@ -167,6 +167,13 @@ def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
             "full_resolution": rep.full_resolution}
 
 
+def planted_memory(params: PlantedParams) -> float:
+    """About the most bytes of a planted point (errs high, ~3x what was measured: peak RSS 487 MB at 300 customers,
+    512 MB at 4,800, with channels = 8): torch and the libraries, then ~16 KB per customer and per 8 channels."""
+    per_entity = 16_384.0 * max(1.0, params.channels / 8)
+    return 512 * 2**20 + per_entity * (params.n_customers + params.n_products)
+
+
 def graph_sizes_memory(params: GraphSizeParams) -> float:
     """About the most bytes of a graph_sizes point (errs high): the link table's keys, Row2Node's 2 edges per key
     and Row2Edge's m (m - 1) per row, as int64 pairs, four times over for pandas' and torch's temporaries."""
@@ -313,7 +320,7 @@ SIMULATIONS = [
     Simulation(name="frog.planted", func=planted, params=PlantedParams,
                description="planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
                quick={"n_customers": 200, "n_products": 20, "epochs": 2, "channels": 8, "fanout": 5},
-               plot=_plot_roles),
+               plot=_plot_roles, cost=PointCost(planted_memory, ("n_customers", "n_products", "channels"))),
     Simulation(name="frog.lahman", func=lahman, params=LahmanParams,
                description="Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
                quick={"train_start": 2014, "epochs": 1, "channels": 8, "fanout": 3, "model": "row2node"},
