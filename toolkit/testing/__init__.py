@@ -145,12 +145,11 @@ EXECUTOR_SEEDS = (0, 1)
 _SHARED: dict[str, Any] = {}
 
 
-def _with_sys_path(path: tuple[str, ...], fn: Callable[..., Any], *args: Any) -> Any:
-    """Run ``fn`` with the caller's ``sys.path`` (a pool started earlier may miss a plugin added since)."""
+def _extend_sys_path(path: tuple[str, ...]) -> None:
+    """Put the caller's ``sys.path`` entries first (a worker started earlier may miss a plugin added since)."""
     for entry in reversed(path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    return fn(*args)
 
 
 def _call_pickled_with_sys_path(path: tuple[str, ...], call: bytes) -> Any:
@@ -158,11 +157,9 @@ def _call_pickled_with_sys_path(path: tuple[str, ...], call: bytes) -> Any:
     path is set would fail to import a plugin added to ``sys.path`` after the pool started."""
     import pickle
 
-    return _with_sys_path(path, lambda: (lambda fn, args: fn(*args))(*pickle.loads(call)))
-
-
-def _noop() -> None:
-    return None
+    _extend_sys_path(path)
+    fn, args = pickle.loads(call)
+    return fn(*args)
 
 
 class _PathSyncing(cf.Executor):
@@ -228,7 +225,7 @@ def check_executors(sim: Simulation, registry: Registry) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, executor in legs:
             if name == "dask":
-                client.run(_with_sys_path, tuple(sys.path), _noop)
+                client.run(_extend_sys_path, tuple(sys.path))
             try:
                 res = sweep(sim, None, list(EXECUTOR_SEEDS), params=dict(sim.quick), executor=executor,
                             store=Path(tmp) / f"{name}.sqlite", registry=registry, cache=False, check=False,
