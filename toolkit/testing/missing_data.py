@@ -52,22 +52,23 @@ def _skip_instead(exc: BaseException) -> None:
     raise pytest.skip.Exception(skip_reason(missing, datasets), allow_module_level=True) from exc
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
+def _wrap_skipping_missing_data() -> Generator[None, Any, Any]:
+    """The body of a hook wrapper whose wrapped call's missing-dataset error becomes a skip."""
     try:
         return (yield)
     except Exception as exc:
         _skip_instead(exc)
         raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
+    return (yield from _wrap_skipping_missing_data())
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
-    try:
-        return (yield)
-    except Exception as exc:
-        _skip_instead(exc)
-        raise
+    return (yield from _wrap_skipping_missing_data())
 
 
 @pytest.hookimpl(wrapper=True)
