@@ -83,10 +83,13 @@ def timed_out(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary_line(table: pd.DataFrame) -> str:
-    """``"57 claims: 55 proved, 2 refuted, 0 unknown; all as expected"`` (timeouts counted apart)."""
-    counts = table["verdict"].value_counts().to_dict() if len(table) else {}
+    """``"57 claims: 55 proved, 2 refuted, 0 unknown; all as expected"`` (timeouts and cited claims counted apart)."""
+    cited = table["kind"] == "cited" if len(table) else []
+    counts = table["verdict"][~cited].value_counts().to_dict() if len(table) else {}
     late = timed_out(table)
     text = f"{len(table)} claims: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("proved", "refuted", "unknown"))
+    if len(table) and cited.any():
+        text += f", {int(cited.sum())} cited (transcribed from the literature, not derived)"
     if len(late):
         text += (f", {len(late)} unknown (timed out: {', '.join(late['claim'])}; not counted as failures, "
                  "raise TOOLKIT_SYMBOLIC_SECONDS to give sympy more CPU time)")

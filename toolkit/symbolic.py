@@ -7,6 +7,9 @@ Every claim gets a three-valued verdict:
   to a definite different value);
 * ``unknown``: neither; never reported as refuted.
 
+A :class:`Cited` claim is a result transcribed from the literature: its verdict is ``unknown`` by
+construction and summaries count it apart (``4 cited``).
+
 Each symbolic verdict is paired with a numeric spot-check at random admissible points (high
 precision, mpmath). When the two disagree, a :class:`~toolkit.errors.SpotCheckDisagreement` warning
 is raised and the verdict's ``numeric.status`` is ``"disagree"``.
@@ -730,6 +733,49 @@ class Asymptotic(Claim):
         return NumericCheck(status, len(xs), f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a))
 
 
+@dataclass(frozen=True)
+class Cited(Claim):
+    """A result transcribed from the literature with its source, *not* derived here.
+
+    Its verdict is ``unknown`` by construction (method ``cited, not derived``; detail: the source), and
+    so is its expected verdict: sympy is not asked to prove it, and summaries count it apart from the
+    claims sympy could not decide. The numeric spot-check evaluates the transcribed ``bound`` at
+    admissible points and requires a finite real value (and one ``>= 0`` when ``nonnegative``, the
+    default, as for a regret or an absolute error), so a transcription that goes negative or undefined
+    shows ``disagree``.
+    """
+
+    quantity: str = ""  # what is bounded, e.g. "SAReg(T, m)"
+    bound: Any = None  # the transcribed right-hand side: quantity <= bound
+    source: str = ""
+    nonnegative: bool = field(default=True, kw_only=True)
+    expect: Status = field(default="unknown", kw_only=True)
+
+    kind = "cited"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.source.strip():
+            raise ValueError(f"cited claim {self.name!r}: source must name where the result is from")
+
+    def statement(self) -> str:
+        return f"{self.quantity} <= {self.bound}  [{self.source}]"
+
+    def check(self, seed: int = 0) -> Verdict:
+        expr = sympy.sympify(self.bound)
+        symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+        points = sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
+        wanted = "a finite value >= 0" if self.nonnegative else "a finite real value"
+        numeric = NumericCheck("agree", len(points), f"{wanted} at {len(points)} points")
+        for point in points:
+            value = _numeric(expr, point)
+            if value is None or not mpmath.isfinite(value) or (self.nonnegative and value < 0):
+                numeric = NumericCheck("disagree", len(points), f"the transcribed bound is {value} (not {wanted}) "
+                                       "there", point_as_dict(point))
+                break
+        return _warn(Verdict(self.name, self.kind, "unknown", "cited, not derived", numeric, detail=self.source))
+
+
 # -- running many ------------------------------------------------------------------------------------
 
 
@@ -752,5 +798,5 @@ def verdict_table(verdicts: Iterable[Verdict], owners: Iterable[str] | None = No
     return table
 
 
-__all__ = ["Asymptotic", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "normalize_domain",
+__all__ = ["Asymptotic", "Cited", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "normalize_domain",
            "point_as_dict", "prove", "sample_points", "symbolic_seconds", "verdict_table"]
