@@ -16,7 +16,8 @@ import pytest
 from toolkit_langgen import compiled as C
 from toolkit_langgen.certificate import (DFA4_LOWER_BOUND_WITNESS, check_with_automata, dfa_table,
                                          prefix_certificate)
-from toolkit_langgen.closure import dfa_class, ltt_closure_dimension, ltt_profile_classes
+from toolkit_langgen.closure import (dfa_class, ltt_closure_dimension, ltt_finite_class_words_automaton,
+                                     ltt_profile_classes)
 from toolkit_langgen.dfa import DFA
 from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, iterated_local_search,
                                           stack_padded)
@@ -184,3 +185,32 @@ def test_ltt_word_search_validates():
     with pytest.raises(ValueError, match="every DFA must start"):
         stack_padded([DFA("ab", [[0, 1], [1, 0]], [True, False], 1)])
     assert np.all(stack_padded(dfa_class(2))[2] >= 1)
+
+
+def test_pair_scan_matches_the_python_core():
+    H = dfa_class(3)
+    T, F, sizes = stack_padded(H)
+    lo, hi = 100, 104
+    best, bi, bj, n_finite, scanned = C.pair_scan(T, F, sizes, lo, hi)
+    sizes_py = {}
+    for i in range(lo, hi):
+        for j in range(i + 1, len(H)):
+            X = H[i] & H[j]
+            if X.is_finite() and not X.is_empty():
+                sizes_py[i, j] = X.cardinality()
+    assert scanned == sum(len(H) - 1 - i for i in range(lo, hi)) and n_finite == len(sizes_py)
+    assert best == max(sizes_py.values()) == sizes_py[bi, bj]
+    assert min((i, j) for (i, j), v in sizes_py.items() if v == best) == (bi, bj)  # the first maximum
+
+
+@pytest.mark.parametrize("k,t", [(1, 2), (2, 1), (2, 2), (3, 1)])
+def test_ltt_one_pass_equals_the_per_class_computation_and_the_word_search(k, t):
+    a = ltt_finite_class_words_automaton(k, t)
+    assert a["closure_dimension"] == ltt_closure_dimension(k, t)["closure_dimension"]
+    assert a["words"] == sorted(ltt_finite_class_words(k, t), key=lambda w: (len(w), w))
+
+
+@pytest.mark.parametrize("k,t,value", [(3, 2, 1729), (3, 3, 243_155), (4, 1, 235)])
+def test_ltt_one_pass_gives_the_word_search_values(k, t, value):
+    # the word search's values (README: both computations, words compared, in langgen_exact_values.py)
+    assert ltt_finite_class_words_automaton(k, t, list_words=False)["closure_dimension"] == value
