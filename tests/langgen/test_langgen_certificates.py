@@ -22,6 +22,7 @@ from toolkit_langgen.dfa import DFA
 from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, iterated_local_search,
                                           stack_padded)
 from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile, regex
+from toolkit_langgen.ltt_compiled import ltt_closure_dimension_compiled, ltt_profile_automaton_compiled
 from toolkit_langgen.ltt_words import ltt_closure_dimension_words, ltt_finite_class_words
 
 REPO = Path(__file__).resolve().parents[2]
@@ -214,3 +215,27 @@ def test_ltt_one_pass_equals_the_per_class_computation_and_the_word_search(k, t)
 def test_ltt_one_pass_gives_the_word_search_values(k, t, value):
     # the word search's values (README: both computations, words compared, in langgen_exact_values.py)
     assert ltt_finite_class_words_automaton(k, t, list_words=False)["closure_dimension"] == value
+
+
+@pytest.mark.parametrize("k,t", [(1, 2), (2, 2), (2, 3), (3, 1), (3, 2)])
+def test_coded_profile_automaton_equals_the_tuple_one(k, t):
+    # one state per profile class in both, the same number of states, the same finite-class words
+    coded = ltt_closure_dimension_compiled(k, t, list_words=True)
+    _, trans, finals = ltt_automaton(k, t)
+    assert coded["states"] == len(trans) == len(set(finals))
+    assert coded["words"] == ltt_finite_class_words_automaton(k, t)["words"]
+
+
+@pytest.mark.parametrize("k,t,value", [(3, 3, 243_155), (4, 1, 235),
+                                       pytest.param(4, 2, 4_385_503, marks=pytest.mark.slow)])
+def test_coded_profile_automaton_gives_the_word_search_values(k, t, value):
+    assert ltt_closure_dimension_compiled(k, t)["closure_dimension"] == value
+
+
+def test_coded_profile_automaton_validates():
+    with pytest.raises(ValueError, match="k, t and sigma"):
+        ltt_profile_automaton_compiled(0, 1)
+    with pytest.raises(ValueError, match="do not fit in int64"):
+        ltt_profile_automaton_compiled(6, 3)
+    with pytest.raises(RuntimeError, match="max_states=100"):
+        ltt_profile_automaton_compiled(3, 2, max_states=100)
