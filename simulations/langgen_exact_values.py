@@ -13,7 +13,8 @@ compiled pass over the profile automaton with integer-coded states (``toolkit_la
 a state is a profile class, finite iff no cycle reaches it); (b) the words whose class is finite,
 enumerated by a depth-first search over prefixes that stops where the saturated factor graph gets a
 cycle (``toolkit_langgen.ltt_words``: no automaton, no profile classes); the two word sets are
-compared, not only their sizes.
+compared, not only their sizes. --ltt-words: the word search alone, checked for t = 1 against the
+short words plus the simple paths of the de Bruijn graph B_k (``strictly_local_closure.simple_paths``).
 Writes exact_values.csv (one row per class, witnesses included) and prints the table.
 """
 
@@ -51,16 +52,28 @@ def ltt_rows(k: int, t: int) -> dict:
 
 
 def ltt_word_search_row(k: int, t: int) -> dict:
-    """Beyond the profile automaton's reach: the word search alone (one computation, so not exact)."""
+    """Beyond the profile automaton's reach: the word search, checked for t = 1 by counting simple
+    paths (with t = 1 a profile is the set of factors, and a class is finite iff it is one word whose
+    walk of (k-1)-factors in the de Bruijn graph B_k is a simple path, or a word of length <= k - 2);
+    otherwise one computation, so not called exact."""
     from toolkit_langgen.ltt_words import ltt_finite_class_words
+    from toolkit_langgen.strictly_local_closure import _short_words, simple_paths
 
     t0 = time.perf_counter()
     words = ltt_finite_class_words(k, t)
-    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
-            "agree": None, "status": "one computation", "method_a": None,
-            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
-            "seconds_a": None, "seconds_b": round(time.perf_counter() - t0, 2),
-            "witness": f"{len(words)} words, the union of the finite profile classes"}
+    secs_b = time.perf_counter() - t0
+    row = {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
+           "agree": None, "status": "one computation", "method_a": None,
+           "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
+           "seconds_a": None, "seconds_b": round(secs_b, 2),
+           "witness": f"{len(words)} words, the union of the finite profile classes"}
+    if t == 1 and k >= 2:
+        t0 = time.perf_counter()
+        check = _short_words(k) + simple_paths(k)
+        row.update(check=check, agree=check == len(words), status="exact" if check == len(words) else "DISAGREE",
+                   method_a=f"t = 1: {_short_words(k)} short words + the simple paths of B_{k}",
+                   seconds_a=round(time.perf_counter() - t0, 2))
+    return row
 
 
 def sl_rows(k: int) -> dict:
