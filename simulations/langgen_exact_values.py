@@ -2,16 +2,19 @@
 with witnesses, time and peak memory.
 
     OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_exact_values.py [--out results/langgen] \\
-        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2"] [--sl-bounds 5] [--seed 0] \\
-        [--ltt-words "3,3 4,1 4,2"]
+        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2"] [--sl-bounds 5] \\
+        [--seed 0] [--ltt-words "5,1"]
 
 SL_k: (a) maximum over all linear orders of the de Bruijn graph's nodes of the walks in the forward
 edges; (b) the DFA core over every edge subset (strictly_local languages, finiteness and cardinality
 on the DFA). Beyond (--sl-bounds): local-search lower bound (seeded) and simple-path upper bound.
-LTT(k, t): (a) total size of the finite profile classes of the profile automaton (the Boolean-algebra
-identity); (b) the words whose class is finite, enumerated by a depth-first search over prefixes
-that stops where the saturated factor graph gets a cycle (``toolkit_langgen.ltt_words``: no automaton,
-no profile classes); the two word sets are compared, not only their sizes.
+LTT(k, t): (a) the words of the finite profile classes (the Boolean-algebra identity), listed in one
+compiled pass over the profile automaton with integer-coded states (``toolkit_langgen.ltt_compiled``;
+a state is a profile class, finite iff no cycle reaches it); (b) the words whose class is finite,
+enumerated by a depth-first search over prefixes that stops where the saturated factor graph gets a
+cycle (``toolkit_langgen.ltt_words``: no automaton, no profile classes); the two word sets are
+compared, not only their sizes. --ltt-words: the word search alone, checked for t = 1 against the
+short words plus the simple paths of the de Bruijn graph B_k (``strictly_local_closure.simple_paths``).
 Writes exact_values.csv (one row per class, witnesses included) and prints the table.
 """
 
@@ -26,45 +29,51 @@ import pandas as pd
 
 
 def ltt_rows(k: int, t: int) -> dict:
-    from toolkit_langgen.closure import ltt_closure_dimension, ltt_profile_classes
-    from toolkit_langgen.dfa import DFA
-    from toolkit_langgen.languages import ltt_automaton
+    from toolkit_langgen.ltt_compiled import ltt_closure_dimension_compiled
     from toolkit_langgen.ltt_words import ltt_finite_class_words
 
     t0 = time.perf_counter()
-    info = ltt_closure_dimension(k, t)
-    alphabet, trans, finals = ltt_automaton(k, t)
-    finite_profiles = [p for p, size in ltt_profile_classes(k, t) if size != float("inf")]
-    witness = []
-    for p in finite_profiles:
-        L = DFA(alphabet, trans, [f == p for f in finals], 0)
-        witness += L.words(L.n_states)
-    witness.sort(key=lambda w: (len(w), w))
-    M = max(len(w) for w in witness)
+    a = ltt_closure_dimension_compiled(k, t, list_words=True)
     secs_a = time.perf_counter() - t0
     t0 = time.perf_counter()
     words_b = ltt_finite_class_words(k, t)
     secs_b = time.perf_counter() - t0
-    agree = len(words_b) == info["closure_dimension"] and set(words_b) == set(witness)
-    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": info["closure_dimension"],
-            "check": len(words_b), "agree": agree, "status": "exact",
-            "method_a": f"finite profile classes ({info['finite_classes']} of {info['profile_classes']})",
-            "method_b": f"word search, saturated factor graph acyclic (longest word {M})",
+    witness = a["words"]
+    agree = len(words_b) == a["closure_dimension"] and set(words_b) == set(witness)
+    n_finite = a["states"] - a["infinite_classes"]
+    shown = witness if len(witness) <= 2000 else witness[:2000] + [f"... ({len(witness) - 2000} more)"]
+    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": a["closure_dimension"],
+            "check": len(words_b), "agree": agree, "status": "exact" if agree else "DISAGREE",
+            "method_a": f"profile automaton, coded states, one pass ({a['states']} states = classes, "
+                        f"{n_finite} finite)",
+            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words_b))})",
             "seconds_a": round(secs_a, 2), "seconds_b": round(secs_b, 2),
-            "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in witness)}
+            "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in shown)}
 
 
 def ltt_word_search_row(k: int, t: int) -> dict:
-    """Beyond the profile automaton's reach: the word search alone (one computation, so not exact)."""
+    """Beyond the profile automaton's reach: the word search, checked for t = 1 by counting simple
+    paths (with t = 1 a profile is the set of factors, and a class is finite iff it is one word whose
+    walk of (k-1)-factors in the de Bruijn graph B_k is a simple path, or a word of length <= k - 2);
+    otherwise one computation, so not called exact."""
     from toolkit_langgen.ltt_words import ltt_finite_class_words
+    from toolkit_langgen.strictly_local_closure import _short_words, simple_paths
 
     t0 = time.perf_counter()
     words = ltt_finite_class_words(k, t)
-    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
-            "agree": None, "status": "one computation", "method_a": None,
-            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
-            "seconds_a": None, "seconds_b": round(time.perf_counter() - t0, 2),
-            "witness": f"{len(words)} words, the union of the finite profile classes"}
+    secs_b = time.perf_counter() - t0
+    row = {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
+           "agree": None, "status": "one computation", "method_a": None,
+           "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
+           "seconds_a": None, "seconds_b": round(secs_b, 2),
+           "witness": f"{len(words)} words, the union of the finite profile classes"}
+    if t == 1 and k >= 2:
+        t0 = time.perf_counter()
+        check = _short_words(k) + simple_paths(k)
+        row.update(check=check, agree=check == len(words), status="exact" if check == len(words) else "DISAGREE",
+                   method_a=f"t = 1: {_short_words(k)} short words + the simple paths of B_{k}",
+                   seconds_a=round(time.perf_counter() - t0, 2))
+    return row
 
 
 def sl_rows(k: int) -> dict:
@@ -96,8 +105,8 @@ def main() -> None:
     ap.add_argument("--sl-max", type=int, default=4)
     ap.add_argument("--sl-bounds", type=int, nargs="*", default=[5])
     ap.add_argument("--sl-time", type=float, default=120.0, help="seconds of local search per bounded SL_k")
-    ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2")
-    ap.add_argument("--ltt-words", default="", help='e.g. "3,3 4,1 4,2": word search only (one computation)')
+    ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2")
+    ap.add_argument("--ltt-words", default="", help='e.g. "5,1": word search only (one computation)')
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 

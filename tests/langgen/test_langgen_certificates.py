@@ -16,11 +16,13 @@ import pytest
 from toolkit_langgen import compiled as C
 from toolkit_langgen.certificate import (DFA4_LOWER_BOUND_WITNESS, check_with_automata, dfa_table,
                                          prefix_certificate)
-from toolkit_langgen.closure import dfa_class, ltt_closure_dimension, ltt_profile_classes
+from toolkit_langgen.closure import (dfa_class, ltt_closure_dimension, ltt_finite_class_words_automaton,
+                                     ltt_profile_classes)
 from toolkit_langgen.dfa import DFA
 from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, iterated_local_search,
                                           stack_padded)
 from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile, regex
+from toolkit_langgen.ltt_compiled import ltt_closure_dimension_compiled, ltt_profile_automaton_compiled
 from toolkit_langgen.ltt_words import ltt_closure_dimension_words, ltt_finite_class_words
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,3 +186,56 @@ def test_ltt_word_search_validates():
     with pytest.raises(ValueError, match="every DFA must start"):
         stack_padded([DFA("ab", [[0, 1], [1, 0]], [True, False], 1)])
     assert np.all(stack_padded(dfa_class(2))[2] >= 1)
+
+
+def test_pair_scan_matches_the_python_core():
+    H = dfa_class(3)
+    T, F, sizes = stack_padded(H)
+    lo, hi = 100, 104
+    best, bi, bj, n_finite, scanned = C.pair_scan(T, F, sizes, lo, hi)
+    sizes_py = {}
+    for i in range(lo, hi):
+        for j in range(i + 1, len(H)):
+            X = H[i] & H[j]
+            if X.is_finite() and not X.is_empty():
+                sizes_py[i, j] = X.cardinality()
+    assert scanned == sum(len(H) - 1 - i for i in range(lo, hi)) and n_finite == len(sizes_py)
+    assert best == max(sizes_py.values()) == sizes_py[bi, bj]
+    assert min((i, j) for (i, j), v in sizes_py.items() if v == best) == (bi, bj)  # the first maximum
+
+
+@pytest.mark.parametrize("k,t", [(1, 2), (2, 1), (2, 2), (3, 1)])
+def test_ltt_one_pass_equals_the_per_class_computation_and_the_word_search(k, t):
+    a = ltt_finite_class_words_automaton(k, t)
+    assert a["closure_dimension"] == ltt_closure_dimension(k, t)["closure_dimension"]
+    assert a["words"] == sorted(ltt_finite_class_words(k, t), key=lambda w: (len(w), w))
+
+
+@pytest.mark.parametrize("k,t,value", [(3, 2, 1729), (3, 3, 243_155), (4, 1, 235)])
+def test_ltt_one_pass_gives_the_word_search_values(k, t, value):
+    # the word search's values (README: both computations, words compared, in langgen_exact_values.py)
+    assert ltt_finite_class_words_automaton(k, t, list_words=False)["closure_dimension"] == value
+
+
+@pytest.mark.parametrize("k,t", [(1, 2), (2, 2), (2, 3), (3, 1), (3, 2)])
+def test_coded_profile_automaton_equals_the_tuple_one(k, t):
+    # one state per profile class in both, the same number of states, the same finite-class words
+    coded = ltt_closure_dimension_compiled(k, t, list_words=True)
+    _, trans, finals = ltt_automaton(k, t)
+    assert coded["states"] == len(trans) == len(set(finals))
+    assert coded["words"] == ltt_finite_class_words_automaton(k, t)["words"]
+
+
+@pytest.mark.parametrize("k,t,value", [(3, 3, 243_155), (4, 1, 235),
+                                       pytest.param(4, 2, 4_385_503, marks=pytest.mark.slow)])
+def test_coded_profile_automaton_gives_the_word_search_values(k, t, value):
+    assert ltt_closure_dimension_compiled(k, t)["closure_dimension"] == value
+
+
+def test_coded_profile_automaton_validates():
+    with pytest.raises(ValueError, match="k, t and sigma"):
+        ltt_profile_automaton_compiled(0, 1)
+    with pytest.raises(ValueError, match="do not fit in int64"):
+        ltt_profile_automaton_compiled(6, 3)
+    with pytest.raises(RuntimeError, match="max_states=100"):
+        ltt_profile_automaton_compiled(3, 2, max_states=100)

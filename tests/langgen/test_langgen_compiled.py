@@ -65,3 +65,53 @@ def test_compiled_enumeration_equals_the_numpy_fingerprints():
         assert {L.key(): i for L, i in zip(nb, inf_nb)} == {L.key(): i for L, i in zip(npy, inf_np)}
         assert all(L.is_finite() != i for L, i in zip(nb, inf_nb))
     assert (len(nb), sum(inf_nb)) == (1054, 1046)
+
+
+@SETTINGS
+@given(dfas(max_states=48, k=2))
+def test_compiled_decisions_agree_with_automata_lib_on_larger_dfas(a):
+    # above 32 states the liveness search takes the reversed-edge (CSR) branch of compiled._live_into
+    T, F, s = a.arrays()
+    theirs = a.to_automata()
+    assert bool(C.is_empty(T, F, s)) == theirs.isempty()
+    assert bool(C.is_finite(T, F, s)) == theirs.isfinite()
+    assert int(C.cardinality(T, F, s)) == (theirs.cardinality() if theirs.isfinite() else -1)
+
+
+def test_large_dfas_reach_the_reversed_edge_branch():
+    # 41 states (> 32): a chain a^39 to the one accepting state, b and overshooting go to a dead sink
+    n, dead = 41, 40
+    T = np.array([[q + 1 if q < 39 else dead, dead] for q in range(n)], np.int32)
+    T[dead] = [dead, dead]
+    F = np.zeros(n, np.bool_)
+    F[39] = True
+    assert int(C.cardinality(T, F, 0)) == 1 and not C.is_empty(T, F, 0)
+    assert C.useful_states(T, F, 0).tolist() == [q < 40 for q in range(n)]
+    T[39, 0] = 39  # a^39 a*: infinite
+    assert int(C.cardinality(T, F, 0)) == -1 and not C.is_finite(T, F, 0)
+    F[39] = False
+    assert C.is_empty(T, F, 0) and int(C.cardinality(T, F, 0)) == 0
+
+
+@SETTINGS
+@given(dfas(max_states=7, k=2))
+def test_acyclic_prefix_counts_the_words_to_each_state(a):
+    T, F, s = a.arrays()
+    n = T.shape[0]
+    peeled, paths = C.acyclic_prefix(T, s)
+    reach_by_length = [dict() for _ in range(2 * n + 1)]
+    frontier = {s: 1}
+    for length in range(2 * n + 1):
+        reach_by_length[length] = frontier
+        nxt = {}
+        for q, c in frontier.items():
+            for x in range(2):
+                nxt[int(T[q, x])] = nxt.get(int(T[q, x]), 0) + c
+        frontier = nxt
+    for q in range(n):
+        short = sum(d.get(q, 0) for d in reach_by_length[:n])
+        long_ = sum(d.get(q, 0) for d in reach_by_length[n:])
+        if peeled[q]:  # no word of length >= n reaches q, and paths counts the shorter ones
+            assert long_ == 0 and paths[q] == short > 0
+        else:  # unreachable, or reached by words of every length beyond some point
+            assert paths[q] == 0 and (short == 0 or long_ > 0)

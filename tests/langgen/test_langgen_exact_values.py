@@ -60,3 +60,35 @@ def test_ltt_two_computations_agree_in_the_exact_values_script():
     for k, t in ((1, 1), (1, 2), (2, 1)):
         row = mod.ltt_rows(k, t)
         assert row["agree"] and row["closure_dimension"] == ltt_closure_dimension(k, t)["closure_dimension"]
+    for k, t in ((3, 3), (4, 1)):  # both computations, the word sets compared
+        row = mod.ltt_rows(k, t)
+        assert row["agree"] and row["status"] == "exact" and row["check"] == row["closure_dimension"]
+    row = mod.ltt_word_search_row(5, 1)  # t = 1: checked by the simple paths of B_5
+    assert (row["closure_dimension"], row["check"], row["status"]) == (7881, 7881, "exact")
+    assert mod.ltt_word_search_row(2, 2)["status"] == "one computation"  # no check for t > 1
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_ltt_k_1_is_short_words_plus_simple_paths(k):
+    from toolkit_langgen.ltt_words import ltt_finite_class_words
+    from toolkit_langgen.strictly_local_closure import _short_words, simple_paths
+
+    assert len(ltt_finite_class_words(k, 1)) == _short_words(k) + simple_paths(k)
+
+
+def test_congruence_bound_script_closes_on_dfa2_and_validates():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_dfa_congruence.py"
+    run = subprocess.run([sys.executable, str(script), "--n", "2", "--max-depth", "40"], capture_output=True,
+                         text=True, check=True)
+    out = json.loads(run.stdout)
+    # U_2 closes: every word of a finite intersection is a simple path of it, so the bound holds
+    assert (out["closed"], out["classes"], out["upper_bound"]) == (True, 21, 245)
+    assert out["upper_bound"] >= closure_dimension(dfa_class(2)).value == 1
+    assert sum(level["new_classes"] for level in out["levels"]) == out["classes"]
+    bad = subprocess.run([sys.executable, str(script), "--n", "5"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--n must be 1..4" in bad.stderr

@@ -223,6 +223,42 @@ def ltt_closure_dimension(k: int, t: int, alphabet=("a", "b")) -> dict:
             "finite_classes": len(finite), "infinite_classes": n_inf}
 
 
+def ltt_finite_class_words_automaton(k: int, t: int, alphabet=("a", "b"), list_words: bool = True) -> dict:
+    """The words of the finite LTT(k, t) profile classes in one pass over the profile automaton
+    (compiled core), instead of one cardinality per class.
+
+    Every word w leads to one state q_w, and its profile is that state's final profile. In a DFA whose
+    states are all reachable, infinitely many words lead to q iff q is reachable from a cycle; so a
+    profile's class is infinite iff some state reachable from a cycle carries it, and otherwise its
+    words are the paths to the states that carry it, all of which avoid cycles (Kahn's peeling:
+    ``compiled.acyclic_prefix``). C(LTT(k, t)) is the number of those paths; ``list_words`` also lists
+    them (depth-first over the peeled states, shortlex-sorted).
+    """
+    import numpy as np
+
+    from toolkit_langgen import compiled as C
+
+    alphabet, trans, finals = ltt_automaton(k, t, alphabet)
+    T = np.asarray(trans, np.int32)
+    peeled, paths = C.acyclic_prefix(T, 0)
+    infinite = {finals[q] for q in np.flatnonzero(~peeled)}
+    in_finite = [bool(peeled[q]) and finals[q] not in infinite for q in range(len(finals))]
+    size = int(sum(int(paths[q]) for q in range(len(finals)) if in_finite[q]))
+    out = {"k": k, "t": t, "closure_dimension": size, "states": len(finals),
+           "profile_classes": len(set(finals)), "infinite_classes": len(infinite)}
+    if list_words:
+        words, stack = [], [(0, "")]
+        while stack:
+            q, w = stack.pop()
+            if in_finite[q]:
+                words.append(w)
+            stack.extend((int(T[q, c]), w + ch) for c, ch in enumerate(alphabet) if peeled[T[q, c]])
+        words.sort(key=lambda w: (len(w), w))
+        assert len(words) == size
+        out["words"] = words
+    return out
+
+
 def ltt_union_class(k: int, t: int, alphabet=("a", "b")) -> list[DFA]:
     """Every infinite LTT(k, t) language (all unions of profile classes): for cross-checks, tiny k, t."""
     alphabet, trans, finals = ltt_automaton(k, t, alphabet)

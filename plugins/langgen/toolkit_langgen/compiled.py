@@ -18,6 +18,174 @@ OP_AND, OP_OR, OP_DIFF, OP_XOR = 0, 1, 2, 3
 OPS = {"and": OP_AND, "or": OP_OR, "diff": OP_DIFF, "xor": OP_XOR}
 
 
+@njit(cache=True, inline="always")
+def _combine(a, b, op):
+    if op == OP_AND:
+        return a and b
+    if op == OP_OR:
+        return a or b
+    if op == OP_DIFF:
+        return a and not b
+    return a != b
+
+
+@njit(cache=True, inline="always")
+def _product_into(TA, FA, sa, TB, FB, sb, nb, op, ids, order, PT, PF):
+    """The reachable product of A and B (B's states ``< nb``) written into ``PT``, ``PF``, states
+    numbered breadth-first from ``(sa, sb)`` = 0; returns its number of states. ``ids`` (one entry per
+    pair ``p * nb + q``) must be all -1 on entry and is left so: the loops that score millions of
+    products reuse one set of buffers."""
+    k = TA.shape[1]
+    ids[sa * nb + sb] = 0
+    order[0] = sa * nb + sb
+    m = 1
+    h = 0
+    while h < m:
+        p = order[h] // nb
+        q = order[h] % nb
+        for c in range(k):
+            nxt = TA[p, c] * nb + TB[q, c]
+            j = ids[nxt]
+            if j < 0:
+                j = m
+                ids[nxt] = m
+                order[m] = nxt
+                m += 1
+            PT[h, c] = j
+        PF[h] = _combine(FA[p], FB[q], op)
+        h += 1
+    for h in range(m):
+        ids[order[h]] = -1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _live_into(T, F, m, live, stack, rstart, src, fill):
+    """``live[x]`` for the states ``x < m``: some accepting state is reachable from x. Small automata
+    (the pair scans' products, m <= 32): sweeps to a fixed point, cheaper there than building the
+    reversed edges; larger ones: a search over the reversed edges, kept as a CSR in ``rstart``/``src``."""
+    k = T.shape[1]
+    if m <= 32:
+        for x in range(m):
+            live[x] = F[x]
+        changed = True
+        while changed:
+            changed = False
+            for x in range(m - 1, -1, -1):
+                if not live[x]:
+                    for c in range(k):
+                        if live[T[x, c]]:
+                            live[x] = True
+                            changed = True
+                            break
+        return
+    for x in range(m + 1):
+        rstart[x] = 0
+    for x in range(m):
+        for c in range(k):
+            rstart[T[x, c] + 1] += 1
+    for x in range(m):
+        rstart[x + 1] += rstart[x]
+    for x in range(m):
+        fill[x] = rstart[x]
+    for x in range(m):
+        for c in range(k):
+            r = T[x, c]
+            src[fill[r]] = x
+            fill[r] += 1
+    top = 0
+    for x in range(m):
+        live[x] = F[x]
+        if F[x]:
+            stack[top] = x
+            top += 1
+    while top > 0:
+        top -= 1
+        r = stack[top]
+        for j in range(rstart[r], rstart[r + 1]):
+            x = src[j]
+            if not live[x]:
+                live[x] = True
+                stack[top] = x
+                top += 1
+
+
+@njit(cache=True, inline="always")
+def _peel(T, m, use, indeg, stack, topo):
+    """Kahn's algorithm on the states ``x < m`` with ``use[x]``: the states it can order (exactly
+    those not reachable from a cycle of used states) in ``topo``; returns how many it ordered and
+    how many are used (equal iff the used states are acyclic)."""
+    k = T.shape[1]
+    n_use = 0
+    for x in range(m):
+        indeg[x] = 0
+    for x in range(m):
+        if use[x]:
+            n_use += 1
+            for c in range(k):
+                if use[T[x, c]]:
+                    indeg[T[x, c]] += 1
+    top = 0
+    for x in range(m):
+        if use[x] and indeg[x] == 0:
+            stack[top] = x
+            top += 1
+    n_topo = 0
+    while top > 0:
+        top -= 1
+        x = stack[top]
+        topo[n_topo] = x
+        n_topo += 1
+        for c in range(k):
+            r = T[x, c]
+            if use[r]:
+                indeg[r] -= 1
+                if indeg[r] == 0:
+                    stack[top] = r
+                    top += 1
+    return n_topo, n_use
+
+
+@njit(cache=True, inline="always")
+def _finite_size(T, F, s, m, use, indeg, stack, topo, cnt):
+    """The number of words accepted from ``s`` through the useful states (``use``, among ``x < m``),
+    or -1 if infinite: counts summed in reverse topological order."""
+    if not use[s]:
+        return 0  # then no state is useful: empty (and the pair scans skip the peeling)
+    n_topo, n_use = _peel(T, m, use, indeg, stack, topo)
+    if n_topo != n_use:
+        return -1
+    k = T.shape[1]
+    for t in range(n_topo - 1, -1, -1):
+        x = topo[t]
+        v = 1 if F[x] else 0
+        for c in range(k):
+            r = T[x, c]
+            if use[r]:
+                v += cnt[r]
+        cnt[x] = v
+    return cnt[s]
+
+
+@njit(cache=True)
+def _workspace(P, k):
+    """Buffers for products of up to ``P`` states: ids, order, PT, PF, live, indeg, stack, topo, cnt,
+    rstart, src, fill."""
+    return (np.full(P, -1, np.int32), np.empty(P, np.int32), np.empty((P, k), np.int32),
+            np.empty(P, np.bool_), np.empty(P, np.bool_), np.empty(P, np.int32), np.empty(P, np.int32),
+            np.empty(P, np.int32), np.empty(P, np.int64), np.empty(P + 1, np.int32),
+            np.empty(P * k, np.int32), np.empty(P, np.int32))
+
+
+@njit(cache=True, inline="always")
+def _product_size(TA, FA, TB, FB, nb, ws):
+    """|A ∩ B| (starts 0; B's states ``< nb``), -1 if infinite, through the buffers ``ws``."""
+    ids, order, PT, PF, live, indeg, stack, topo, cnt, rstart, src, fill = ws
+    m = _product_into(TA, FA, 0, TB, FB, 0, nb, OP_AND, ids, order, PT, PF)
+    _live_into(PT, PF, m, live, stack, rstart, src, fill)
+    return _finite_size(PT, PF, 0, m, live, indeg, stack, topo, cnt)
+
+
 @njit(cache=True)
 def product(TA, FA, sa, TB, FB, sb, op):
     """Reachable product automaton (start 0), BFS numbering; ``op`` one of OP_*."""
@@ -25,37 +193,10 @@ def product(TA, FA, sa, TB, FB, sb, op):
     nb = TB.shape[0]
     ids = np.full(na * nb, -1, np.int32)
     order = np.empty(na * nb, np.int32)
-    ids[sa * nb + sb] = 0
-    order[0] = sa * nb + sb
-    n = 1
-    i = 0
     T = np.empty((na * nb, k), np.int32)
-    while i < n:
-        p = order[i] // nb
-        q = order[i] % nb
-        for c in range(k):
-            nxt = TA[p, c] * nb + TB[q, c]
-            j = ids[nxt]
-            if j < 0:
-                j = n
-                ids[nxt] = n
-                order[n] = nxt
-                n += 1
-            T[i, c] = j
-        i += 1
-    F = np.empty(n, np.bool_)
-    for i in range(n):
-        a = FA[order[i] // nb]
-        b = FB[order[i] % nb]
-        if op == 0:
-            F[i] = a and b
-        elif op == 1:
-            F[i] = a or b
-        elif op == 2:
-            F[i] = a and not b
-        else:
-            F[i] = a != b
-    return T[:n].copy(), F
+    F = np.empty(na * nb, np.bool_)
+    n = _product_into(TA, FA, sa, TB, FB, sb, nb, op, ids, order, T, F)
+    return T[:n].copy(), F[:n].copy()
 
 
 @njit(cache=True)
@@ -170,41 +311,13 @@ def useful_states(T, F, s):
     """Reachable states that reach an accepting state."""
     n, k = T.shape
     reach = reachable_order(T, s)
+    use = np.zeros(n, np.bool_)
+    _live_into(T, F, n, use, np.empty(n, np.int32), np.empty(n + 1, np.int32), np.empty(n * k, np.int32),
+               np.empty(n, np.int32))
     inreach = np.zeros(n, np.bool_)
     for q in reach:
         inreach[q] = True
-    live = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int32)
-    top = 0
-    for q in reach:
-        if F[q]:
-            live[q] = True
-            stack[top] = q
-            top += 1
-    # reverse edges restricted to reachable states
-    indeg = np.zeros(n + 1, np.int32)
-    for q in reach:
-        for c in range(k):
-            indeg[T[q, c] + 1] += 1
-    for q in range(n):
-        indeg[q + 1] += indeg[q]
-    src = np.empty(indeg[n], np.int32)
-    fill = indeg[:n].copy()
-    for q in reach:
-        for c in range(k):
-            r = T[q, c]
-            src[fill[r]] = q
-            fill[r] += 1
-    while top > 0:
-        top -= 1
-        r = stack[top]
-        for j in range(indeg[r], indeg[r + 1]):
-            q = src[j]
-            if not live[q]:
-                live[q] = True
-                stack[top] = q
-                top += 1
-    return live & inreach
+    return use & inreach
 
 
 @njit(cache=True)
@@ -213,84 +326,47 @@ def is_empty(T, F, s):
 
 
 @njit(cache=True)
-def is_finite(T, F, s):
-    """Finite iff the useful subgraph is acyclic (Kahn's algorithm)."""
-    n, k = T.shape
+def cardinality(T, F, s):
+    """Number of accepted words (-1 if infinite); int64 (exact below 2^63)."""
+    n = T.shape[0]
     use = useful_states(T, F, s)
-    indeg = np.zeros(n, np.int32)
-    for q in range(n):
-        if use[q]:
-            for c in range(k):
-                if use[T[q, c]]:
-                    indeg[T[q, c]] += 1
-    stack = np.empty(n, np.int32)
-    top = 0
-    for q in range(n):
-        if use[q] and indeg[q] == 0:
-            stack[top] = q
-            top += 1
-    removed = 0
-    while top > 0:
-        top -= 1
-        q = stack[top]
-        removed += 1
-        for c in range(k):
-            r = T[q, c]
-            if use[r]:
-                indeg[r] -= 1
-                if indeg[r] == 0:
-                    stack[top] = r
-                    top += 1
-    return removed == use.sum()
+    return _finite_size(T, F, s, n, use, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32),
+                        np.empty(n, np.int64))
 
 
 @njit(cache=True)
-def cardinality(T, F, s):
-    """Number of accepted words (-1 if infinite); int64 (exact below 2^63)."""
-    if not is_finite(T, F, s):
-        return -1
-    n, k = T.shape
+def is_finite(T, F, s):
+    """Finite iff the useful subgraph is acyclic."""
+    n = T.shape[0]
     use = useful_states(T, F, s)
-    if not use[s]:
-        return 0
-    # count(q) = [F q] + sum over useful successors; memoised DFS by repeated relaxation in
-    # reverse topological order (the useful graph is acyclic)
-    indeg = np.zeros(n, np.int32)
-    for q in range(n):
-        if use[q]:
-            for c in range(k):
-                if use[T[q, c]]:
-                    indeg[T[q, c]] += 1
+    n_topo, n_use = _peel(T, n, use, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32))
+    return n_topo == n_use
+
+
+@njit(cache=True)
+def acyclic_prefix(T, s):
+    """The states reachable from ``s`` but from no cycle, and for each the number of words leading
+    to it from ``s`` (0 elsewhere; int64, exact below 2^63). Returns (mask, counts)."""
+    n = T.shape[0]
+    k = T.shape[1]
+    reach = np.zeros(n, np.bool_)
+    for q in reachable_order(T, s):
+        reach[q] = True
     topo = np.empty(n, np.int32)
-    stack = np.empty(n, np.int32)
-    top = 0
-    m = 0
+    n_topo, _ = _peel(T, n, reach, np.empty(n, np.int32), np.empty(n, np.int32), topo)
+    mask = np.zeros(n, np.bool_)
+    paths = np.zeros(n, np.int64)
+    if n_topo > 0:
+        paths[s] = 1  # s has no predecessor among the peeled states, so it is ordered first
+    for i in range(n_topo):
+        x = topo[i]
+        mask[x] = True
+        for c in range(k):
+            paths[T[x, c]] += paths[x]
     for q in range(n):
-        if use[q] and indeg[q] == 0:
-            stack[top] = q
-            top += 1
-    while top > 0:
-        top -= 1
-        q = stack[top]
-        topo[m] = q
-        m += 1
-        for c in range(k):
-            r = T[q, c]
-            if use[r]:
-                indeg[r] -= 1
-                if indeg[r] == 0:
-                    stack[top] = r
-                    top += 1
-    cnt = np.zeros(n, np.int64)
-    for i in range(m - 1, -1, -1):
-        q = topo[i]
-        v = 1 if F[q] else 0
-        for c in range(k):
-            r = T[q, c]
-            if use[r]:
-                v += cnt[r]
-        cnt[q] = v
-    return cnt[s]
+        if not mask[q]:
+            paths[q] = 0  # the descendants of cycles got partial sums above
+    return mask, paths
 
 
 @njit(cache=True)
@@ -390,99 +466,18 @@ def enumerate_minimal(n, k):
 @njit(cache=True)
 def pair_scan(T, F, sizes, i_lo, i_hi):
     """Over pairs i < j with i in [i_lo, i_hi): the largest finite |L_i ∩ L_j| (padded stacked DFAs,
-    start 0). Returns (best size, i, j, number of finite pairs, pairs scanned)."""
+    start 0). Returns (best size, i, j, number of finite non-empty pairs, pairs scanned)."""
     N, n, k = T.shape
-    P = n * n
-    ids = np.empty(P, np.int32)
-    order = np.empty(P, np.int32)
-    PT = np.empty((P, k), np.int32)
-    PF = np.empty(P, np.bool_)
-    live = np.empty(P, np.bool_)
-    indeg = np.empty(P, np.int32)
-    stack = np.empty(P, np.int32)
-    topo = np.empty(P, np.int32)
-    cnt = np.empty(P, np.int64)
+    ws = _workspace(n * n, k)
     best, bi, bj, n_finite, scanned = -1, -1, -1, 0, 0
     for i in range(i_lo, i_hi):
-        na = sizes[i]
         for j in range(i + 1, N):
-            nb = sizes[j]
             scanned += 1
-            for x in range(na * nb):
-                ids[x] = -1
-            ids[0] = 0
-            order[0] = 0
-            m = 1
-            h = 0
-            while h < m:
-                p = order[h] // nb
-                q = order[h] % nb
-                for c in range(k):
-                    nxt = T[i, p, c] * nb + T[j, q, c]
-                    if ids[nxt] < 0:
-                        ids[nxt] = m
-                        order[m] = nxt
-                        m += 1
-                    PT[h, c] = ids[nxt]
-                PF[h] = F[i, order[h] // nb] and F[j, order[h] % nb]
-                h += 1
-            # live states (reach an accepting state): fixed point (m <= 16)
-            for x in range(m):
-                live[x] = PF[x]
-            changed = True
-            while changed:
-                changed = False
-                for x in range(m):
-                    if not live[x]:
-                        for c in range(k):
-                            if live[PT[x, c]]:
-                                live[x] = True
-                                changed = True
-                                break
-            if not live[0]:
-                continue
-            for x in range(m):
-                indeg[x] = 0
-            for x in range(m):
-                if live[x]:
-                    for c in range(k):
-                        if live[PT[x, c]]:
-                            indeg[PT[x, c]] += 1
-            top = 0
-            for x in range(m):
-                if live[x] and indeg[x] == 0:
-                    stack[top] = x
-                    top += 1
-            removed = 0
-            while top > 0:
-                top -= 1
-                x = stack[top]
-                topo[removed] = x
-                removed += 1
-                for c in range(k):
-                    r = PT[x, c]
-                    if live[r]:
-                        indeg[r] -= 1
-                        if indeg[r] == 0:
-                            stack[top] = r
-                            top += 1
-            n_live = 0
-            for x in range(m):
-                if live[x]:
-                    n_live += 1
-            if removed != n_live:
-                continue  # a cycle among live states: infinite
-            n_finite += 1
-            for t in range(removed - 1, -1, -1):
-                x = topo[t]
-                v = 1 if PF[x] else 0
-                for c in range(k):
-                    r = PT[x, c]
-                    if live[r]:
-                        v += cnt[r]
-                cnt[x] = v
-            if cnt[0] > best:
-                best, bi, bj = cnt[0], i, j
+            size = _product_size(T[i], F[i], T[j], F[j], sizes[j], ws)
+            if size > 0:
+                n_finite += 1
+                if size > best:
+                    best, bi, bj = size, i, j
     return best, bi, bj, n_finite, scanned
 
 
@@ -491,32 +486,8 @@ def intersection_sizes(BT, BF, T, F, sizes):
     """|B ∩ L_j| for every stacked DFA j (padded ``T[j]``, ``F[j]``, start 0; ``sizes[j]`` states)
     and one DFA ``B`` (start 0): the count, or -1 where the intersection is infinite."""
     N, n, k = T.shape
-    nb = BT.shape[0]
-    P = nb * n
-    ids = np.empty(P, np.int32)
-    order = np.empty(P, np.int32)
-    PT = np.empty((P, k), np.int32)
-    PF = np.empty(P, np.bool_)
+    ws = _workspace(BT.shape[0] * n, k)
     out = np.empty(N, np.int64)
     for j in range(N):
-        nj = sizes[j]
-        for x in range(nb * nj):
-            ids[x] = -1
-        ids[0] = 0
-        order[0] = 0
-        m = 1
-        h = 0
-        while h < m:
-            p = order[h] // nj
-            q = order[h] % nj
-            for c in range(k):
-                nxt = BT[p, c] * nj + T[j, q, c]
-                if ids[nxt] < 0:
-                    ids[nxt] = m
-                    order[m] = nxt
-                    m += 1
-                PT[h, c] = ids[nxt]
-            PF[h] = BF[order[h] // nj] and F[j, order[h] % nj]
-            h += 1
-        out[j] = cardinality(PT[:m], PF[:m], 0)
+        out[j] = _product_size(BT, BF, T[j], F[j], sizes[j], ws)
     return out
