@@ -33,6 +33,10 @@ own reference rule to 1e-12. Salesforce's differs from the first rounds on (no w
 The windows: all three see the same W = calibration_window scores before the first updated round (burn_in = W), as
 MAPIE's window has a fixed size.
 
+SF-OGD and SAOCP (score space, no ACI rule to compare): our thresholds must equal salesforce's to 1e-12 on the
+timing stream (same warm-up on the calibration scores; SAOCP's mixture summed left to right as salesforce's Python
+sums are, see toolkit_pace.methods._sequential_sum).
+
 Timings (microseconds per step) are taken in the same process, one after another, on the same stream: compare the
 ratios, not the absolute values, on a loaded machine.
 """

@@ -135,16 +135,17 @@ def measured(seeds: range) -> None:
                          (signal[0] if signal.size else n) / n))
         a = np.array(rows, dtype=float)
         m = a.mean(axis=0)
-        print(f"   {g0:<7} | {m[0]:.3f} (seeds {a[:, 0].min():.3f}..{a[:, 0].max():.3f}) | {m[1]:.3f} | {m[2]:.4f} | "
+        print(f"   {g0:<7} | {m[0]:.3f} (seeds {a[:, 0].min():.3f}..{a[:, 0].max():.3f}) | {m[1]:.3f} | "
+              f"{round(a[:, 2].sum() * (T - BURN_IN))} of {len(seeds) * (T - BURN_IN)} rounds | "
               f"{np.median(a[:, 3]):.0f} (share of rounds before it: {m[9]:.3f}) | {m[4]:.3f} | {m[5]:.3f} | "
               f"{m[6]:.4f} / {m[7]:.4f} | {m[8]:.3f}")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20, help="exchangeable runs, seeds 100.. (default 20)")
     ap.add_argument("--iid-rounds", type=int, default=390_000, help="rounds of the iid Bernoulli case")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.seeds < 1 or args.iid_rounds < 3900:
         ap.error("--seeds must be >= 1 and --iid-rounds >= 3900")
     start = time.process_time()

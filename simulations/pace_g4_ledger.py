@@ -30,14 +30,15 @@ def _stream(name: str, seed: int):
     return llm_factuality(T, seed) if name == "llm_factuality" else synthetic(name, T, seed)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10, help="seeds 200.. (default 10)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.seeds < 1:
         ap.error("--seeds must be >= 1")
     start = time.process_time()
-    print(f"seeds 200..{199 + args.seeds}, T = {T}; means over seeds (post-shift deviation: PACE/ACI ratio in brackets)")
+    print(f"seeds 200..{199 + args.seeds}, T = {T}; means over seeds "
+          "(post-shift deviation: PACE/ACI ratio in brackets)")
     print("stream | gamma_0 | ACI | PACE | ledger binds (post-shift share) | max |phi| | post-shift max gamma_t, mean "
           "gamma_t | PACE without ledger (counterfactual)")
     for name in ("abrupt_variance", "multi_block", "llm_factuality"):
@@ -60,7 +61,8 @@ def main() -> None:
                 g_max.append(post.max())
                 g_mean.append(post.mean())
             da, dp, df = np.mean(dev_aci), np.mean(dev_pace), np.mean(dev_free)
-            print(f"{name} | {g0} | {da:.4f} | {dp:.4f} ({dp / da:.2f}) | {np.mean(binds):.3f} | {np.max(phi_max):.2f} | "
+            print(f"{name} | {g0} | {da:.4f} | {dp:.4f} ({dp / da:.2f}) | {np.mean(binds):.3f} | "
+                  f"{np.max(phi_max):.2f} | "
                   f"{np.mean(g_max):.3f}, {np.mean(g_mean):.4f} | {df:.4f} ({df / da:.2f})")
     print(f"\nCPU {time.process_time() - start:.1f} s")
 

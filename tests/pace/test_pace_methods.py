@@ -111,7 +111,8 @@ def _saocp_transcribed(scores, alpha, burn_in, g=8):
         meta = pinball(s, predict(), coverage)
         for e in experts.values():
             we = w(e)
-            gt = min(1.0, max(-1.0 * (we > 0), (meta - pinball(s, e["yhat"], 1 - alpha)) / scale / max(alpha, 1 - alpha)))
+            gap = (meta - pinball(s, e["yhat"], 1 - alpha)) / scale / max(alpha, 1 - alpha)
+            gt = min(1.0, max(-1.0 * (we > 0), gap))
             e["z"] += gt
             e["wz"] += gt * we
             e["s"] += 1
