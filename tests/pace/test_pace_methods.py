@@ -133,7 +133,7 @@ def test_saocp_equals_salesforces_rule_transcribed():
 
 
 def test_saocp_equals_salesforce_when_installed():
-    pytest.importorskip("online_conformal", reason="optional anchor: pip install --no-deps online-conformal==1.0.2 "
+    pytest.importorskip("online_conformal.saocp", reason="optional anchor: pip install --no-deps online-conformal==1.0.2 "
                         "salesforce-merlion==2.0.4 dill plotly")
     import pandas as pd
     from online_conformal.saocp import SAOCP
