@@ -72,6 +72,84 @@ def test_sfogd_hand_computed():
     np.testing.assert_array_equal(tr.err, [0, 1])
 
 
+def _saocp_transcribed(scores, alpha, burn_in, g=8):
+    """salesforce online-conformal 1.0.2's SAOCP (``saocp.py``), transcribed: a dict of experts keyed by
+    birth time, Python scalars and Python's left-to-right ``sum``; the radius before each round after burn-in."""
+
+    def pinball(y, yhat, q):
+        return max(q * (y - yhat), (1 - q) * (yhat - y))
+
+    def grad(y, yhat, q):
+        return -q * (y > yhat) + (1 - q) * (y < yhat)
+
+    coverage = 1 - alpha
+    scale = max(abs(s) for s in scores[:burn_in]) * math.sqrt(3)
+    experts, clock, out = {}, 1, []
+
+    def w(e):
+        return 0 if e["s"] == 0 else e["z"] / e["s"] * (1 + e["wz"])
+
+    def predict():
+        prior = {t: 1 / (t**2 * (1 + math.floor(math.log2(t)))) for t in experts}
+        z = sum(prior.values())
+        prior = {t: v / z for t, v in prior.items()}
+        p = {t: prior[t] * max(0, w(e)) for t, e in experts.items()}
+        total = sum(p.values())
+        p = {t: v / total for t, v in p.items()} if total > 0 else prior
+        return sum(p[t] * e["yhat"] for t, e in experts.items())
+
+    for i, s in enumerate(scores):
+        if i >= burn_in:
+            out.append(predict())
+        s_hat = predict()
+        for t in [t for t, e in experts.items() if e["s"] > e["life"]]:
+            experts.pop(t)
+        t, u = clock, 0
+        while t % 2 == 0:
+            t, u = t // 2, u + 1
+        experts[clock] = dict(yhat=s_hat, gn=0.0, z=0.0, wz=0.0, s=0, life=g * 2**u)
+        meta = pinball(s, predict(), coverage)
+        for e in experts.values():
+            we = w(e)
+            gap = (meta - pinball(s, e["yhat"], 1 - alpha)) / scale / max(alpha, 1 - alpha)
+            gt = min(1.0, max(-1.0 * (we > 0), gap))
+            e["z"] += gt
+            e["wz"] += gt * we
+            e["s"] += 1
+            gr = grad(s, e["yhat"], 1 - alpha)
+            e["gn"] += gr**2
+            if e["gn"] != 0:
+                e["yhat"] = max(0, e["yhat"] - scale / math.sqrt(3) / math.sqrt(e["gn"]) * gr)
+        clock += 1
+    return np.array(out)
+
+
+def test_saocp_equals_salesforces_rule_transcribed():
+    # Before the sums ran left to right, numpy's pairwise sum / dot left a newborn expert's meta-loss gap at
+    # ~1e-17 instead of 0; w > 0 then let its clip reach -1 and q drifted from salesforce's by O(1) (0.5 here).
+    x = synthetic("abrupt_variance", 600, 3).scores
+    ours = M.saocp(x, alpha=0.1, burn_in=100).threshold
+    np.testing.assert_allclose(ours, _saocp_transcribed(x, 0.1, 100), rtol=0, atol=1e-12)
+
+
+def test_saocp_equals_salesforce_when_installed():
+    pytest.importorskip("online_conformal.saocp", reason="optional anchor: pip install --no-deps online-conformal==1.0.2 "
+                        "salesforce-merlion==2.0.4 dill plotly")
+    import pandas as pd
+    from online_conformal.saocp import SAOCP
+    from online_conformal.utils import Residuals
+
+    x = synthetic("multi_block", 400, 5).scores
+    residuals = Residuals(1)
+    residuals.horizon2residuals[1] = [float(v) for v in x[:100]]
+    model = SAOCP(model=None, train_data=None, coverage=0.9, calib_residuals=residuals)
+    theirs = []
+    for s in x[100:]:
+        theirs.append(float(model.predict(1)[1]))
+        model.update(pd.Series([s]), pd.Series([0.0]), 1)
+    np.testing.assert_allclose(M.saocp(x, alpha=0.1, burn_in=100).threshold, theirs, rtol=0, atol=1e-12)
+
+
 def test_pid_saturation_and_scorecaster():
     assert M.pid_saturation(3.0, 1, 2.0, 0.5) == 0.0
     assert M.pid_saturation(1.0, 10, 2.0, 1.0) == pytest.approx(2.0 * math.tan(math.log(10) / 10))

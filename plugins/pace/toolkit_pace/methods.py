@@ -430,12 +430,23 @@ class SFOGD(OnlineConformal):
         self._step(score)
 
 
+def _sequential_sum(values: np.ndarray) -> float:
+    """Left-to-right float sum (as Python's ``sum``), not numpy's pairwise sum or a BLAS dot.
+
+    SAOCP needs it: a newborn expert's meta-loss gap is 0 in exact arithmetic, and its rounding decides
+    w > 0, which moves the clip's lower bound from 0 to -1; another summation order diverges by O(1) in q.
+    """
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
 class SAOCP(OnlineConformal):
     """Strongly adaptive online conformal prediction (Bhatnagar et al. 2023, salesforce ``saocp.py``):
     an SF-OGD expert born every round t with lifetime g 2^{v_2(t)}, mixed by coin betting (CBCE, Jun et al.
     2017) under the prior 1/(t^2 (1 + floor(log2 t))). Vectorised over the live experts (preallocated
     columns, compacted when one expires); warmed up on the calibration scores like salesforce's package
-    (its round counter starts at 1 there)."""
+    (its round counter starts at 1 there). The mixture's sums run left to right in birth order, as
+    salesforce's Python sums over its dict of experts do, so the two agree to rounding (see
+    :func:`_sequential_sum` for why the order matters)."""
 
     _FIELDS = ("born", "life", "yhat", "grad_sq", "z", "wz", "age")
 
@@ -459,11 +470,11 @@ class SAOCP(OnlineConformal):
             return 0.0
         born, _, yhat, _, z, wz, age = self.state[:, :self.k]
         prior = 1 / (born**2 * (1 + np.floor(np.log2(born))))
-        prior = prior / prior.sum()
+        prior = prior / _sequential_sum(prior)
         p = prior * np.maximum(0.0, self._w(z, wz, age))
-        total = p.sum()
+        total = _sequential_sum(p)
         p = p / total if total > 0 else prior
-        return float(p @ yhat)
+        return _sequential_sum(p * yhat)
 
     def _step(self, score: float) -> None:
         s_hat = self._predict()
