@@ -28,15 +28,12 @@ Deliberately false claims are named ``expected_refuted_*`` and carry ``expect="r
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
 
-from toolkit.errors import SpotCheckDisagreement
-from toolkit.symbolic import Asymptotic, Claim, Identity, Inequality, Limit, NumericCheck, Verdict, sample_points
+from toolkit.symbolic import Asymptotic, Cited, Claim, Identity, Inequality, Limit
 
 HORIZON = 6  # the T of the finite-horizon identities (symbolic err_1..err_T, gamma_1..gamma_T)
 
@@ -351,43 +348,6 @@ DECOMPOSITION_CLAIMS: tuple[Claim, ...] = (
 
 
 # -- T5: cited results -----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Cited(Claim):
-    """A result transcribed from the literature with its source, NOT derived here.
-
-    Its verdict is ``unknown`` by construction (method ``cited, not derived``; detail: the source), and so is
-    its expected verdict. sympy is not asked to prove it. The numeric spot-check evaluates the transcribed
-    ``bound`` at admissible points and requires a finite value >= 0 (every cited bound bounds a regret or an
-    absolute coverage error), so a transcription that goes negative or undefined shows ``disagree``.
-    """
-
-    quantity: str = ""  # what is bounded, e.g. "SAReg(T, m)"
-    bound: Any = None  # the transcribed right-hand side: quantity <= bound
-    source: str = ""
-    expect: str = field(default="unknown", kw_only=True)
-    kind = "cited"
-
-    def statement(self) -> str:
-        return f"{self.quantity} <= {self.bound}  [{self.source}]"
-
-    def check(self, seed: int = 0) -> Verdict:
-        from toolkit.symbolic import point_as_dict
-
-        expr = sp.sympify(self.bound)
-        symbols = sorted(expr.free_symbols, key=lambda s: s.name)
-        points = sample_points(symbols, self.domain, self.n_samples, seed) if symbols else [{}]
-        numeric = NumericCheck("agree", len(points), f"finite and >= 0 at {len(points)} points")
-        for point in points:
-            value = sp.N(expr.subs(point), 30)
-            if not (value.is_real and value.is_finite and value >= 0):
-                numeric = NumericCheck("disagree", len(points), f"the transcribed bound is {value} (not a finite "
-                                       "value >= 0) there", point_as_dict(point))
-                warnings.warn(f"cited claim {self.name!r}: {numeric.detail} at {numeric.point}", SpotCheckDisagreement,
-                              stacklevel=2)
-                break
-        return Verdict(self.name, self.kind, "unknown", "cited, not derived", numeric, detail=self.source)
-
-
 D, m_len, T_real, sigma_mean = sp.symbols("D m T_horizon sigma_mean", positive=True)
 eta_term, gamma_min = sp.symbols("eta_term gamma_min", positive=True)
 SAOCP_BOUND = 15 * D * sp.sqrt(m_len * (sp.log(T_real) + 1))
