@@ -71,6 +71,9 @@ class _TimeoutCount(threading.local):
 _timeouts = _TimeoutCount()
 
 
+_REARM_SECONDS = 0.02  # CPU seconds before the alarm fires again if its exception was swallowed
+
+
 @contextmanager
 def _time_limit(seconds: float):
     """Abort a sympy attempt after ``seconds`` of this process's CPU time (main thread only; elsewhere no limit).
@@ -83,6 +86,9 @@ def _time_limit(seconds: float):
         return
 
     def _raise(signum: int, frame: Any) -> None:
+        # Re-arm first: if the exception lands where Python cannot propagate it (a gc callback, a
+        # __del__), it is only reported as unraisable, and the attempt must still be stopped.
+        signal.setitimer(signal.ITIMER_VIRTUAL, _REARM_SECONDS)
         raise _Timeout()
 
     old = signal.signal(signal.SIGVTALRM, _raise)
@@ -90,8 +96,13 @@ def _time_limit(seconds: float):
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, old)
+        while True:  # a re-armed alarm may fire while disarming: disarm again
+            try:
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+                signal.signal(signal.SIGVTALRM, old)
+                break
+            except _Timeout:
+                continue
 
 
 def _attempt(fn: Callable[[], Any], seconds: float | None = None) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import types
+import warnings
 
 import pytest
 import sympy
@@ -143,3 +144,36 @@ def test_claims_inherit_the_bounds_domain_everywhere():
     assert claim.check().status == "refuted"  # without the domain
     own = dataclasses.replace(claim, domain={x: (0, 2)})  # a claim's own domain wins over the bound's
     assert own.with_domain(bound.domain).domain == {x: (0, 2)}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_timeout_swallowed_by_a_gc_callback_still_stops_the_attempt():
+    """The alarm's exception can land in a gc callback (dask installs one), where Python only reports it as
+    unraisable; the attempt must still end, not run to completion past its budget."""
+    import gc
+    import time
+
+    from toolkit.symbolic import _attempt
+
+    def busy(seconds: float) -> None:
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+
+    def slow_callback(phase: str, info: dict) -> None:
+        if phase == "start":
+            busy(0.3)  # the 0.1 s alarm fires in here
+
+    def attempt() -> str:
+        gc.collect()
+        busy(3.0)
+        return "ran to completion"
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = _attempt(attempt, seconds=0.1)
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert result is None
