@@ -140,3 +140,53 @@ def test_subsample_parameter_shrinks_the_federation_pairs_algorithms_and_names_a
     assert np.all(np.abs(np.bincount(gs.labels()) - np.bincount(full.labels()) / 2) < 1)  # stratified
     with pytest.raises(ParameterError, match="parameter 'subsample'.*has 60"):
         federation(subsample=61)
+
+
+def _write_tu_paths(root, name: str, n_graphs: int) -> None:
+    """A TU dataset of ``n_graphs`` paths of 3-6 nodes, three classes, node labels and one attribute column."""
+    raw = root / "TUDataset" / name / "raw"
+    raw.mkdir(parents=True)
+    edges, indicator, node_labels, attrs, first = [], [], [], [], 1
+    for gi in range(n_graphs):
+        n = 3 + gi % 4
+        for a in range(first, first + n - 1):
+            edges += [f"{a}, {a + 1}", f"{a + 1}, {a}"]
+        indicator += [str(gi + 1)] * n
+        node_labels += [str((gi + k) % 3) for k in range(n)]
+        attrs += [f"{gi + 0.1 * k}" for k in range(n)]
+        first += n
+    for part, lines in {"A": edges, "graph_indicator": indicator, "node_labels": node_labels, "node_attributes": attrs,
+                        "graph_labels": [str(gi % 3 - 1) for gi in range(n_graphs)]}.items():
+        (raw / f"{name}_{part}.txt").write_text("\n".join(lines) + "\n")
+
+
+def _same_graphs(a, b) -> bool:
+    return (len(a) == len(b) and a.name == b.name and (a.n_classes, a.n_features, a.continuous, a.meta)
+            == (b.n_classes, b.n_features, b.continuous, b.meta)
+            and all(np.array_equal(g.x, h.x) and np.array_equal(g.edges, h.edges) and g.y == h.y
+                    for g, h in zip(a.graphs, b.graphs)))
+
+
+def test_a_subsampled_tu_run_builds_only_its_graphs_reads_once_and_keeps_the_same_graphs(tmp_path, monkeypatch):
+    """NCI1 with subsample=1000 used to build all 4,110 graphs for every run before keeping 1,000."""
+    import toolkit_graphpfl.data as data
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams, _subsample, build_federation
+
+    _write_tu_paths(tmp_path, "PATHS", 60)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
+    reads, built, graph, read = [], [], data.Graph, data.read_tu_raw
+    monkeypatch.setattr(data, "read_tu_raw", lambda *a, **k: (reads.append(a[0]), read(*a, **k))[1])
+    monkeypatch.setattr(data, "Graph", lambda *a, **k: (built.append(1), graph(*a, **k))[1])
+    params = NoiseRobustnessParams(dataset="paths", n_clients=2, subsample=15, noise_p=0.3)
+    first, clients = build_federation(params, seed=3)
+    assert len(first) == 15 and first.name == "PATHS[15 of 60]" and sum(c.n_train + c.n_val + c.n_test for c in clients) == 15
+    assert len(built) == 15  # only the kept graphs are built (the old code built all 60)
+    other_seed, _ = build_federation(params, seed=4)
+    assert reads == ["PATHS"] and len(built) <= 30  # the files are parsed once per process
+    full = data.load_tu("paths")
+    for seed, got in ((3, first), (4, other_seed)):  # the graphs the old path (full set, then subset) kept
+        assert _same_graphs(got, _subsample(full, 15, seed, 0))
+    idx = [7, 2, 59, 2]
+    assert _same_graphs(data.load_tu("paths", graphs=idx), full.subset(idx))
+    with pytest.raises(ValueError, match=r"graphs: indices \[60\] out of range 0..59"):
+        data.load_tu("paths", graphs=[0, 60])

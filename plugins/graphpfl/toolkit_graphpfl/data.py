@@ -35,21 +35,38 @@ FEATURES = ("labels+attributes", "labels", "attributes")
 
 
 def load_tu(name: str, root: str | Path | None = None, features: str = "labels+attributes",
-            attribute_columns: Sequence[int] | None = None) -> GraphSet:
+            attribute_columns: Sequence[int] | None = None, graphs: Sequence[int] | None = None,
+            set_name: str | None = None) -> GraphSet:
     """Load TU dataset ``name`` (any case) from raw files; graph labels mapped to 0..C-1.
 
     ``features``: ``"labels+attributes"`` (whatever of the two the dataset has; a constant 1 when it has
     neither), ``"labels"`` (one-hot node labels only) or ``"attributes"`` (continuous attributes only);
     ``attribute_columns``: the 0-based attribute columns to keep (default all). Asking for a part the
-    dataset lacks is an error naming the missing file.
+    dataset lacks is an error naming the missing file. ``graphs``: build only these graphs (0-based, in this
+    order; ``set_name`` names the result): the same graphs as ``load_tu(name).subset(graphs)`` without
+    building the others. The parsed files are kept per process, so a second call reads nothing.
     """
+    table = _table(name, root, features, attribute_columns)
+    if graphs is None:
+        return table.full()
+    return table.graphset(graphs, set_name)
+
+
+def tu_graph_labels(name: str, root: str | Path | None = None, features: str = "labels+attributes",
+                    attribute_columns: Sequence[int] | None = None) -> np.ndarray:
+    """The graph labels of TU dataset ``name`` as ``load_tu`` maps them (0..C-1), without building any graph
+    (the other arguments as ``load_tu``'s, so that both use one parsed table)."""
+    return _table(name, root, features, attribute_columns).y
+
+
+def _table(name: str, root: str | Path | None, features: str, attribute_columns: Sequence[int] | None) -> _TUTable:
     if features not in FEATURES:
         raise ValueError(f"features must be one of {', '.join(FEATURES)}, got {features!r}")
     name = resolve_tu_name(name, root)
     raw = tu_raw_dir(name, root).resolve()
     require_files(name, raw)
     cols = None if attribute_columns is None else tuple(int(c) for c in attribute_columns)
-    return _load_tu_cached(name, str(raw), features, cols, _signature(name, raw))
+    return _table_cached(name, str(raw), features, cols, _signature(name, raw))
 
 
 def _signature(name: str, raw: Path) -> tuple:
@@ -67,9 +84,43 @@ def _read_cached(name: str, raw: str, signature: tuple):
     return read_tu_raw(name, Path(raw))
 
 
+class _TUTable:
+    """A TU dataset as node-feature and edge arrays grouped by graph; graphs are built on demand, each once."""
+
+    def __init__(self, name: str, x_all: np.ndarray, y: np.ndarray, starts: np.ndarray, edges: np.ndarray,
+                 edge_starts: np.ndarray, n_classes: int, meta: dict, continuous: tuple[int, ...]) -> None:
+        self.name, self.x_all, self.y, self.starts = name, x_all, y, starts
+        self.edges, self.edge_starts, self.n_classes, self.meta, self.continuous = edges, edge_starts, n_classes, meta, continuous
+        self._graphs: dict[int, Graph] = {}
+        self._full: GraphSet | None = None
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def graph(self, gi: int) -> Graph:
+        if gi not in self._graphs:
+            lo, hi = self.starts[gi], self.starts[gi + 1]
+            e = self.edges[self.edge_starts[gi]:self.edge_starts[gi + 1]] - lo
+            self._graphs[gi] = Graph(self.x_all[lo:hi].copy(), canonical_edges(e), int(self.y[gi]))
+        return self._graphs[gi]
+
+    def graphset(self, index: Sequence[int], name: str | None = None) -> GraphSet:
+        index = [int(i) for i in index]
+        bad = [i for i in index if not 0 <= i < len(self)]
+        if bad:
+            raise ValueError(f"graphs: indices {bad[:5]} out of range 0..{len(self) - 1} of TU dataset {self.name}")
+        return GraphSet(name or self.name, tuple(self.graph(i) for i in index), self.n_classes, self.x_all.shape[1],
+                        self.meta, self.continuous)
+
+    def full(self) -> GraphSet:
+        if self._full is None:
+            self._full = self.graphset(range(len(self)))
+        return self._full
+
+
 @functools.lru_cache(maxsize=8)
-def _load_tu_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None,
-                    signature: tuple) -> GraphSet:
+def _table_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None,
+                  signature: tuple) -> _TUTable:
     tu = _read_cached(name, raw, signature)
     classes, y = np.unique(tu.graph_labels, return_inverse=True)
     n_nodes = len(tu.indicator)
@@ -111,13 +162,10 @@ def _load_tu_cached(name: str, raw: str, features: str, attribute_columns: tuple
     order = np.argsort(edge_graph, kind="stable")
     edges, edge_graph = edges[order], edge_graph[order]
     edge_starts = np.searchsorted(edge_graph, np.arange(n_graphs + 1))
-    graphs = []
-    for gi in range(n_graphs):
-        lo, hi = starts[gi], starts[gi + 1]
-        e = edges[edge_starts[gi]:edge_starts[gi + 1]] - lo
-        graphs.append(Graph(x_all[lo:hi].copy(), canonical_edges(e), int(y[gi])))
     meta = {"source": raw, "original_labels": classes.tolist(), "features": features, "feature_layout": layout}
-    return GraphSet(name, tuple(graphs), len(classes), x_all.shape[1], meta, tuple(continuous))
+    y = y.astype(np.int64)
+    y.setflags(write=False)
+    return _TUTable(name, x_all, y, starts, edges, edge_starts, len(classes), meta, tuple(continuous))
 
 
 def describe(gs: GraphSet) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Literal
 
@@ -160,10 +161,10 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
         from toolkit_graphpfl.pyg import as_graphset
 
         sets = [as_graphset(data)]
+        if params.subsample is not None:
+            sets = [_subsample(sets[0], params.subsample, seed, 0)]
     else:
-        sets = [load_named(n, params, seed) for n in params.dataset.split("+")]
-    if params.subsample is not None:
-        sets = [_subsample(gs, params.subsample, seed, gi) for gi, gs in enumerate(sets)]
+        sets = [load_named(n, params, seed, gi) for gi, n in enumerate(params.dataset.split("+"))]
     if len(sets) > 1:
         sets = align_features(sets)
         if params.n_clients < len(sets):
@@ -189,29 +190,54 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
     return sets[0], clients
 
 
-def _subsample(gs, n: int, seed: int, index: int):
+def _subsample_index(labels: np.ndarray, n: int, seed: int, index: int, name: str) -> np.ndarray:
+    """The graphs ``subsample=n`` keeps of dataset number ``index`` of the run (class-stratified, from the seed)."""
     from toolkit_graphpfl.graphs import stratified_subsample
 
-    if n > len(gs):
-        raise ParameterError(f"parameter 'subsample' of graphpfl.noise_robustness: {n} graphs asked of {gs.name}, "
-                             f"which has {len(gs)}; give at most {len(gs)} or leave it unset for all")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 4, index]))
-    return gs.subset(stratified_subsample(gs.labels(), n, rng), name=f"{gs.name}[{n} of {len(gs)}]")
+    if n > len(labels):
+        raise ParameterError(f"parameter 'subsample' of graphpfl.noise_robustness: {n} graphs asked of {name}, "
+                             f"which has {len(labels)}; give at most {len(labels)} or leave it unset for all")
+    return stratified_subsample(labels, n, np.random.default_rng(np.random.SeedSequence([seed, 4, index])))
 
 
-def load_named(name: str, params: NoiseRobustnessParams, seed: int):
-    """One dataset of ``params.dataset``: 'planted', a TU name (any case) or a registered 'plugin.name'."""
-    from toolkit_graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
+def _subsample_name(name: str, n: int, of: int) -> str:
+    return f"{name}[{n} of {of}]"
 
-    if name == "planted":
-        return make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
+
+def _subsample(gs, n: int, seed: int, index: int):
+    keep = _subsample_index(gs.labels(), n, seed, index, gs.name)
+    return gs.subset(keep, name=_subsample_name(gs.name, n, len(gs)))
+
+
+def load_named(name: str, params: NoiseRobustnessParams, seed: int, index: int = 0):
+    """Dataset number ``index`` of ``params.dataset``: 'planted', a TU name (any case) or a registered
+    'plugin.name'; only the graphs ``params.subsample`` keeps (of a TU dataset, only those are built)."""
+    from toolkit_graphpfl.data import load_tu, make_planted_motifs, resolve_tu_name, tu_graph_labels
+
     tu_name = name[len("graphpfl."):] if name.lower().startswith("graphpfl.") else name
-    if tu_name == "planted":
-        return make_planted_motifs(n_graphs=params.n_graphs or 200, seed=seed)
-    if "." in tu_name:
-        return _registered(name)
+    if "planted" in (name, tu_name) or "." in tu_name:
+        if name == "planted":
+            gs = make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
+        elif tu_name == "planted":
+            gs = make_planted_motifs(n_graphs=params.n_graphs or 200, seed=seed)
+        else:
+            gs = _registered(name)
+        return gs if params.subsample is None else _subsample(gs, params.subsample, seed, index)
+    options = {"features": params.features, "attribute_columns": params.attribute_columns}
+    if params.subsample is None:
+        return _tu_loaded(load_tu, tu_name, options)
+    labels = _tu_loaded(tu_graph_labels, tu_name, options)
+    keep = _subsample_index(labels, params.subsample, seed, index, resolve_tu_name(tu_name))
+    gs = load_tu(tu_name, graphs=keep, **options)  # the same parsed table: nothing read again
+    return dataclasses.replace(gs, name=_subsample_name(gs.name, params.subsample, len(labels)))
+
+
+def _tu_loaded(load, tu_name: str, options: dict):
+    """``load(tu_name, **options)`` with a bad feature choice reported as the parameter it came from."""
+    from toolkit_graphpfl.data import DatasetMissingError
+
     try:
-        return load_tu(tu_name, features=params.features, attribute_columns=params.attribute_columns)
+        return load(tu_name, **options)
     except DatasetMissingError:
         raise  # the core's type (tests skip on it); its message names `toolkit data fetch`
     except ValueError as exc:
