@@ -263,3 +263,50 @@ def test_optimizer_options_reach_the_optimizer_and_unknown_ones_are_refused():
         make_optimizer("ivon", Oracle(), 0.1, bta2=0.999)
     with pytest.raises(ValueError, match="sgd: unknown option.*allowed: none"):
         make_optimizer("sgd", Oracle(), 0.1, beta2=0.999)
+
+
+@pytest.mark.parametrize("method", ["adam", "ivon_poco"])
+def test_a_users_own_torch_model_trains_through_fit_mlp(method):
+    torch = pytest.importorskip("torch")
+    from toolkit_svrg_poco.minibatch import make_optimizer
+    from toolkit_svrg_poco.mlp import fit_mlp
+
+    class LinearRegression:  # a user's own model: flat parameters, mean-squared error
+        n, batch_size = 200, 20
+
+        def __init__(self):
+            gen = torch.Generator().manual_seed(3)
+            self.X = torch.randn(self.n, 5, generator=gen, dtype=torch.float64)
+            self.y = self.X @ torch.arange(1.0, 6.0, dtype=torch.float64) + 0.1 * torch.randn(self.n, generator=gen, dtype=torch.float64)
+            self.order, self.noise = np.random.default_rng(0), torch.Generator().manual_seed(4)
+
+        def loss(self, theta, idx):
+            return ((self.X[idx] @ theta - self.y[idx]) ** 2).mean() / 2
+
+        def grad(self, theta, batch):
+            theta = theta.detach().requires_grad_(True)
+            return torch.autograd.grad(self.loss(theta, torch.as_tensor(batch)), theta)[0]
+
+        def epoch_batches(self):
+            order = self.order.permutation(self.n)
+            return [order[i:i + self.batch_size] for i in range(0, self.n, self.batch_size)]
+
+        def full_batches(self):
+            return [np.arange(self.n)]
+
+        def normal_like(self, theta):
+            return torch.randn(theta.shape, generator=self.noise, dtype=theta.dtype)
+
+        def initial(self, seed):
+            return torch.zeros(5, dtype=torch.float64)
+
+        def evaluate(self, theta):
+            return {"train_loss": float(self.loss(theta, torch.arange(self.n)))}
+
+    model = LinearRegression()
+    lr = 0.05 if method == "adam" else 0.1
+    rows = fit_mlp(model, make_optimizer(method, model, lr, 0.5 if method == "ivon_poco" else None), 0, 30)
+    assert [r["epoch"] for r in rows] == list(range(31))
+    assert rows[-1]["steps"] == 30 * 10
+    assert rows[-1]["evals"] == 30 * (10 * 20 if method == "adam" else 200 + 2 * 10 * 20)
+    assert rows[-1]["train_loss"] < 0.05 * rows[0]["train_loss"]
