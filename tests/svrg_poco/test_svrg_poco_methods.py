@@ -176,3 +176,137 @@ def test_minibatch_optimizers_run_on_numpy_and_torch_alike(cancer):
         np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
         assert results[0][1] == results[1][1]
         assert problem.value(results[0][0]) < problem.value(np.zeros(problem.dim)), name
+
+
+def _mlp_reference_run(step_ours, step_reference, steps=60):
+    """Runs our optimizer and a reference one on the digits MLP from the same weights, batches and noise."""
+    torch = pytest.importorskip("torch")
+    from toolkit_svrg_poco.mlp import DigitsMLP
+
+    class GlobalNoise(DigitsMLP):  # the references draw their noise from torch's global generator
+        def normal_like(self, theta):
+            return torch.randn(theta.shape, dtype=theta.dtype)
+
+    oracle = GlobalNoise(0)
+    batches = [b for _ in range(2) for b in oracle.epoch_batches()][:steps]
+    torch.manual_seed(7)
+    ours = step_ours(oracle, oracle.initial(0), batches)
+    torch.manual_seed(7)
+    param = torch.nn.Parameter(oracle.initial(0).clone())
+    step_reference(oracle, param, batches)
+    return ours, param.detach()
+
+
+def test_our_adam_is_torchs_adam_on_the_mlp():
+    from toolkit_svrg_poco.minibatch import Adam
+
+    def ours(oracle, theta, batches):
+        adam = Adam(oracle, 3e-3)
+        for b in batches:
+            theta = adam.step(theta, b)
+        return theta
+
+    def reference(oracle, param, batches):
+        import torch
+
+        adam = torch.optim.Adam([param], lr=3e-3)
+        for b in batches:
+            adam.zero_grad()
+            oracle.loss(param, oracle.X_train[b], oracle.y_train[b]).backward()
+            adam.step()
+
+    a, b = _mlp_reference_run(ours, reference)
+    assert float((a - _initial_mlp_weights()).abs().max()) > 1e-2  # the runs went somewhere
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("beta2", [0.99999, 0.99])  # the spec's, and one where the Hessian estimate h moves
+def test_our_ivon_is_ivon_opt_on_the_mlp(beta2):
+    ivon = pytest.importorskip("ivon", reason="the IVON reference: pip install 'theory-toolkit-svrg-poco[reference]'")
+    from toolkit_svrg_poco.minibatch import IVON
+
+    def ours(oracle, theta, batches):
+        opt_ = IVON(oracle, 0.15, beta2=beta2)
+        for b in batches:
+            theta = opt_.step(theta, b)
+        return theta
+
+    def reference(oracle, param, batches):
+        opt_ = ivon.IVON([param], lr=0.15, ess=oracle.n, weight_decay=1e-4, hess_init=1.0, beta1=0.9, beta2=beta2)
+        for b in batches:
+            with opt_.sampled_params(train=True):
+                opt_.zero_grad()
+                oracle.loss(param, oracle.X_train[b], oracle.y_train[b]).backward()
+            opt_.step()
+
+    a, b = _mlp_reference_run(ours, reference)
+    moved = float((a - _initial_mlp_weights()).abs().max())
+    assert moved > 1e-2  # the runs went somewhere
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def _initial_mlp_weights():
+    from toolkit_svrg_poco.mlp import DigitsMLP
+
+    return DigitsMLP(0).initial(0)
+
+
+def test_optimizer_options_reach_the_optimizer_and_unknown_ones_are_refused():
+    from toolkit_svrg_poco.minibatch import make_optimizer
+
+    class Oracle:
+        n = 10
+
+    assert make_optimizer("ivon_poco", Oracle(), 0.1, 0.25, beta2=0.999).b2 == 0.999
+    assert make_optimizer("ivon_poco", Oracle(), 0.1, 0.25).alpha == 0.25
+    with pytest.raises(ValueError, match="unknown option.*bta2.*allowed: beta1, beta2"):
+        make_optimizer("ivon", Oracle(), 0.1, bta2=0.999)
+    with pytest.raises(ValueError, match="sgd: unknown option.*allowed: none"):
+        make_optimizer("sgd", Oracle(), 0.1, beta2=0.999)
+
+
+@pytest.mark.parametrize("method", ["adam", "ivon_poco"])
+def test_a_users_own_torch_model_trains_through_fit_mlp(method):
+    torch = pytest.importorskip("torch")
+    from toolkit_svrg_poco.minibatch import make_optimizer
+    from toolkit_svrg_poco.mlp import fit_mlp
+
+    class LinearRegression:  # a user's own model: flat parameters, mean-squared error
+        n, batch_size = 200, 20
+
+        def __init__(self):
+            gen = torch.Generator().manual_seed(3)
+            self.X = torch.randn(self.n, 5, generator=gen, dtype=torch.float64)
+            self.y = self.X @ torch.arange(1.0, 6.0, dtype=torch.float64) + 0.1 * torch.randn(self.n, generator=gen, dtype=torch.float64)
+            self.order, self.noise = np.random.default_rng(0), torch.Generator().manual_seed(4)
+
+        def loss(self, theta, idx):
+            return ((self.X[idx] @ theta - self.y[idx]) ** 2).mean() / 2
+
+        def grad(self, theta, batch):
+            theta = theta.detach().requires_grad_(True)
+            return torch.autograd.grad(self.loss(theta, torch.as_tensor(batch)), theta)[0]
+
+        def epoch_batches(self):
+            order = self.order.permutation(self.n)
+            return [order[i:i + self.batch_size] for i in range(0, self.n, self.batch_size)]
+
+        def full_batches(self):
+            return [np.arange(self.n)]
+
+        def normal_like(self, theta):
+            return torch.randn(theta.shape, generator=self.noise, dtype=theta.dtype)
+
+        def initial(self, seed):
+            return torch.zeros(5, dtype=torch.float64)
+
+        def evaluate(self, theta):
+            return {"train_loss": float(self.loss(theta, torch.arange(self.n)))}
+
+    model = LinearRegression()
+    lr = 0.05 if method == "adam" else 0.1
+    rows = fit_mlp(model, make_optimizer(method, model, lr, 0.5 if method == "ivon_poco" else None), 0, 30)
+    assert [r["epoch"] for r in rows] == list(range(31))
+    assert rows[-1]["steps"] == 30 * 10
+    assert rows[-1]["evals"] == 30 * (10 * 20 if method == "adam" else 200 + 2 * 10 * 20)
+    assert rows[-1]["train_loss"] < 0.05 * rows[0]["train_loss"]

@@ -107,7 +107,7 @@ def g4_mlp(quick: bool) -> ExperimentOutcome:
     from toolkit_svrg_poco.mlp import train_mlp
 
     epochs = 1 if quick else 40
-    seeds = [0] if quick else [0, 1]
+    seeds = [0] if quick else [0, 1, 2]
     rows = []
     for seed in seeds:
         poco = pd.DataFrame(train_mlp("ivon_poco", 0.05, seed, epochs=epochs, alpha=0.5))

@@ -172,13 +172,22 @@ class IVONPoCo(IVON):
 OPTIMIZERS = {cls.name: cls for cls in (SGD, Adam, MiniBatchSVRG, IVON, IVONPoCo)}
 
 
-def make_optimizer(name: str, oracle, lr: float, alpha: float | None = None):
+def make_optimizer(name: str, oracle, lr: float, alpha: float | None = None, **options):
+    """The optimizer ``name`` on ``oracle``; ``options`` are its keyword arguments (e.g. ``beta2``)."""
     if name not in OPTIMIZERS:
         raise ValueError(f"method must be one of {', '.join(OPTIMIZERS)}; got {name!r}")
     cls = OPTIMIZERS[name]
     if alpha is not None and cls in (MiniBatchSVRG, IVONPoCo):
-        return cls(oracle, lr, alpha=alpha)
-    return cls(oracle, lr)
+        options["alpha"] = alpha
+    import inspect
+
+    allowed = {p.name for klass in cls.__mro__ if "__init__" in vars(klass)
+               for p in inspect.signature(klass.__init__).parameters.values()
+               if p.kind is p.POSITIONAL_OR_KEYWORD} - {"self", "oracle", "lr"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(f"{name}: unknown option(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+    return cls(oracle, lr, **options)
 
 
 class ProblemOracle:

@@ -105,15 +105,20 @@ class DigitsMLP:
 
 
 def train_mlp(method: str, lr: float, seed: int, *, epochs: int = 40, batch_size: int = 32, alpha: float | None = None,
-              device: str = "cpu") -> list[dict]:
+              device: str = "cpu", **options) -> list[dict]:
     """Train the digits MLP; one row per epoch (steps, gradient evaluations, losses, test accuracy).
 
-    Snapshot methods (SVRG, IVON-PoCo) take a snapshot at the start of every epoch.
+    ``options`` go to the optimizer (e.g. ``beta2`` for IVON). Snapshot methods (SVRG, IVON-PoCo) take a
+    snapshot at the start of every epoch.
     """
     from toolkit_svrg_poco.minibatch import make_optimizer
 
     oracle = DigitsMLP(seed, batch_size=batch_size, device=device)
-    optimizer = make_optimizer(method, oracle, lr, alpha)
+    return fit_mlp(oracle, make_optimizer(method, oracle, lr, alpha, **options), seed, epochs)
+
+
+def fit_mlp(oracle, optimizer, seed: int, epochs: int) -> list[dict]:
+    """Run ``optimizer`` on ``oracle`` (a ``DigitsMLP`` or one derived from it) from the seeded initial weights."""
     theta = oracle.initial(seed)
     rows = [{"epoch": 0, "steps": 0, "evals": 0, **oracle.evaluate(theta)}]
     for epoch in range(1, epochs + 1):
