@@ -87,6 +87,32 @@ class RowEncoder(nn.Module):
             out = out + mean(emb(cat[:, i]))
         return out
 
+    def fused_mean_forward(self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+        """``mean_forward`` with one scatter and one matrix product for the affine part. With x̄ the
+        mean of a destination's inputs [num | sinusoidal | 1] (all 0 without input: the last column
+        is then the 0/1 flag ``has``),
+
+            has * (table + W_num x̄_num + b_num + W_t x̄_t + b_t) = x̄ @ [W_num | W_t | table + b_num + b_t]^T;
+
+        the embeddings' sum is averaged by a second scatter. Equal up to float summation order (test)."""
+        inputs, weights, const = [], [], self.table
+        for lin, x in ((self.num, num), (self.time, None)):
+            if lin is not None:
+                inputs.append(x if x is not None else sinusoidal(rel_time, self.n_freq))
+                weights.append(lin.weight)
+                const = const + lin.bias
+        inputs.append(torch.ones(len(dst), 1, dtype=num.dtype, device=num.device))
+        count = torch.bincount(dst, minlength=n_dst).clamp_(min=1).to(num.dtype)[:, None]
+
+        def mean(x: Tensor) -> Tensor:
+            return torch.zeros(n_dst, x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) / count
+
+        x = torch.cat(inputs, 1) if len(inputs) > 1 else inputs[0]
+        out = mean(x) @ torch.cat(weights + [const[:, None]], 1).t()
+        if len(self.cats):
+            out = out + mean(sum(emb(cat[:, i]) for i, emb in enumerate(self.cats)))
+        return out
+
 
 @dataclass
 class RelBatch:
@@ -228,10 +254,15 @@ class RDLModel(nn.Module):
     """HeteroGraphSAGE on any of the three graphs; FROG when ``roles`` is given (FROG graph)."""
 
     def __init__(self, graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None):
+                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None,
+                 message_passing: Literal["per_destination", "per_relation"] = "per_destination"):
         super().__init__()
+        if message_passing not in ("per_destination", "per_relation"):
+            raise ValueError(f"message_passing must be 'per_destination' or 'per_relation', got {message_passing!r}")
         self.entity_type, self.num_layers, self.channels = entity_type, num_layers, channels
+        self.message_passing = message_passing
         self.rel_keys = list(graph.relations)
+        self.rels_into = {nt: [k for k in self.rel_keys if k[2] == nt] for nt in graph.num_nodes}
         self.rel_meta = {k: (r.role, r.role_table, r.edge_table) for k, r in graph.relations.items()}
         tables = set(graph.num_nodes) | {r.edge_table for r in graph.relations.values() if r.edge_table}
         self.encoders = nn.ModuleDict({t: RowEncoder(features[t], channels) for t in sorted(tables)})
@@ -278,50 +309,134 @@ class RDLModel(nn.Module):
             pi = self.roles.weights(self.table_embeddings(x, batch))
             self.last_pi = self.roles.pi(self.table_embeddings(x, batch)).detach()
         role_index = {t: i for i, t in enumerate(self.roles.tables)} if self.roles is not None else {}
-        edge_emb, edge_mean = {}, {}
-        for key, rb in batch.rels.items():
-            et = self.rel_meta[key][2]
-            if et is None:
-                continue
-            # mean of [h_src || e_row] = [mean h_src || mean e_row]; the e_row half is the same in every layer
-            if fd:  # the FD losses need each edge row's encoding
-                edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
-                edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
-            else:
-                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
-                                                                batch.n_nodes[key[2]])
         # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
         # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
         # The FD losses read every node's final state: no trimming then.
         trim = batch.hop_nodes is not None and not fd and all(
             len(batch.hop_nodes[nt]) > self.num_layers - 1 for nt in batch.n_nodes) and all(
             len(rb.hop_edges) >= self.num_layers for rb in batch.rels.values())
+        edge_emb, edge_mean = self.edge_means(batch, fd, self.num_layers - 1 if trim else None)
         h = x
+        layer_fn = self._layer_per_destination if self.message_passing == "per_destination" \
+            else self._layer_per_relation
         for li, layer in enumerate(self.layers):
             depth = self.num_layers - 1 - li
             keep = {nt: batch.hop_nodes[nt][depth] if trim else batch.n_nodes[nt] for nt in h}
-            out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
-            for key in self.rel_keys:  # fixed order: identical sums across graphs
-                rb = batch.rels.get(key)
-                if rb is None:
-                    continue
-                src, _, dst = key
-                n_e = rb.hop_edges[depth] if trim else len(rb.dst)
-                if not n_e:
-                    continue
-                role, role_table, _ = self.rel_meta[key]
-                agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
-                if key in edge_mean:
-                    agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
-                m = layer.rel_lin[rel_name(key)](agg)
-                if pi is not None and role_table in role_index:
-                    p = pi[role_index[role_table]]
-                    m = m * (p if role == "edge" else (1 - p))
-                out[dst] = out[dst] + m
+            out = layer_fn(layer, h, batch, keep, depth if trim else None, edge_mean, pi, role_index)
             h = {nt: torch.relu(layer.norm[nt](v)) for nt, v in out.items()}
         if fd:
             self.last_aux = self.fd_losses(h, edge_emb, batch, pi)
         return self.head(h[self.entity_type][batch.seed_local])
+
+    def edge_means(self, batch: Batch, fd: bool = False, hop: int | None = None
+                   ) -> tuple[dict[RelKey, Tensor], dict[RelKey, Tensor]]:
+        """Per Row2Edge relation, the mean edge-row encoding at each destination (the e_row half of
+        mean [h_src || e_row], the same in every layer) and, with ``fd``, every edge row's encoding.
+
+        ``per_destination``: the relations of one edge table are encoded in one call (their rows
+        concatenated, destinations offset per relation), then split; with ``hop`` (trimming) only
+        for the destinations within ``hop`` hops, the only ones a layer reads (their edges are the
+        prefix ``hop_edges[hop]``). ``per_relation``: one call per relation, every destination."""
+        groups: dict[str, list[tuple[RelKey, RelBatch]]] = {}
+        for key, rb in batch.rels.items():
+            et = self.rel_meta[key][2]
+            if et is not None:
+                groups.setdefault(et, []).append((key, rb))
+        if self.message_passing == "per_relation":
+            groups, hop = {f"{et}#{i}": [kr] for et, krs in groups.items() for i, kr in enumerate(krs)}, None
+        edge_emb, edge_mean = {}, {}
+        for group, rels in groups.items():
+            enc = self.encoders[group.split("#")[0]]
+            sizes = [batch.n_nodes[key[2]] if hop is None else batch.hop_nodes[key[2]][hop] for key, _ in rels]
+            n_e = [len(rb.dst) if hop is None else rb.hop_edges[hop] for _, rb in rels]
+            cat = (lambda xs: xs[0]) if len(rels) == 1 else (lambda xs: torch.cat(xs, 0))
+            num, cats, t = (cat([getattr(rb, a)[:n] for (_, rb), n in zip(rels, n_e)])
+                            for a in ("edge_num", "edge_cat", "edge_time"))
+            offsets = np.cumsum([0] + sizes[:-1]).tolist()
+            dst = cat([rb.dst[:n] + off if off else rb.dst[:n] for (_, rb), n, off in zip(rels, n_e, offsets)])
+            if fd:  # the FD losses need each edge row's encoding
+                emb = enc(num, cats, t)
+                means = mean_aggregate(emb, dst, sum(sizes))
+                for (key, _), part in zip(rels, emb.split(n_e)):
+                    edge_emb[key] = part
+            elif self.message_passing == "per_relation":
+                means = enc.mean_forward(num, cats, t, dst, sum(sizes))
+            else:
+                means = enc.fused_mean_forward(num, cats, t, dst, sum(sizes))
+            for (key, _), part in zip(rels, means.split(sizes)):
+                edge_mean[key] = part
+        return edge_emb, edge_mean
+
+    def _role_weight(self, key: RelKey, pi: Tensor | None, role_index: dict[str, int]) -> Tensor | None:
+        """w_r(pi): pi_T for edge relations of T, 1 - pi_T for its node relations, None (1) otherwise."""
+        role, role_table, _ = self.rel_meta[key]
+        if pi is None or role_table not in role_index:
+            return None
+        p = pi[role_index[role_table]]
+        return p if role == "edge" else 1 - p
+
+    def _layer_per_relation(self, layer, h, batch, keep, hop, edge_mean, pi, role_index):
+        """One layer as written in the module docstring: one aggregation and one linear per relation
+        (the reference for ``_layer_per_destination``)."""
+        out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
+        for key in self.rel_keys:  # fixed order: identical sums across graphs
+            rb = batch.rels.get(key)
+            if rb is None:
+                continue
+            src, _, dst = key
+            n_e = len(rb.dst) if hop is None else rb.hop_edges[hop]
+            if not n_e:
+                continue
+            agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
+            if key in edge_mean:
+                agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
+            m = layer.rel_lin[rel_name(key)](agg)
+            w = self._role_weight(key, pi, role_index)
+            out[dst] = out[dst] + (m if w is None else m * w)
+        return out
+
+    def _layer_per_destination(self, layer, h, batch, keep, hop, edge_mean, pi, role_index):
+        """The same layer with one scatter and one matrix product per destination type: the R
+        relations into U scatter into one (n_U * R, C) buffer (row v * R + r), its per-(v, r) means
+        are laid side by side with h_v and the edge-row means, and
+
+            W_self h_v + b + sum_r w_r W_r agg_r = [h_v | agg_1 .. agg_R | e_1 ..] @ [W_self | w_1 W_1 .. ]^T + b
+
+        (w_r scales the small weight, not the messages). Equal to ``_layer_per_relation`` up to
+        float summation order (test)."""
+        c = self.channels
+        out = {}
+        for nt in h:
+            k = keep[nt]
+            if not k:
+                continue
+            lin = layer.self_lin[nt]
+            rels = [(key, rb, n_e) for key in self.rels_into[nt]
+                    if (rb := batch.rels.get(key)) is not None
+                    and (n_e := len(rb.dst) if hop is None else rb.hop_edges[hop])]
+            if not rels:
+                out[nt] = lin(h[nt][:k])
+                continue
+            n_rel = len(rels)
+            summed = h[nt].new_zeros(k * n_rel, c)
+            counts = []
+            for r, (key, rb, n_e) in enumerate(rels):
+                dst = rb.dst[:n_e]
+                summed.index_add_(0, dst * n_rel + r, h[key[0]][rb.src[:n_e]])
+                counts.append(torch.bincount(dst, minlength=k))
+            count = torch.stack(counts, 1).clamp_(min=1).to(summed.dtype)  # (k, R); no input -> mean 0
+            xs = [h[nt][:k], (summed.view(k, n_rel, c) / count[:, :, None]).view(k, n_rel * c)]
+            ws, edge_ws = [lin.weight], []
+            for key, _, _ in rels:
+                wt = layer.rel_lin[rel_name(key)].weight
+                w = self._role_weight(key, pi, role_index)
+                wt = wt if w is None else wt * w
+                ws.append(wt[:, :c])
+                if key in edge_mean:
+                    xs.append(edge_mean[key][:k])
+                    edge_ws.append(wt[:, c:])
+            out[nt] = torch.addmm(lin.bias, torch.cat(xs, 1), torch.cat(ws + edge_ws, 1).t())
+        return out
 
     # ------------------------------------------------------------------ FD constraints (RECON)
     def fd_losses(self, h: dict[str, Tensor], edge_emb: dict, batch: Batch, pi: Tensor | None) -> dict[str, Tensor]:
