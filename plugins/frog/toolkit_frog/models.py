@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -30,6 +30,7 @@ from torch import Tensor, nn
 
 from toolkit_frog.features import TableFeatures
 from toolkit_frog.graph import HeteroGraph, RelKey, Subgraph
+from toolkit_frog.plans import edge_plans, layer_plan
 
 
 def rel_name(key: RelKey) -> str:
@@ -87,6 +88,42 @@ class RowEncoder(nn.Module):
             out = out + mean(emb(cat[:, i]))
         return out
 
+    def mean_inputs(self, num: Tensor, rel_time: Tensor, dst: Tensor, count: Tensor) -> Tensor:
+        """Parameter-free: per destination the mean of its rows' [num | sinusoidal(rel_time) | 1] (the
+        parts this encoder has), 0 where no row arrives (``count``: rows per destination, clamped to 1)."""
+        inputs = ([num] if self.num is not None else []) + (
+            [sinusoidal(rel_time, self.n_freq)] if self.time is not None else [])
+        inputs.append(torch.ones(len(dst), 1, dtype=count.dtype, device=count.device))
+        x = torch.cat(inputs, 1) if len(inputs) > 1 else inputs[0]
+        return torch.zeros(len(count), x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) / count
+
+    def affine_of_mean(self, x_mean: Tensor) -> Tensor:
+        """The affine part of the mean encoding from ``mean_inputs``: with x̄ = [x̄_num | x̄_t | has],
+
+            has * (table + W_num x̄_num + b_num + W_t x̄_t + b_t) = x̄ @ [W_num | W_t | table + b_num + b_t]^T
+
+        (x̄ is 0 where has is 0)."""
+        weights, const = [], self.table
+        for lin in (self.num, self.time):
+            if lin is not None:
+                weights.append(lin.weight)
+                const = const + lin.bias
+        return x_mean @ torch.cat(weights + [const[:, None]], 1).t()
+
+    def fused_mean_forward(self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+        """``mean_forward`` as one scatter of the inputs and one matrix product (``mean_inputs``,
+        ``affine_of_mean``); the embeddings' sum is averaged by a second scatter. Equal up to float
+        summation order (test)."""
+        count = torch.bincount(dst, minlength=n_dst).clamp_(min=1).to(num.dtype)[:, None]
+        out = self.affine_of_mean(self.mean_inputs(num, rel_time, dst, count))
+        if len(self.cats):
+            out = out + self.embedding_mean(cat, dst, count)
+        return out
+
+    def embedding_mean(self, cat: Tensor, dst: Tensor, count: Tensor) -> Tensor:
+        emb = sum(e(cat[:, i]) for i, e in enumerate(self.cats))
+        return torch.zeros(len(count), emb.shape[1], dtype=emb.dtype, device=emb.device).index_add_(0, dst, emb) / count
+
 
 @dataclass
 class RelBatch:
@@ -111,6 +148,9 @@ class Batch:
     y: Tensor
     seed_time: int
     hop_nodes: dict[str, tuple[int, ...]] | None = None  # [h]: nodes within h hops (a prefix); None: no trimming
+    # parameter-free index plans and averaged inputs a model derives from this batch (toolkit_frog.plans),
+    # filled on first use and reused in every epoch; ``to`` starts an empty one
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to(self, device: torch.device) -> Batch:
         mv = lambda d: {k: v.to(device) for k, v in d.items()}  # noqa: E731
@@ -228,10 +268,17 @@ class RDLModel(nn.Module):
     """HeteroGraphSAGE on any of the three graphs; FROG when ``roles`` is given (FROG graph)."""
 
     def __init__(self, graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None):
+                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None,
+                 message_passing: Literal["per_destination", "per_relation"] = "per_destination"):
         super().__init__()
+        if message_passing not in ("per_destination", "per_relation"):
+            raise ValueError(f"message_passing must be 'per_destination' or 'per_relation', got {message_passing!r}")
         self.entity_type, self.num_layers, self.channels = entity_type, num_layers, channels
+        self.message_passing = message_passing
         self.rel_keys = list(graph.relations)
+        self.rels_into = {nt: [k for k in self.rel_keys if k[2] == nt] for nt in graph.num_nodes}
+        self._plan_tag = (tuple(self.rel_keys), num_layers)  # plans in Batch.cache are per relation order
+        self._layouts: dict = {}  # (relations, edge relations, device, roles) -> weight column layout
         self.rel_meta = {k: (r.role, r.role_table, r.edge_table) for k, r in graph.relations.items()}
         tables = set(graph.num_nodes) | {r.edge_table for r in graph.relations.values() if r.edge_table}
         self.encoders = nn.ModuleDict({t: RowEncoder(features[t], channels) for t in sorted(tables)})
@@ -278,18 +325,6 @@ class RDLModel(nn.Module):
             pi = self.roles.weights(self.table_embeddings(x, batch))
             self.last_pi = self.roles.pi(self.table_embeddings(x, batch)).detach()
         role_index = {t: i for i, t in enumerate(self.roles.tables)} if self.roles is not None else {}
-        edge_emb, edge_mean = {}, {}
-        for key, rb in batch.rels.items():
-            et = self.rel_meta[key][2]
-            if et is None:
-                continue
-            # mean of [h_src || e_row] = [mean h_src || mean e_row]; the e_row half is the same in every layer
-            if fd:  # the FD losses need each edge row's encoding
-                edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
-                edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
-            else:
-                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
-                                                                batch.n_nodes[key[2]])
         # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
         # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
         # The FD losses read every node's final state: no trimming then.
@@ -297,31 +332,186 @@ class RDLModel(nn.Module):
             len(batch.hop_nodes[nt]) > self.num_layers - 1 for nt in batch.n_nodes) and all(
             len(rb.hop_edges) >= self.num_layers for rb in batch.rels.values())
         h = x
+        if self.message_passing == "per_relation":
+            edge_emb, edge_mean = self._edge_means_per_relation(batch, fd)
+        else:
+            edge_emb, edge_blocks = self._edge_blocks(batch, fd, self.num_layers - 1 if trim else None)
         for li, layer in enumerate(self.layers):
             depth = self.num_layers - 1 - li
             keep = {nt: batch.hop_nodes[nt][depth] if trim else batch.n_nodes[nt] for nt in h}
-            out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
-            for key in self.rel_keys:  # fixed order: identical sums across graphs
-                rb = batch.rels.get(key)
-                if rb is None:
-                    continue
-                src, _, dst = key
-                n_e = rb.hop_edges[depth] if trim else len(rb.dst)
-                if not n_e:
-                    continue
-                role, role_table, _ = self.rel_meta[key]
-                agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
-                if key in edge_mean:
-                    agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
-                m = layer.rel_lin[rel_name(key)](agg)
-                if pi is not None and role_table in role_index:
-                    p = pi[role_index[role_table]]
-                    m = m * (p if role == "edge" else (1 - p))
-                out[dst] = out[dst] + m
+            hop = depth if trim else None
+            if self.message_passing == "per_relation":
+                out = self._layer_per_relation(layer, h, batch, keep, hop, edge_mean, pi, role_index)
+            else:
+                out = self._layer_per_destination(layer, li, h, batch, keep, hop, edge_blocks, pi, role_index)
             h = {nt: torch.relu(layer.norm[nt](v)) for nt, v in out.items()}
         if fd:
             self.last_aux = self.fd_losses(h, edge_emb, batch, pi)
         return self.head(h[self.entity_type][batch.seed_local])
+
+    def _edge_means_per_relation(self, batch: Batch, fd: bool) -> tuple[dict[RelKey, Tensor], dict[RelKey, Tensor]]:
+        """Per Row2Edge relation, the mean edge-row encoding at each destination (the e_row half of
+        mean [h_src || e_row], the same in every layer) and, with ``fd``, every edge row's encoding."""
+        edge_emb, edge_mean = {}, {}
+        for key, rb in batch.rels.items():
+            et = self.rel_meta[key][2]
+            if et is None:
+                continue
+            if fd:  # the FD losses need each edge row's encoding
+                edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
+                edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
+            else:
+                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
+                                                                batch.n_nodes[key[2]])
+        return edge_emb, edge_mean
+
+    def _edge_blocks(self, batch: Batch, fd: bool, hop: int | None):
+        """The same means, per edge table in one pass (``plans.edge_plans``): for each destination
+        type U, a (k_U, R * C) block of its R edge relations' means side by side (with ``hop``, only
+        the destinations within ``hop`` hops: the only ones a layer reads). The averaged inputs are
+        parameter-free and kept in ``batch.cache``; each forward applies the affine map to them."""
+        key = ("edge_plans", self._plan_tag, hop)
+        plans = batch.cache.get(key)
+        if plans is None:
+            n_dst = {nt: batch.n_nodes[nt] if hop is None else batch.hop_nodes[nt][hop] for nt in batch.n_nodes}
+            plans = batch.cache[key] = edge_plans(batch.rels, {k: m[2] for k, m in self.rel_meta.items()},
+                                                  self.rels_into, n_dst, hop)
+        edge_emb, blocks = {}, {}
+        for table, plan in plans.items():
+            enc = self.encoders[table]
+            rows = [batch.rels[k] for k in plan.keys]
+
+            def joined(attr: str) -> Tensor:
+                return torch.cat([getattr(rb, attr)[:n] for rb, n in zip(rows, plan.n_edges)])
+
+            if fd:  # the FD losses need each edge row's encoding
+                emb = enc(joined("edge_num"), joined("edge_cat"), joined("edge_time"))
+                means = emb.new_zeros(len(plan.count), emb.shape[1]).index_add_(0, plan.dst, emb) / plan.count
+                edge_emb.update(zip(plan.keys, emb.split(list(plan.n_edges))))
+            else:
+                ikey = ("edge_inputs", self._plan_tag, hop, table)
+                if ikey not in batch.cache:
+                    batch.cache[ikey] = (enc.mean_inputs(joined("edge_num"), joined("edge_time"), plan.dst, plan.count),
+                                         joined("edge_cat") if len(enc.cats) else None)
+                x_mean, codes = batch.cache[ikey]
+                means = enc.affine_of_mean(x_mean)
+                if codes is not None:
+                    means = means + enc.embedding_mean(codes, plan.dst, plan.count)
+            for nt, st in plan.dests.items():
+                block = means[st.offset: st.offset + st.k * len(st.keys)].view(st.k, -1)
+                blocks.setdefault(nt, []).append((st.keys, block))
+        if fd:  # relations without edges: empty encodings, as the reference gives
+            for key, rb in batch.rels.items():
+                et = self.rel_meta[key][2]
+                if et is not None and key not in edge_emb:
+                    edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
+        return edge_emb, blocks
+
+    def _role_weight(self, key: RelKey, pi: Tensor | None, role_index: dict[str, int]) -> Tensor | None:
+        """w_r(pi): pi_T for edge relations of T, 1 - pi_T for its node relations, None (1) otherwise."""
+        role, role_table, _ = self.rel_meta[key]
+        if pi is None or role_table not in role_index:
+            return None
+        p = pi[role_index[role_table]]
+        return p if role == "edge" else 1 - p
+
+    def _layer_per_relation(self, layer, h, batch, keep, hop, edge_mean, pi, role_index):
+        """One layer as written in the module docstring: one aggregation and one linear per relation
+        (the reference for ``_layer_per_destination``)."""
+        out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
+        for key in self.rel_keys:  # fixed order: identical sums across graphs
+            rb = batch.rels.get(key)
+            if rb is None:
+                continue
+            src, _, dst = key
+            n_e = len(rb.dst) if hop is None else rb.hop_edges[hop]
+            if not n_e:
+                continue
+            agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
+            if key in edge_mean:
+                agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
+            m = layer.rel_lin[rel_name(key)](agg)
+            w = self._role_weight(key, pi, role_index)
+            out[dst] = out[dst] + (m if w is None else m * w)
+        return out
+
+    def _layer_per_destination(self, layer, li, h, batch, keep, hop, edge_blocks, pi, role_index):
+        """The same layer, batched over relations (``plans.layer_plan``): one gather of the stacked
+        source states, one scatter into the stacked (destination, relation) sums, one division;
+        then per destination type U one matrix product,
+
+            W_self h_v + b + sum_r w_r W_r [agg_r | e_r] = [h_v | agg_1 .. agg_R | e_..] @ [W_self | w_1 W_1 .. ]^T + b
+
+        (w_r scales the small weight, not the messages). Equal to ``_layer_per_relation`` up to
+        float summation order (test); relations without edges in the layer are left out of both,
+        so their weights get no gradient in either."""
+        pkey = ("layer_plan", self._plan_tag, hop is not None, li)
+        plan = batch.cache.get(pkey)
+        if plan is None:
+            plan = batch.cache[pkey] = layer_plan(batch.rels, self.rels_into, {nt: len(v) for nt, v in h.items()},
+                                                  keep, hop)
+        c = self.channels
+        if len(plan.src):
+            stacked = h[plan.order[0]] if len(plan.order) == 1 else torch.cat([h[nt] for nt in plan.order])
+            summed = stacked.new_zeros(len(plan.count), c).index_add_(0, plan.dst, stacked[plan.src]) / plan.count
+        pi_ext = None if pi is None else torch.cat([pi, 1 - pi, pi.new_ones(1)])  # role weight by _role_slot
+        out = {}
+        for nt, st in plan.dests.items():
+            lin = layer.self_lin[nt]
+            xs, edge_keys = [h[nt][:st.k]], []
+            if st.keys:
+                xs.append(summed[st.offset: st.offset + st.k * len(st.keys)].view(st.k, -1))
+            is_edge = {key for key in st.keys if self.rel_meta[key][2] is not None}
+            for keys, block in edge_blocks.get(nt, ()) if is_edge else ():
+                used = [i for i, key in enumerate(keys) if key in is_edge]
+                if not used:
+                    continue
+                part = block[:st.k]
+                if len(used) < len(keys):  # an edge relation with edges at hop L-1 but none in this layer
+                    part = part.reshape(st.k, len(keys), c)[:, used].reshape(st.k, -1)
+                xs.append(part)
+                edge_keys += [keys[i] for i in used]
+            if len(xs) == 1:
+                out[nt] = lin(xs[0])
+                continue
+            perm, slots = self._weight_layout(st.keys, tuple(edge_keys), lin.weight.device, pi_ext is not None)
+            w = torch.cat([lin.weight] + [layer.rel_lin[rel_name(key)].weight for key in st.keys], 1)
+            if perm is not None:
+                w = w.index_select(1, perm)
+            if slots is not None:
+                w = w * pi_ext[slots]
+            out[nt] = torch.addmm(lin.bias, torch.cat(xs, 1), w.t())
+        return out
+
+    def _weight_layout(self, keys: tuple[RelKey, ...], edge_keys: tuple[RelKey, ...], device, roles: bool):
+        """For X = [h | agg_r for r in keys | e_r for r in edge_keys] and W = [W_self | W_r for r in
+        keys] (W_r = [agg half | edge-row half]): the columns of W in X's order (None: already) and
+        each column's role weight slot in [pi, 1 - pi, 1] (None: no roles). Cached per relation set."""
+        tag = (keys, edge_keys, str(device), roles)
+        if tag not in self._layouts:
+            c = self.channels
+            start, o = {}, c
+            for key in keys:
+                start[key], o = o, o + (2 * c if self.rel_meta[key][2] is not None else c)
+            cols = list(range(c)) + [start[k] + j for k in keys for j in range(c)] + \
+                [start[k] + c + j for k in edge_keys for j in range(c)]
+            slot = [self._role_slot(None)] * c + [self._role_slot(k) for k in keys for _ in range(c)] + \
+                [self._role_slot(k) for k in edge_keys for _ in range(c)]
+            perm = None if cols == list(range(len(cols))) else torch.tensor(cols, device=device)
+            slots = torch.tensor(slot, device=device) if roles else None
+            self._layouts[tag] = (perm, slots)
+        return self._layouts[tag]
+
+    def _role_slot(self, key: RelKey | None) -> int:
+        """Index of w_r in [pi_0 .. pi_n-1, 1 - pi_0 .. 1 - pi_n-1, 1] (see ``_role_weight``)."""
+        n = len(self.roles.tables) if self.roles is not None else 0
+        if key is None or self.roles is None:
+            return 2 * n
+        role, role_table, _ = self.rel_meta[key]
+        if role_table not in self.roles.tables:
+            return 2 * n
+        i = self.roles.tables.index(role_table)
+        return i if role == "edge" else n + i
 
     # ------------------------------------------------------------------ FD constraints (RECON)
     def fd_losses(self, h: dict[str, Tensor], edge_emb: dict, batch: Batch, pi: Tensor | None) -> dict[str, Tensor]:
