@@ -16,7 +16,11 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
    spike-and-slab prior on the first layer's columns ramped in over ``anneal_epochs``;
 3. plug-in inclusion probabilities ``q_j``; columns with ``q_j > 1/2`` are kept, the rest masked;
 4. fine-tune the masked networks; Laplace log evidence of each restart; keep the best restart;
-5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``.
+5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``;
+6. (regression, issue 19) when the network fits the training curves worse than the functional linear
+   model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), choose
+   between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by ``cv_folds``-fold CV on the
+   training curves (README, "Inner-CV model choice").
 """
 
 from __future__ import annotations
