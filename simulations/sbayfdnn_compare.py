@@ -4,6 +4,9 @@ issue's simulation gates, and the null design. Writes CSVs and a figure to --out
     python simulations/sbayfdnn_compare.py                      # full: 4 links x 3 seeds, n = 500
     python simulations/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
     python simulations/sbayfdnn_compare.py --seeds 5 --first-seed 5   # fresh seeds 5-9
+
+Every (link, seed) and every null-design seed is appended to ``<out>/rows.jsonl`` as soon as it is
+fitted; a rerun with the same --out skips those already there (a stopped run keeps its rows).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def main(argv=None) -> int:
     from toolkit_sbayfdnn.designs import simulate
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings, gate_comparisons, run_gates
     from toolkit_sbayfdnn.simulation import NullParams, fit_and_score
+    from toolkit_sbayfdnn.study_rows import RowLog
 
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -45,7 +49,19 @@ def main(argv=None) -> int:
     links = [l for l in args.links.split(",") if l]
     methods = tuple(m for m in args.methods.split(",") if m)
     start = time.perf_counter()
-    table = run_gates(links, range(args.first_seed, args.first_seed + args.seeds), settings, methods)
+    log = RowLog(out / "rows.jsonl", key=("design", "link", "seed"))
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    for link in links:
+        for seed in seeds:
+            if log.done(design="two_region", link=link, seed=seed):
+                print(f"two_region {link} seed {seed}: already in {log.path}, skipped", flush=True)
+                continue
+            part = run_gates([link], [seed], settings, methods)
+            log.append(part.to_dict("records"), design="two_region", link=link, seed=seed)
+            print(part[["link", "seed", "method", "rmse", "rmse_ratio"]].to_string(index=False), flush=True)
+    table = log.to_frame()
+    table = table[(table["design"] == "two_region") & table["link"].isin(links) & table["seed"].isin(list(seeds))
+                  & table["method"].isin(methods)].drop(columns="design")
     table.to_csv(out / "compare.csv", index=False)
     cols = ["rmse_ratio", "tpr", "fpr", "f1", "n_selected", "coverage", "wall_time"]
     agg = table.groupby(["link", "method"])[[c for c in cols if c in table]].agg(["mean", "std"])
@@ -57,9 +73,13 @@ def main(argv=None) -> int:
     comps = gate_comparisons(table, "QUICK check: " if args.quick else "")
     if args.null_seeds:
         params = NullParams(**settings)
-        null = pd.DataFrame([{"seed": s, **fit_and_score(simulate("null", "linear", 5.0, settings["n_train"],
-                                                                  settings["n_test"], 100, s), params, s)}
-                             for s in range(args.null_seeds)])
+        for s in range(args.null_seeds):
+            if not log.done(design="null", link="linear", seed=s):
+                row = fit_and_score(simulate("null", "linear", 5.0, settings["n_train"], settings["n_test"], 100, s),
+                                    params, s)
+                log.append([row], design="null", link="linear", seed=s)
+        null = log.to_frame()
+        null = null[(null["design"] == "null") & null["seed"].isin(list(range(args.null_seeds)))]
         null.to_csv(out / "null.csv", index=False)
         from toolkit import Comparison
 

@@ -1,14 +1,17 @@
 """Issue 19: the empty model on users' curves. One fit per (case, seed) with the estimator's defaults;
 the earlier choice (full evidence, no guard: ``old_*``), the first-layer-evidence candidate rule
-(``first_layer_*``, not adopted) and the default (full evidence with the linear guard: ``new_*``) are
-evaluated on the same fit from its stored candidates, beside the functional linear model.
+(``first_layer_*``, not adopted) and the guarded network (full evidence with the linear guard: ``new_*``)
+are evaluated on the same fit from its stored candidates, beside the functional linear model;
+``default_*`` is the estimator's prediction, after the inner-CV model choice (``inner_cv_choice``;
+when it chose a wider slab, the stored candidates are those of that refit).
 
     python simulations/sbayfdnn_offset.py --cases toy40,offset_linear,offset_square,null --seeds 100,101,102
     python simulations/sbayfdnn_offset.py --diagnose     # the diagnosis: toy40 and offset_linear, seed 0, J 24 and 8
 
 Cases: ``toy40`` (y = X(0.2) + noise, the spec's curves, n = 40), ``offset_linear`` / ``offset_square``
 (``designs.simulate_offset``, n = 200, 500 test curves), ``null`` (beta = 0, n = 500). One JSON line
-per fit on stdout, and a CSV with ``--out``.
+per fit on stdout, and a CSV with ``--out``; with ``--out X.csv`` each fit is also appended to
+``X.jsonl`` when it finishes and a rerun skips the fits already there (a stopped run keeps its rows).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ def run_case(case: str, seed: int, **settings) -> dict:
     new = int(model.best_restart_)
     ncols = model.all_masks_.sum(dim=1).cpu().numpy().astype(int).tolist()
     pred = {c: model._network_output(d.X_test, candidate=c) for c in {old, new, first_layer}}
+    default_pred = model.predict(d.X_test)  # the default's prediction (the FLM's when the inner CV chose it)
     flm_pred = flm.predict(d.X_test)
     return dict(case=case, seed=seed, settings=json.dumps(settings), flm_r2=_r2(d.y_test, flm_pred),
                 flm_rmse=_rmse(d.y_test, flm_pred), full_evidence=json.dumps(np.round(full, 1).tolist()),
@@ -81,6 +85,10 @@ def run_case(case: str, seed: int, **settings) -> dict:
                 old_r2=_r2(d.y_test, pred[old]), new_r2=_r2(d.y_test, pred[new]),
                 old_rmse=_rmse(d.y_test, pred[old]), new_rmse=_rmse(d.y_test, pred[new]),
                 new_vs_flm=_rmse(d.y_test, pred[new]) / _rmse(d.y_test, flm_pred),
+                inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
+                network_train_rmse=model.network_train_rmse_, linear_loo_rmse=model.linear_loo_rmse_,
+                default_r2=_r2(d.y_test, default_pred), default_rmse=_rmse(d.y_test, default_pred),
+                default_vs_flm=_rmse(d.y_test, default_pred) / _rmse(d.y_test, flm_pred),
                 wall_time=time.perf_counter() - start)
 
 
@@ -100,14 +108,24 @@ def main(argv=None) -> None:
     for case, _, _ in jobs:
         if case not in ("toy40", "null") and not case.startswith("offset_"):
             parser.error(f"--cases: unknown case {case!r}")
+    log = None
+    if args.out:
+        from toolkit_sbayfdnn.study_rows import RowLog
+
+        log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("case", "seed", "settings"))
     rows = []
     for case, seed, settings in jobs:
+        if log is not None and log.done(case=case, seed=seed, settings=json.dumps(settings)):
+            print(f"{case} seed {seed} {settings}: already in {log.path}, skipped", flush=True)
+            continue
         rows.append(run_case(case, seed, **settings))
         print(json.dumps(rows[-1]), flush=True)
+        if log is not None:
+            log.append([rows[-1]], case=case, seed=seed, settings=json.dumps(settings))
     if args.out:
         import pandas as pd
 
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+        pd.DataFrame(log.rows).to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ selected basis functions and what the earlier rule (no linear guard) would have 
     python simulations/sbayfdnn_real.py --seeds 0,1 --out results/sbayfdnn/real.csv
     python simulations/sbayfdnn_real.py --quick          # 600 epochs, one seed (the headline check)
 
+With ``--out X.csv`` every (dataset, seed) is appended to ``X.jsonl`` as soon as it is done and a
+rerun skips the ones already there (a stopped run keeps its rows and resumes); the CSV and its
+summary are written from the whole log at the end.
+
 The seed moves the networks' initialisation and the validation splits of the dense network, AdaFNN
 and the group lasso; the FLM and FPCA do not depend on it (their sd is 0).
 """
@@ -38,14 +42,21 @@ def n_basis_for(data) -> int:
     return min(24, max(4, (2 * data.X.shape[1]) // 3))
 
 
-def run(datasets, seeds, methods, epochs: int, fit: dict) -> list[dict]:
+def run(datasets, seeds, methods, epochs: int, fit: dict, log=None) -> list[dict]:
+    """Rows of every (dataset, seed); with a :class:`~toolkit_sbayfdnn.study_rows.RowLog` ``log``, each
+    unit is appended as it finishes and units already in the log are skipped (their rows returned)."""
     from toolkit_sbayfdnn.baselines import compare_methods
 
     rows = []
     for name in datasets:
-        data = load(name)
-        J = n_basis_for(data)
+        data = None
         for seed in seeds:
+            if log is not None and log.done(dataset=name, seed=seed):
+                print(f"{name} seed {seed}: already in {log.path}, skipped", flush=True)
+                continue
+            data = load(name) if data is None else data
+            J = n_basis_for(data)
+            unit = []
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 records = compare_methods(data, methods, sbay_kwargs=fit, epochs=epochs, n_basis=J, seed=seed,
@@ -55,6 +66,11 @@ def run(datasets, seeds, methods, epochs: int, fit: dict) -> list[dict]:
                 rec.update(dataset=name, seed=seed, n_basis=J, n_train=len(data.y), n_test=len(data.y_test),
                            sd_y_test=float(np.std(data.y_test)))
                 if rec["method"] == "sbayfdnn":
+                    rec["inner_cv_ran"] = bool(getattr(model, "inner_cv_ran_", False))
+                    rec["inner_cv_choice"] = getattr(model, "inner_cv_choice_", "")
+                    rec["inner_cv_mse"] = str(getattr(model, "inner_cv_mse_", {}))
+                    rec["network_train_rmse"] = getattr(model, "network_train_rmse_", float("nan"))
+                    rec["linear_loo_rmse"] = getattr(model, "linear_loo_rmse_", float("nan"))
                     rec["guard_overrode"] = bool(model.guard_overrode_)
                     rec["guard_refit"] = bool(getattr(model, "guard_refit_", False))
                     rec["linear_loo_r2"] = model.linear_loo_r2_
@@ -63,9 +79,12 @@ def run(datasets, seeds, methods, epochs: int, fit: dict) -> list[dict]:
                     rec["rmse_without_guard"] = float(np.sqrt(np.mean((pred - data.y_test) ** 2)))
                     rec["n_selected_without_guard"] = int(model.all_masks_[old].sum())
                     rec["warnings"] = " | ".join(sorted({type(w.message).__name__ for w in caught}))
-                rows.append(rec)
+                unit.append(rec)
                 print({k: rec[k] for k in ("dataset", "seed", "method", "rmse", "wall_time")}, flush=True)
-    return rows
+            if log is not None:
+                log.append(unit, dataset=name, seed=seed)
+            rows.extend(unit)
+    return log.rows if log is not None else rows
 
 
 def t_interval(values, level: float = 0.95) -> tuple[float, float]:
@@ -122,10 +141,16 @@ def main(argv=None) -> None:
     if args.guard_refit_slab is not None:
         fit = {**fit, "guard_refit_slab": args.guard_refit_slab}
     start = time.perf_counter()
-    rows = run(datasets, seeds, args.methods.split(","), epochs, fit)
+    log = None
+    if args.out:
+        from toolkit_sbayfdnn.study_rows import RowLog
+
+        log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("dataset", "seed"))
+    rows = run(datasets, seeds, args.methods.split(","), epochs, fit, log)
     import pandas as pd
 
     table = pd.DataFrame(rows)
+    table = table[table["dataset"].isin(datasets) & table["seed"].isin(seeds)]
     if args.out:
         table.to_csv(args.out, index=False)
     print(summarise(table).to_string())

@@ -8,6 +8,9 @@ whether the linear guard acted, the FLM's inner-validation RMSE and the ratio.
 
     python simulations/sbayfdnn_tecator.py --configs default,slab10,epochs3x,score_sd1,basis12 --splits 0
 
+With ``--out X.csv`` each (configuration, split) is appended to ``X.jsonl`` when it finishes and a
+rerun skips those already there.
+
 ``--candidate`` evaluates the pre-registered fix (README, "Tecator"): when the linear guard acts, refit
 with a 10x wider slab (sigma1^2 = 5e-2). Cases: Tecator inner splits (``--splits``) and the pilot
 designs toy40 / offset_linear (``--pilot-seeds``, their own synthetic test curves):
@@ -25,6 +28,7 @@ import numpy as np
 
 CONFIGS = {
     "default": {},
+    "no_inner_cv": {"cv_folds": 0},       # the default before the inner-CV model choice
     "slab10": {"sigma1_sq": 5e-2},        # a 10x wider slab: is the prior's scale the limit?
     "epochs3x": {"epochs": 9000},         # 3x longer MAP: is it the optimiser (ill-conditioned scores)?
     "score_sd1": {"score_sd": 1.0},       # scores at sd 1 instead of 0.172: prior weaker per direction
@@ -42,7 +46,7 @@ def rmse(pred, y) -> float:
     return float(np.sqrt(np.mean((pred - y) ** 2)))
 
 
-def run(configs, splits, fit_seed: int = 0) -> list[dict]:
+def run(configs, splits, fit_seed: int = 0, log=None) -> list[dict]:
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
     from toolkit_sbayfdnn.designs import tecator_curves
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
@@ -53,6 +57,9 @@ def run(configs, splits, fit_seed: int = 0) -> list[dict]:
     for split in splits:
         tr, va = inner_split(len(y), split)
         for name in configs:
+            if log is not None and log.done(config=name, split=split, fit_seed=fit_seed):
+                print(f"{name} split {split}: already in {log.path}, skipped", flush=True)
+                continue
             settings = CONFIGS[name]
             J = settings.get("n_basis", 24)
             flm = FunctionalLinearModel(n_basis=J).fit(X[tr], y[tr], grid)
@@ -67,9 +74,13 @@ def run(configs, splits, fit_seed: int = 0) -> list[dict]:
                        guard_overrode=bool(model.guard_overrode_), evidence_gap=model.evidence_gap_,
                        wall_time=time.perf_counter() - start)
             row["val_ratio_to_flm"] = row["val_rmse"] / row["flm_val_rmse"]
+            row.update(inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
+                       inner_cv_mse=str(model.inner_cv_mse_))
             rows.append(row)
             print(row, flush=True)
-    return rows
+            if log is not None:
+                log.append([row], config=name, split=split, fit_seed=fit_seed)
+    return log.rows if log is not None else rows
 
 
 CANDIDATE_SLAB = 5e-2
@@ -150,7 +161,12 @@ def main(argv=None) -> None:
     if args.candidate:
         rows = candidate_rows(splits, [int(x) for x in args.pilot_seeds.split(",") if x])
     else:
-        rows = run(configs, splits)
+        log = None
+        if args.out:
+            from toolkit_sbayfdnn.study_rows import RowLog
+
+            log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("config", "split", "fit_seed"))
+        rows = run(configs, splits, log=log)
     if args.out:
         import pandas as pd
 

@@ -72,7 +72,9 @@ def test_effective_weight_function_tracks_beta_on_a_linear_truth(fitted, linear_
 
 def test_same_seed_same_fit_and_different_seed_differs(linear_data):
     d = linear_data
-    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 1}
+    # cv_folds=0: the network's own seeding (a 150-epoch network underfits, and the inner CV would hand
+    # both seeds' predictions to the seed-free FLM)
+    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 1, "cv_folds": 0}
     a = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
     b = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
     c = SparseBayesianFDNN(random_state=4, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
@@ -219,7 +221,9 @@ def test_linear_guard_keeps_a_region_where_a_linear_model_explains_the_curves():
     from toolkit_sbayfdnn.designs import simulate
 
     d = simulate("two_region", "linear", 5.0, 100, 300, 30, seed=0)
-    small = dict(n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2)
+    # cv_folds=0: the guard's mechanics without the inner-CV model choice, which would hand this
+    # under-trained network's predictions to the FLM (test_default_is_never_much_worse_...)
+    small = dict(n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2, cv_folds=0)
     with pytest.warns(EmptyModelWarning, match="by [0-9.]+ nats"):
         old = SparseBayesianFDNN(linear_guard=None, **small).fit(d.X, d.y, d.grid)
     assert len(old.selected_) == 0 and old.score(d.X_test, d.y_test) < 0.05
@@ -244,13 +248,13 @@ def test_guard_refit_uses_a_ten_times_wider_slab_when_the_guard_acts():
     """Issue 19, candidate A (README, "Tecator"): when the guard acts the fit is redone with sigma1^2 x 10."""
     d, small = _guard_case()
     with pytest.warns(UserWarning, match=r"refitted with a wider slab, sigma1_sq = 0.05"):
-        model = SparseBayesianFDNN(guard_refit_slab=10.0, **small).fit(d.X, d.y, d.grid)
+        model = SparseBayesianFDNN(guard_refit_slab=10.0, cv_folds=0, **small).fit(d.X, d.y, d.grid)
     assert model.guard_overrode_ and model.guard_refit_
     assert model.sigma1_sq_ == pytest.approx(5e-2) and model.prior_.sigma1_sq == pytest.approx(5e-2)
     assert model.sigma1_sq == 5e-3  # the constructor parameter is untouched (scikit-learn contract)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct = SparseBayesianFDNN(sigma1_sq=5e-2, guard_refit_slab=None, **small).fit(d.X, d.y, d.grid)
+        direct = SparseBayesianFDNN(sigma1_sq=5e-2, guard_refit_slab=None, cv_folds=0, **small).fit(d.X, d.y, d.grid)
     np.testing.assert_array_equal(model.predict(d.X_test), direct.predict(d.X_test))
     np.testing.assert_array_equal(model.inclusion_probabilities_, direct.inclusion_probabilities_)
 
@@ -305,3 +309,93 @@ def test_savage_dickey_bayes_factors_are_exact_for_the_linearised_network():
         assert log_bf[j] == pytest.approx(free - multivariate_normal(mean, cov0).logpdf(t.numpy()), abs=1e-6)
     pips = model.laplace_inclusion_probabilities()
     assert pips.shape == (J,) and np.all((pips >= 0) & (pips <= 1))
+
+
+def _rmse(model, d) -> float:
+    return float(np.sqrt(np.mean((model.predict(d.X_test) - d.y_test) ** 2)))
+
+
+def test_default_is_never_much_worse_than_the_linear_model_where_the_network_underfits():
+    """Issue 19 regression test (fails on the code before the inner-CV model choice): where the network
+    fits the training curves worse than the FLM predicts unseen ones (here an under-trained network
+    whose evidence prefers the empty model; on Tecator a prior too tight for the spectra), the default
+    scores its prior scales and the FLM by inner CV on the training data and is within 1.05 x the FLM
+    on the test curves. Before: the guarded network alone, 1.3 x the FLM's test RMSE or worse."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+    d, small = _guard_case()
+    flm = FunctionalLinearModel(n_basis=small["n_basis"]).fit(d.X, d.y, d.grid)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid)
+    assert _rmse(model, d) <= 1.05 * _rmse(flm, d)  # the old code: 2.0 x
+    assert any("inner cross-validation" in str(w.message) for w in caught)
+    assert model.inner_cv_ran_ and model.network_train_rmse_ > model.linear_loo_rmse_
+    assert set(model.inner_cv_mse_) == {"network x1", "network x10", "linear"}
+    assert model.inner_cv_choice_ == min(model.inner_cv_mse_, key=model.inner_cv_mse_.get)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = SparseBayesianFDNN(cv_folds=0, **small).fit(d.X, d.y, d.grid)
+    assert not old.inner_cv_ran_ and _rmse(old, d) > 1.05 * _rmse(flm, d)  # what the old default gave
+
+
+def test_inner_cv_choices_are_what_they_say():
+    """The linear choice predicts with the FLM (intervals: its LOO RMSE); a wider-slab choice is the
+    fit at sigma1_sq x factor."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+    d, small = _guard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        linear = SparseBayesianFDNN(cv_slab_factors=(1.0,), **small).fit(d.X, d.y, d.grid)
+        wide = SparseBayesianFDNN(cv_linear=False, cv_slab_factors=(1.0, 10.0), cv_trigger=0.0, **small).fit(d.X, d.y, d.grid)
+        direct = SparseBayesianFDNN(cv_folds=0, sigma1_sq=5e-2, **small).fit(d.X, d.y, d.grid)
+    flm = FunctionalLinearModel(n_basis=small["n_basis"]).fit(d.X, d.y, d.grid)
+    # this seeded case: CV MSE 1.23 (network x1), 1.00 (x10), 0.34 (FLM)
+    assert linear.inner_cv_choice_ == "linear" and linear.prediction_model_ == "linear"
+    np.testing.assert_allclose(linear.predict(d.X_test), flm.predict(d.X_test))
+    mean, sd = linear.predictive_std(d.X_test)
+    np.testing.assert_allclose(sd, np.sqrt(flm.loo_mse_))
+    np.testing.assert_allclose(linear.effective_weight_function(d.X_test), flm.beta_)
+    assert wide.inner_cv_ran_ and set(wide.inner_cv_mse_) == {"network x1", "network x10"}
+    assert wide.inner_cv_choice_ == "network x10" and wide.prediction_model_ == "network"
+    assert wide.sigma1_sq_ == pytest.approx(5e-2) and wide.sigma1_sq == 5e-3  # the parameter is untouched
+    np.testing.assert_array_equal(wide.predict(d.X_test), direct.predict(d.X_test))
+
+
+def test_inner_cv_changes_nothing_where_the_network_fits_well(fitted, linear_data):
+    """The two-region design: the network's training RMSE is below the FLM's LOO RMSE, so the inner CV
+    does not run and the fit is the old rule's."""
+    d = linear_data
+    assert not fitted.inner_cv_ran_ and fitted.prediction_model_ == "network"
+    assert fitted.network_train_rmse_ <= fitted.linear_loo_rmse_
+    old = SparseBayesianFDNN(**{**fitted.get_params(), "cv_folds": 0}).fit(d.X, d.y, d.grid)
+    np.testing.assert_array_equal(old.predict(d.X_test), fitted.predict(d.X_test))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(cv_folds=1), "cv_folds: must be 0"),
+    (dict(cv_folds=-2), "cv_folds: must be an integer >= 0"),
+    (dict(cv_trigger=-1.0), "cv_trigger: must be a number >= 0"),
+    (dict(cv_slab_factors=(10.0,)), "cv_slab_factors: .*includes 1.0"),
+    (dict(cv_slab_factors=(1.0, 1e-3)), "cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq"),
+])
+def test_bad_inner_cv_settings_are_named(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SparseBayesianFDNN(**kwargs).fit(np.zeros((10, 12)) + np.arange(10)[:, None], np.arange(10.0))
+
+
+@pytest.mark.slow
+def test_tecator_default_is_within_five_percent_of_the_linear_model():
+    """Issue 19 on real spectra (~3 CPU-min): the standard Tecator split, fit seed 5 (a confirmation
+    seed, README "Inner-CV model choice"); before the inner-CV model choice the default was 1.87 x the FLM."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+    from toolkit_sbayfdnn.designs import tecator_curves
+
+    d = tecator_curves()
+    flm = FunctionalLinearModel().fit(d.X, d.y, d.grid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseBayesianFDNN(random_state=5).fit(d.X, d.y, d.grid)
+    assert _rmse(model, d) <= 1.05 * _rmse(flm, d)
+    assert model.inner_cv_ran_

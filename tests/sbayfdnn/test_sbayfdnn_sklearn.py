@@ -21,7 +21,10 @@ from toolkit_sbayfdnn.baselines import AdaFNN, DenseNetwork, FPCARegression, Fun
 from toolkit_sbayfdnn.designs import simulate
 from toolkit_sbayfdnn.estimator import SparseBayesianFDNN, SparseBayesianFDNNClassifier
 
-TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=30, anneal_epochs=10, finetune_epochs=5, n_restarts=1)
+# cv_slab_factors=(1.0,): the inner-CV model choice runs (a 30-epoch network underfits) with one network
+# candidate and the FLM instead of two networks, for speed; the wider-slab path is tested in test_sbayfdnn_estimator
+TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=30, anneal_epochs=10, finetune_epochs=5, n_restarts=1,
+                cv_slab_factors=(1.0,))
 CHECKED = [
     SparseBayesianFDNN(**TINY_NET),
     SparseBayesianFDNNClassifier(**TINY_NET),

@@ -372,6 +372,7 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
             rec["n_selected"] = int(len(model.selected_))
             regions = model.selected_regions_
             rec["log_evidence"] = float(model.log_evidences_[model.best_restart_])
+            rec["inner_cv_choice"] = model.inner_cv_choice_  # "" when the inner CV did not run
         elif method in ("flm", "select_all"):
             model = FunctionalLinearModel(n_basis, degree).fit(data.X, data.y, data.grid)
             if method == "select_all":

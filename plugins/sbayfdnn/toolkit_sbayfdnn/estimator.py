@@ -16,7 +16,11 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
    spike-and-slab prior on the first layer's columns ramped in over ``anneal_epochs``;
 3. plug-in inclusion probabilities ``q_j``; columns with ``q_j > 1/2`` are kept, the rest masked;
 4. fine-tune the masked networks; Laplace log evidence of each restart; keep the best restart;
-5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``.
+5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``;
+6. (regression, issue 19) when the network fits the training curves worse than the functional linear
+   model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), choose
+   between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by ``cv_folds``-fold CV on the
+   training curves (README, "Inner-CV model choice").
 """
 
 from __future__ import annotations
@@ -90,6 +94,17 @@ class _SparseBayesianFDNNBase(BaseEstimator):
     :param guard_refit_slab: when the linear guard acts (the prior is too tight for these curves: the
         evidence prefers no region although a linear model explains most of the variance), refit once
         with ``sigma1_sq * guard_refit_slab`` and use the refit (``guard_refit_``, ``sigma1_sq_``); None: off.
+    :param cv_folds: inner cross-validation of the model choice (issue 19, README "Inner-CV model
+        choice"; regression only): when the fitted network's *training* RMSE exceeds ``cv_trigger`` times
+        the functional linear model's exact leave-one-out RMSE (the network fits the training curves worse
+        than a linear model predicts unseen ones: its prior is too tight for these curves), the candidates
+        "network at sigma1_sq x f" for f in ``cv_slab_factors`` and, with ``cv_linear``, the FLM are scored by
+        ``cv_folds``-fold cross-validation on the training data only, and the one with the lowest CV MSE is
+        used (``prediction_model_``: ``"network"`` or ``"linear"``; ``sigma1_sq_``). 0: off (the old rule).
+    :param cv_trigger: the ratio above which the inner CV runs (>= 0; 0: always).
+    :param cv_slab_factors: factors on ``sigma1_sq`` of the network candidates (must include 1, the default fit).
+    :param cv_linear: include the FLM as a candidate (then predictions, ``predict_interval`` and
+        ``effective_weight_function`` are the FLM's, and the region attributes stay the network's).
     :param score_sd: the centred scores are multiplied by one factor so that their global sd is this
         (``None``: keep the raw scores). See step 1 above.
     :param grid: the grid (m,) the curves are observed on, fixed at construction (so that
@@ -115,8 +130,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                  finetune_lr: float | None = 2e-4,
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
                  include_empty_model: bool = True, empty_model_evidence: str = "full",
-                 linear_guard: float | None = 0.5, guard_refit_slab: float | None = None, grid=None,
-                 device: str = "cpu", random_state=0):
+                 linear_guard: float | None = 0.5, guard_refit_slab: float | None = None,
+                 cv_folds: int = 3, cv_trigger: float = 1.0, cv_slab_factors: tuple[float, ...] = (1.0, 10.0),
+                 cv_linear: bool = True, grid=None, device: str = "cpu", random_state=0):
         self.n_basis = n_basis
         self.degree = degree
         self.widths = widths
@@ -136,6 +152,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.empty_model_evidence = empty_model_evidence
         self.linear_guard = linear_guard
         self.guard_refit_slab = guard_refit_slab
+        self.cv_folds = cv_folds
+        self.cv_trigger = cv_trigger
+        self.cv_slab_factors = cv_slab_factors
+        self.cv_linear = cv_linear
         self.grid = grid
         self.device = device
         self.random_state = random_state
@@ -163,6 +183,18 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             raise ValueError(f"linear_guard: must lie in [0, 1) or be None, got {self.linear_guard!r}")
         if self.guard_refit_slab is not None and not self.guard_refit_slab > 1.0:
             raise ValueError(f"guard_refit_slab: must be > 1 (the factor on sigma1_sq) or None, got {self.guard_refit_slab!r}")
+        _check_positive_int("cv_folds", self.cv_folds, minimum=0)
+        if self.cv_folds == 1:
+            raise ValueError("cv_folds: must be 0 (off) or >= 2, got 1")
+        if not (isinstance(self.cv_trigger, (int, float, np.floating)) and self.cv_trigger >= 0):
+            raise ValueError(f"cv_trigger: must be a number >= 0, got {self.cv_trigger!r}")
+        factors = tuple(self.cv_slab_factors) if np.ndim(self.cv_slab_factors) == 1 else ()
+        if not factors or 1.0 not in factors or any(not f > 0 for f in factors):
+            raise ValueError(f"cv_slab_factors: must be a sequence of positive factors on sigma1_sq that includes 1.0 "
+                             f"(the default fit), got {self.cv_slab_factors!r}")
+        if any(self.sigma0_sq >= self.sigma1_sq * f for f in factors):
+            raise ValueError(f"cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq = {self.sigma0_sq}, got "
+                             f"{self.cv_slab_factors!r}")
         if self.empty_model_evidence not in ("first_layer", "full"):
             raise ValueError(f"empty_model_evidence: must be 'first_layer' or 'full', got {self.empty_model_evidence!r}")
         if self.score_sd is not None and not self.score_sd > 0:
@@ -274,6 +306,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.guard_refit_ = False
         if self.guard_overrode_ and self.guard_refit_slab is not None:
             self._refit_with_wider_slab(X, y, grid)
+        self._choose_by_inner_cv(X, y, grid)
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -292,6 +325,64 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         warnings.warn(f"SparseBayesianFDNN: refitted with a wider slab, sigma1_sq = {wider:g} (guard_refit_slab = "
                       f"{self.guard_refit_slab}), because the linear guard acted; {len(self.selected_)} basis "
                       "functions selected.", UserWarning, stacklevel=3)
+
+    def _choose_by_inner_cv(self, X, y, grid) -> None:
+        """Inner-CV model choice (README, "Inner-CV model choice"): runs only when the network fits the
+        training curves worse than ``cv_trigger`` x the FLM's leave-one-out RMSE; training data only."""
+        from sklearn.base import clone
+
+        from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+        self.prediction_model_, self.linear_model_ = "network", None
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_ = False, {}, ""
+        self.network_train_rmse_ = self.linear_loo_rmse_ = float("nan")
+        n = len(y)
+        if self.task != "regression" or self.cv_folds == 0 or not np.var(y) > 0 or n < 2 * self.cv_folds:
+            return
+        flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
+        self.network_train_rmse_ = float(np.sqrt(np.mean((self._network_output(X, grid) - y) ** 2)))
+        self.linear_loo_rmse_ = float(np.sqrt(flm.loo_mse_))
+        if not self.network_train_rmse_ > self.cv_trigger * self.linear_loo_rmse_:
+            return
+        order = np.random.default_rng(seed_from(self.random_state) + 7919).permutation(n)
+        folds = np.array_split(order, self.cv_folds)
+        factors = [float(f) for f in self.cv_slab_factors]
+        candidates = [f"network x{f:g}" for f in factors] + (["linear"] if self.cv_linear else [])
+        sq_errors = {c: 0.0 for c in candidates}
+        base = clone(self).set_params(cv_folds=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # inner fits repeat the guard / small-n messages
+            for held in folds:
+                train_rows = np.setdiff1d(order, held)
+                for f, name in zip(factors, candidates):
+                    model = clone(base) if f == 1.0 else clone(base).set_params(
+                        sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None)
+                    model.fit(X[train_rows], y[train_rows], grid)
+                    sq_errors[name] += float(np.sum((model.predict(X[held], grid) - y[held]) ** 2))
+                if self.cv_linear:
+                    linear = FunctionalLinearModel(self.n_basis, self.degree).fit(X[train_rows], y[train_rows], grid)
+                    sq_errors["linear"] += float(np.sum((linear.predict(X[held], grid) - y[held]) ** 2))
+        mse = {c: v / n for c, v in sq_errors.items()}
+        chosen = min(candidates, key=lambda c: mse[c])  # ties: the earlier candidate (the default first)
+        train_rmse, loo_rmse = self.network_train_rmse_, self.linear_loo_rmse_
+        if chosen not in ("linear", candidates[factors.index(1.0)]):
+            factor = factors[candidates.index(chosen)]
+            refit = clone(base).set_params(sigma1_sq=float(self.sigma1_sq) * factor, guard_refit_slab=None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                refit.fit(X, y, grid)
+            self.__dict__.update({k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")})
+        self.prediction_model_ = "linear" if chosen == "linear" else "network"
+        self.linear_model_ = flm if chosen == "linear" else None
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_ = True, mse, chosen
+        self.network_train_rmse_, self.linear_loo_rmse_ = train_rmse, loo_rmse
+        scores = ", ".join(f"{c}: {v:.4g}" for c, v in mse.items())
+        warnings.warn(
+            f"SparseBayesianFDNN: the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x "
+            f"the functional linear model's leave-one-out RMSE ({loo_rmse:.4g}), so the prior was chosen by "
+            f"{self.cv_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
+            + (" for predictions (the region attributes are the network's)." if chosen == "linear" else "."),
+            UserWarning, stacklevel=3)
 
     def _choose(self, full: np.ndarray, region: np.ndarray) -> int:
         """Index of the chosen candidate (the last one is the empty model when it is included)."""
@@ -364,8 +455,11 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
     def effective_weight_function(self, X, grid=None) -> np.ndarray:
         """Average gradient of the prediction with respect to the curve, as a function on the grid:
-        ``mean_i sum_j d f(x_i)/d z_j * B_j(t)`` (for a linear truth it is proportional to beta)."""
+        ``mean_i sum_j d f(x_i)/d z_j * B_j(t)`` (for a linear truth it is proportional to beta); the FLM's
+        beta(t) when the inner CV chose it."""
         Z = self._scores(X, grid).clone().requires_grad_(True)
+        if getattr(self, "prediction_model_", "network") == "linear":
+            return self.linear_model_.beta_.copy()
         out = forward([p.double() for p in self.params_], Z, self.mask_.double())[0]
         (grad,) = torch.autograd.grad(out.sum(), Z)
         mean_grad = grad.mean(dim=0).cpu().double().numpy() / self.z_scale_ * self.y_scale_
@@ -387,12 +481,18 @@ class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
         return tags
 
     def predict(self, X, grid=None) -> np.ndarray:
-        """Predicted responses."""
+        """Predicted responses (the FLM's when the inner CV chose it, ``prediction_model_ == "linear"``)."""
+        if getattr(self, "prediction_model_", "network") == "linear":
+            check_new_input(self, X, grid)
+            return self.linear_model_.predict(X, grid)
         return self._network_output(X, grid)
 
     def predictive_std(self, X, grid=None) -> tuple[np.ndarray, np.ndarray]:
-        """(mean, sd) of the Laplace predictive: sd^2 = sigma^2 + g(x)^T Sigma g(x), in y units."""
+        """(mean, sd) of the Laplace predictive: sd^2 = sigma^2 + g(x)^T Sigma g(x), in y units. When the
+        inner CV chose the FLM: its prediction and, for every curve, sd = its leave-one-out RMSE."""
         Zs = self._scores(X, grid)
+        if getattr(self, "prediction_model_", "network") == "linear":
+            return self.predict(X, grid), np.full(Zs.shape[0], np.sqrt(self.linear_model_.loo_mse_))
         lap = self.laplace_
         Zk = Zs[:, torch.as_tensor(lap["keep"], device=Zs.device)]
         jac = output_jacobian(lap["shapes"], lap["theta"], Zk)  # (n, d)

@@ -49,6 +49,8 @@ class FitParams(Params):
     interval_level: float = Field(0.95, gt=0, lt=1, description="level of the Laplace predictive intervals")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")
+    inner_cv: bool = Field(True, description="inner-CV model choice when the network underfits (issue 19); "
+                                             "false: the old rule (cv_folds = 0)")
 
 
 class DesignParams(FitParams):
@@ -82,7 +84,8 @@ class EcgParams(FitParams):
 
 
 QUICK = {"n_train": 60, "n_test": 60, "m": 30, "n_basis": 8, "first_layer_width": 16, "hidden_width": 8,
-         "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 20, "n_restarts": 1}
+         "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 20, "n_restarts": 1,
+         "inner_cv": False}  # speed only: a 100-epoch network always underfits, and the CV would multiply its cost by 7
 
 
 def _model_settings(params: FitParams) -> dict:
@@ -90,7 +93,7 @@ def _model_settings(params: FitParams) -> dict:
     return dict(n_basis=params.n_basis, degree=params.degree, widths=(params.first_layer_width, params.hidden_width),
                 lam=params.lam, sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, epochs=params.epochs,
                 anneal_epochs=params.anneal_epochs, finetune_epochs=params.finetune_epochs, lr=params.lr,
-                finetune_lr=params.finetune_lr, n_restarts=params.n_restarts)
+                finetune_lr=params.finetune_lr, n_restarts=params.n_restarts, cv_folds=3 if params.inner_cv else 0)
 
 
 def _estimator(params: FitParams, seed: int):
