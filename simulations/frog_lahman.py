@@ -15,11 +15,18 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
+
+TASKS = ("allstar", "games")
+MODELS = ("row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tasks", default="allstar,games", help="comma-separated: allstar,games")
-    ap.add_argument("--models", default="row2node,row2edge,frog,lgbm_entity,lgbm_joined", help="comma-separated models")
+    ap.add_argument("--tasks", type=comma_list(choices=TASKS), default=list(TASKS),
+                    help="comma-separated: " + ",".join(TASKS))
+    ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
+                    help="comma-separated: " + ",".join(MODELS))
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
     ap.add_argument("--quick", action="store_true", help="few seasons and epochs")
     ap.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
@@ -44,8 +51,8 @@ def main() -> None:
     if args.epochs:
         overrides["epochs"] = args.epochs
     parts, history = [], []
-    for task in args.tasks.split(","):
-        parts.append(lahman_runs([task], args.models.split(","), range(args.seeds), overrides, history))
+    for task in args.tasks:
+        parts.append(lahman_runs([task], args.models, range(args.seeds), overrides, history))
         pd.concat(parts).to_csv(out / "summary.csv", index=False)  # partial results survive an interrupt
         pd.DataFrame(history).to_csv(out / "history.csv", index=False)
     summary = pd.concat(parts)

@@ -15,12 +15,18 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
+
+KINDS = ("edge_easy", "edge_hard", "node", "mixed", "none")
+MODELS = ("row2node", "row2edge", "frog", "frog_annealed")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kinds", default="edge_easy,edge_hard,node", help="comma-separated signal kinds")
-    ap.add_argument("--models", default="row2node,row2edge,frog,frog_annealed",
-                    help="comma-separated: row2node,row2edge,frog,frog_annealed")
+    ap.add_argument("--kinds", type=comma_list(choices=KINDS), default=["edge_easy", "edge_hard", "node"],
+                    help="comma-separated signal kinds: " + ",".join(KINDS))
+    ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
+                    help="comma-separated: " + ",".join(MODELS))
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
     ap.add_argument("--quick", action="store_true", help="small databases and few epochs")
     ap.add_argument("--strength", type=float, default=1.0, help="planted signal strength in [0, 1]")
@@ -39,7 +45,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     overrides = {**(PLANTED_QUICK if args.quick else PLANTED_FULL), "strength": args.strength}
-    summary, history = planted_runs(args.kinds.split(","), args.models.split(","), range(args.seeds), overrides)
+    summary, history = planted_runs(args.kinds, args.models, range(args.seeds), overrides)
     summary.to_csv(out / "summary.csv", index=False)
     history.to_csv(out / "history.csv", index=False)
     agg = summary.groupby(["kind", "model"])[["test_auroc", "pi_review"]].agg(["mean", "std"]).round(3)

@@ -56,6 +56,7 @@ _LAZY = {
 }
 
 PUBLIC_MODULES: tuple[str, ...] = (
+    "toolkit.argtypes",
     "toolkit.backend",
     "toolkit.config",
     "toolkit.dependencies",

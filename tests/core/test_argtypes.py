@@ -1,0 +1,68 @@
+"""The comma-list argparse type: bad items exit with status 2 naming the option, before any work."""
+
+import argparse
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolkit.argtypes import comma_list, seeds
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="study")
+    parser.add_argument("--seeds", type=seeds, default=[0])
+    parser.add_argument("--models", type=comma_list(choices=("a", "b")), default=["a"])
+    parser.add_argument("--noise", type=comma_list(float, minimum=0.0), default=[0.0])
+    return parser
+
+
+def test_lists_parse_to_typed_values():
+    args = _parser().parse_args(["--seeds", "3, 1,", "--models", "b,a", "--noise", "0,0.3"])
+    assert args.seeds == [3, 1] and args.models == ["b", "a"] and args.noise == [0.0, 0.3]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seeds", "0,x"], "'x' is not one of the comma-separated integers"),
+    (["--seeds", "-1"], "below the minimum 0"),
+    (["--seeds", "0,0"], "'0' is listed twice"),
+    (["--seeds", ","], "expected comma-separated integers"),
+    (["--models", "a,c"], "unknown value 'c'; allowed: a, b"),
+    (["--noise", "0.3,-0.1"], "below the minimum 0.0"),
+])
+def test_bad_items_exit_2_naming_the_option(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argv[0]}" in err and message in err
+
+
+def test_duplicates_can_be_allowed():
+    assert comma_list(int, allow_duplicates=True)("1,1") == [1, 1]
+
+
+@pytest.mark.parametrize("script, argv, allowed", [
+    ("frog_planted.py", ["--models", "row2node,gat"], "allowed: row2node, row2edge, frog, frog_annealed"),
+    ("frog_lahman.py", ["--tasks", "allstar,salary"], "allowed: allstar, games"),
+])
+def test_study_scripts_refuse_unknown_names_with_status_2(script, argv, allowed, tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "simulations" / script), *argv, "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert allowed in done.stderr
+    assert not any(tmp_path.iterdir())  # refused before any work
+
+
+def test_frog_planted_kinds_match_the_generator():
+    pytest.importorskip("toolkit_frog")
+    from toolkit_frog.planted import SIGNAL_KINDS
+
+    tree = ast.parse((ROOT / "simulations" / "frog_planted.py").read_text())
+    kinds = next(ast.literal_eval(node.value) for node in tree.body
+                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "KINDS")
+    assert kinds == SIGNAL_KINDS
