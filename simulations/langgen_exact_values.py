@@ -2,12 +2,16 @@
 with witnesses, time and peak memory.
 
     OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_exact_values.py [--out results/langgen] \\
-        [--sl-max 4] [--ltt "1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2"] [--sl-bounds 5] \\
-        [--seed 0] [--ltt-words "5,1"]
+        [--sl-max 4] [--sl-exact 5] [--ltt 1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2] [--sl-bounds 6] \\
+        [--seed 0] [--ltt-words 5,1]
 
-SL_k: (a) maximum over all linear orders of the de Bruijn graph's nodes of the walks in the forward
-edges; (b) the DFA core over every edge subset (strictly_local languages, finiteness and cardinality
-on the DFA). Beyond (--sl-bounds): local-search lower bound (seeded) and simple-path upper bound.
+SL_k, k <= 4: (a) maximum over all linear orders of the de Bruijn graph's nodes of the walks in the
+forward edges; (b) the DFA core over every edge subset (strictly_local languages, finiteness and
+cardinality on the DFA). --sl-exact (k <= 5, 16! orders): (a) a dynamic programme over the set of
+nodes placed first that keeps only undominated partial states; (b) a branch and bound over orders
+cut by the simple-path bound (a different argument, no shared pruning); the witness order's
+language is built on the DFA core and checked finite with exactly that many words. Beyond
+(--sl-bounds): local-search lower bound (seeded) and simple-path upper bound.
 LTT(k, t): (a) the words of the finite profile classes (the Boolean-algebra identity), listed in one
 compiled pass over the profile automaton with integer-coded states (``toolkit_langgen.ltt_compiled``;
 a state is a profile class, finite iff no cycle reaches it); (b) the words whose class is finite,
@@ -15,7 +19,9 @@ enumerated by a depth-first search over prefixes that stops where the saturated 
 cycle (``toolkit_langgen.ltt_words``: no automaton, no profile classes); the two word sets are
 compared, not only their sizes. --ltt-words: the word search alone, checked for t = 1 against the
 short words plus the simple paths of the de Bruijn graph B_k (``strictly_local_closure.simple_paths``).
-Writes exact_values.csv (one row per class, witnesses included) and prints the table.
+Pairs are ``k,t`` (several after one option, or space-separated in one quoted argument); a bad pair
+exits with status 2 naming the option. Writes exact_values.csv (one row per class, witnesses
+included) and prints the table.
 """
 
 from __future__ import annotations
@@ -26,6 +32,21 @@ import time
 from pathlib import Path
 
 import pandas as pd
+
+from toolkit.argtypes import comma_list
+
+_k_t = comma_list(int, minimum=1, allow_duplicates=True)
+
+
+def ltt_pairs(text: str) -> list[tuple[int, int]]:
+    """argparse type: ``"4,2"`` (or ``"4,2 5,1"``, space-separated in one argument) -> [(4, 2), ...]."""
+    pairs = [tuple(_k_t(item)) for item in text.split()]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise argparse.ArgumentTypeError(f"expected pairs k,t of positive integers (e.g. 4,2), got {text!r}")
+    return pairs
+
+
+ltt_pairs.__name__ = "k,t pair"  # argparse: "invalid k,t pair value"
 
 
 def ltt_rows(k: int, t: int) -> dict:
@@ -99,35 +120,56 @@ def sl_bound_row(k: int, seed: int, time_limit: float) -> dict:
             "seconds_a": round(r["seconds"], 2), "seconds_b": None, "witness": f"order {r['order']}"}
 
 
+def sl_exact_row(k: int) -> dict:
+    """k <= 5: the dynamic programme and the branch and bound, and the witness on the DFA core."""
+    from toolkit_langgen.strictly_local_closure import (sl_closure_dimension_branch_and_bound,
+                                                        sl_closure_dimension_pareto, sl_language)
+
+    a = sl_closure_dimension_pareto(k)
+    b = sl_closure_dimension_branch_and_bound(k)
+    t0 = time.perf_counter()
+    L = sl_language(k, a["witness_factors"])
+    witness_ok = bool(L.is_finite()) and int(L.cardinality()) == a["closure_dimension"]
+    secs_w = time.perf_counter() - t0
+    agree = a["closure_dimension"] == b["closure_dimension"] and witness_ok
+    return {"class": f"SL_{k}", "k": k, "t": None, "closure_dimension": a["closure_dimension"],
+            "check": b["closure_dimension"], "agree": agree, "status": "exact" if agree else "DISAGREE",
+            "method_a": f"dynamic programme over placed node sets, undominated states ({a['states_kept']} kept, "
+                        f"largest front {a['largest_front']})",
+            "method_b": f"branch and bound over orders, simple-path bound ({b['visited']} nodes visited); "
+                        f"witness on the DFA core: finite, {L.cardinality()} words ({secs_w:.2f} s)",
+            "seconds_a": round(a["seconds"], 2), "seconds_b": round(b["seconds"], 2),
+            "witness": f"order {a['order']}; A = " + " ".join(a["witness_factors"])}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="results/langgen")
     ap.add_argument("--sl-max", type=int, default=4)
-    ap.add_argument("--sl-bounds", type=int, nargs="*", default=[5])
+    ap.add_argument("--sl-exact", type=int, nargs="*", default=[5], help="k <= 5: exact by two methods")
+    ap.add_argument("--sl-bounds", type=int, nargs="*", default=[], help="bounds only (any k >= 2)")
     ap.add_argument("--sl-time", type=float, default=120.0, help="seconds of local search per bounded SL_k")
-    ap.add_argument("--ltt", default="1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2")
-    ap.add_argument("--ltt-words", default="", help='e.g. "5,1": word search only (one computation)')
+    ap.add_argument("--ltt", type=ltt_pairs, nargs="*",
+                    default=[[(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3),
+                              (4, 1), (4, 2)]], help="pairs k,t: both computations")
+    ap.add_argument("--ltt-words", type=ltt_pairs, nargs="*", default=[],
+                    help="pairs k,t (e.g. 5,1): word search only (one computation)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-
-    def pairs(option: str, value: str) -> list[tuple[int, int]]:
-        try:
-            got = [tuple(int(x) for x in item.split(",")) for item in value.split()]
-        except ValueError:
-            got = [()]
-        if any(len(p) != 2 or min(p) < 1 for p in got):
-            ap.error(f'{option}: expected pairs "k,t" of positive integers separated by spaces, got {value!r}')
-        return got
-
-    ltt_pairs, ltt_word_pairs = pairs("--ltt", args.ltt), pairs("--ltt-words", args.ltt_words)
+    if any(not 2 <= k <= 5 for k in args.sl_exact):
+        ap.error(f"--sl-exact: k must be 2..5 (2^(2^(k-1)) node sets beyond), got {args.sl_exact}")
+    if any(k < 2 for k in args.sl_bounds):
+        ap.error(f"--sl-bounds: k must be >= 2, got {args.sl_bounds}")
+    ltt_pairs_, ltt_word_pairs = (sum(args.ltt, []), sum(args.ltt_words, []))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = [sl_rows(k) for k in range(2, args.sl_max + 1)]
+    rows += [sl_exact_row(k) for k in args.sl_exact]
     rows += [sl_bound_row(k, args.seed, args.sl_time) for k in args.sl_bounds]
-    rows += [ltt_rows(k, t) for k, t in ltt_pairs]
+    rows += [ltt_rows(k, t) for k, t in ltt_pairs_]
     rows += [ltt_word_search_row(k, t) for k, t in ltt_word_pairs]
     if not rows:
-        ap.error("nothing to compute: give --sl-max >= 2, --sl-bounds, --ltt or --ltt-words")
+        ap.error("nothing to compute: give --sl-max >= 2, --sl-exact, --sl-bounds, --ltt or --ltt-words")
     table = pd.DataFrame(rows)
     table["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     table.to_csv(out / "exact_values.csv", index=False)

@@ -6,8 +6,12 @@ import itertools
 import pytest
 
 from toolkit_langgen.closure import closure_dimension, dfa_class, ltt_closure_dimension, power_free_words
-from toolkit_langgen.strictly_local_closure import (sl_closure_dimension_bounds, sl_closure_dimension_dfa,
-                                                    sl_closure_dimension_orders, sl_language, simple_paths)
+from toolkit_langgen.strictly_local_closure import (de_bruijn, sl_closure_dimension_bounds,
+                                                    sl_closure_dimension_branch_and_bound, sl_closure_dimension_dfa,
+                                                    sl_closure_dimension_orders, sl_closure_dimension_pareto,
+                                                    sl_language, simple_paths, simple_paths_within, walks_in_order)
+
+SL5_WITNESS_ORDER = "aabb abbb bbbb bbba bbab babb abba bbaa baab aaba abab baba abaa baaa aaaa aaab".split()
 
 
 @pytest.mark.parametrize("k,value", [(2, 4), (3, 15)])
@@ -40,6 +44,92 @@ def test_sl_bounds_bracket_the_exact_value():
 @pytest.mark.slow
 def test_sl4_two_computations():
     assert sl_closure_dimension_orders(4)["closure_dimension"] == sl_closure_dimension_dfa(4)["closure_dimension"] == 72
+
+
+@pytest.mark.parametrize("k,value", [(2, 4), (3, 15), (4, 72)])
+def test_sl_exact_methods_match_the_exhaustive_orders(k, value):
+    pareto, bnb = sl_closure_dimension_pareto(k), sl_closure_dimension_branch_and_bound(k)
+    assert pareto["closure_dimension"] == bnb["closure_dimension"] == value
+    if k <= 3:
+        assert sl_closure_dimension_orders(k)["closure_dimension"] == value
+    _, edges = de_bruijn(k)
+    for row in (pareto, bnb):  # each witness order is a finite SL_k language of that size on the DFA core
+        assert walks_in_order(row["order"].split(), edges) == value - (2 ** (k - 1) - 1)
+        L = sl_language(k, row["witness_factors"])
+        assert L.is_finite() and L.cardinality() == value
+
+
+def test_sl_branch_and_bound_incumbent_is_an_upper_bound_only_when_nothing_beats_it():
+    at = sl_closure_dimension_branch_and_bound(4, incumbent=65)  # 65 walks = C(SL_4) - 7
+    assert at["order"] is None and at["status"].startswith("upper bound") and at["walks"] == 65
+    below = sl_closure_dimension_branch_and_bound(4, incumbent=64)
+    assert (below["walks"], below["status"]) == (65, "exact") and below["visited"] < at["visited"] * 10
+
+
+def test_simple_paths_within_the_full_set_is_simple_paths():
+    for k in (2, 3, 4):
+        full = simple_paths_within(k)[-1]
+        assert sum(full) == simple_paths(k)
+
+
+def test_sl_exact_methods_refuse_k6():
+    with pytest.raises(ValueError, match="exact methods reach k <= 5"):
+        sl_closure_dimension_pareto(6)
+
+
+def test_sl5_witness_is_a_finite_language_of_469_words():
+    # C(SL_5) = 469: the order found by both exact methods (slow test below); here its language on the
+    # DFA core, and no backward factor can be added without a cycle
+    from toolkit_langgen.strictly_local_closure import witness_factors
+
+    _, edges = de_bruijn(5)
+    assert walks_in_order(SL5_WITNESS_ORDER, edges) == 454
+    A = witness_factors(5, SL5_WITNESS_ORDER, edges)
+    L = sl_language(5, A)
+    assert L.is_finite() and L.cardinality() == 469
+    pos = {v: i for i, v in enumerate(SL5_WITNESS_ORDER)}
+    backward = [f for u, v, f in edges if pos[u] > pos[v]]
+    assert len(backward) == 8 and all(not sl_language(5, set(A) | {f}).is_finite() for f in backward)
+
+
+@pytest.mark.slow
+def test_sl5_two_exact_computations():  # about 35 s
+    pareto = sl_closure_dimension_pareto(5)
+    bnb = sl_closure_dimension_branch_and_bound(5)
+    assert pareto["closure_dimension"] == bnb["closure_dimension"] == 469
+    assert sl_closure_dimension_branch_and_bound(5, incumbent=454)["order"] is None  # nothing above 454 walks
+
+
+def test_exact_values_script_takes_pairs_as_comma_lists():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
+    for option in ("--ltt", "--ltt-words"):
+        bad = subprocess.run([sys.executable, str(script), option, "1,1", "2,x"], capture_output=True, text=True)
+        assert bad.returncode == 2 and f"argument {option}: 'x' is not one of" in bad.stderr
+        short = subprocess.run([sys.executable, str(script), option, "5"], capture_output=True, text=True)
+        assert short.returncode == 2 and "expected pairs k,t" in short.stderr
+    bad_k = subprocess.run([sys.executable, str(script), "--sl-exact", "6"], capture_output=True, text=True)
+    assert bad_k.returncode == 2 and "--sl-exact: k must be 2..5" in bad_k.stderr
+
+
+def test_exact_values_script_runs_with_several_pairs(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
+    run = subprocess.run([sys.executable, str(script), "--sl-max", "3", "--sl-exact", "4", "--ltt", "1,1", "2,1",
+                          "--ltt-words", "3,1 2,2", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(tmp_path / "exact_values.csv")
+    assert list(table["class"]) == ["SL_2", "SL_3", "SL_4", "LTT(1,1)", "LTT(2,1)", "LTT(3,1)", "LTT(2,2)"]
+    assert list(table.closure_dimension) == [4, 15, 72, 1, 5, 25, 43]
+    assert table.set_index("class").loc["SL_4", "status"] == "exact"
 
 
 def test_closed_set_oracle_reproduces_dfa3():
