@@ -114,9 +114,10 @@ def sl_bound_row(k: int, seed: int, time_limit: float) -> dict:
     from toolkit_langgen.strictly_local_closure import sl_closure_dimension_bounds
 
     r = sl_closure_dimension_bounds(k, seed=seed, time_limit=time_limit)
+    upper = r["upper_bound"]  # None beyond 16 nodes (the simple paths are not counted there)
     return {"class": f"SL_{k}", "k": k, "t": None, "closure_dimension": r["closure_dimension"], "check": None,
-            "agree": None, "status": f"bounds [{r['closure_dimension']}, {r['upper_bound']}]",
-            "method_a": r["method"], "method_b": "upper: simple paths of the de Bruijn graph",
+            "agree": None, "status": f"bounds [{r['closure_dimension']}, {upper}]" if upper else "lower bound",
+            "method_a": r["method"], "method_b": "upper: simple paths of the de Bruijn graph" if upper else None,
             "seconds_a": round(r["seconds"], 2), "seconds_b": None, "witness": f"order {r['order']}"}
 
 
