@@ -93,7 +93,7 @@ def test_sl5_witness_is_a_finite_language_of_469_words():
 
 
 @pytest.mark.slow
-def test_sl5_two_exact_computations():  # about 35 s
+def test_sl5_two_exact_computations():  # about 55 s
     pareto = sl_closure_dimension_pareto(5)
     bnb = sl_closure_dimension_branch_and_bound(5)
     assert pareto["closure_dimension"] == bnb["closure_dimension"] == 469
