@@ -19,8 +19,8 @@ from toolkit_langgen.certificate import (DFA4_LOWER_BOUND_WITNESS, check_with_au
 from toolkit_langgen.closure import (dfa_class, ltt_closure_dimension, ltt_finite_class_words_automaton,
                                      ltt_profile_classes)
 from toolkit_langgen.dfa import DFA
-from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, iterated_local_search,
-                                          stack_padded)
+from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, is_suffix_closed,
+                                            iterated_local_search, stack_padded)
 from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile, regex
 from toolkit_langgen.ltt_compiled import ltt_closure_dimension_compiled, ltt_profile_automaton_compiled
 from toolkit_langgen.ltt_words import ltt_closure_dimension_words, ltt_finite_class_words
@@ -132,6 +132,21 @@ def test_exhaustive_triples_of_prefix_closed_dfa3_languages_match_brute_force():
         if X.is_finite():
             best = max(best, X.cardinality())
     assert res["value"] == best == 6
+
+
+def test_suffix_closed_matches_the_definition_on_words():
+    # uv in L implies v in L, checked on all words of length <= 6 for every DFA_2 language and the
+    # prefix-closed ones of DFA_3 (their reversals are not all DFA_3 languages)
+    words = [""] + ["".join(p) for n in range(1, 7) for p in itertools.product("ab", repeat=n)]
+    H = dfa_class(2) + [L for L in dfa_class(3) if is_prefix_closed(L)]
+    flags = []
+    for L in H:
+        inside = [w for w in words if L.accepts(w)]
+        by_words = all(L.accepts(w[i:]) for w in inside for i in range(len(w) + 1))
+        assert is_suffix_closed(L) == by_words
+        flags.append(by_words)
+    assert any(flags) and not all(flags)
+    assert is_suffix_closed(NO_BB) and not is_suffix_closed(AT_MOST_ONE_A.complement())
 
 
 @pytest.mark.parametrize("k,t", [(1, 1), (1, 2), (1, 4), (2, 1), (2, 2),

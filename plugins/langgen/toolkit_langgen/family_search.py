@@ -126,6 +126,12 @@ def is_prefix_closed(L: DFA) -> bool:
     return len(rejecting) <= 1 and all(r == q for q in rejecting for r in M.trans[q])
 
 
+def is_suffix_closed(L: DFA) -> bool:
+    """Suffix-closed (uv in L implies v in L): every reachable state's residual is inside L."""
+    M = L.minimize()
+    return all(DFA(M.alphabet, M.trans, M.accept, q).issubset(M) for q in M.reachable())
+
+
 def exhaustive_triples(scorer: FamilyScorer, candidates: Sequence[int]) -> dict:
     """The largest finite |L_i ∩ L_j ∩ L_l| over all i < j < l in ``candidates`` (and over pairs and
     single members, which a triple with a repeated member would give): exact for that subclass.
