@@ -100,36 +100,41 @@ def test_sl5_two_exact_computations():  # about 55 s
     assert sl_closure_dimension_branch_and_bound(5, incumbent=454)["order"] is None  # nothing above 454 walks
 
 
-def test_exact_values_script_takes_pairs_as_comma_lists():
-    import subprocess
+def _exact_values_main(argv, monkeypatch):
+    import importlib.util
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
-    for option in ("--ltt", "--ltt-words"):
-        bad = subprocess.run([sys.executable, str(script), option, "1,1", "2,x"], capture_output=True, text=True)
-        assert bad.returncode == 2 and f"argument {option}: 'x' is not one of" in bad.stderr
-        short = subprocess.run([sys.executable, str(script), option, "5"], capture_output=True, text=True)
-        assert short.returncode == 2 and "expected pairs k,t" in short.stderr
-    bad_k = subprocess.run([sys.executable, str(script), "--sl-exact", "6"], capture_output=True, text=True)
-    assert bad_k.returncode == 2 and "--sl-exact: k must be 2..5" in bad_k.stderr
+    path = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
+    spec = importlib.util.spec_from_file_location("langgen_exact_values", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(sys, "argv", [str(path), *argv])
+    mod.main()
 
 
-def test_exact_values_script_runs_with_several_pairs(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
+def test_exact_values_script_takes_pairs_as_comma_lists(monkeypatch, capsys):
+    cases = [(["--ltt", "1,1", "2,x"], "argument --ltt: 'x' is not one of"),
+             (["--ltt-words", "1,1", "2,x"], "argument --ltt-words: 'x' is not one of"),
+             (["--ltt", "5"], "argument --ltt: expected pairs k,t"),
+             (["--ltt-words", "0,1"], "argument --ltt-words: '0' is below the minimum 1"),
+             (["--sl-exact", "6"], "--sl-exact: k must be 2..5")]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exc:
+            _exact_values_main(argv, monkeypatch)
+        assert exc.value.code == 2 and message in capsys.readouterr().err
 
+
+def test_exact_values_script_runs_with_several_pairs(tmp_path, monkeypatch, capsys):
     import pandas as pd
 
-    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
-    run = subprocess.run([sys.executable, str(script), "--sl-max", "3", "--sl-exact", "4", "--ltt", "1,1", "2,1",
-                          "--ltt-words", "3,1 2,2", "--out", str(tmp_path)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    _exact_values_main(["--sl-max", "3", "--sl-exact", "4", "--ltt", "1,1", "2,1", "--ltt-words", "3,1 2,2",
+                        "--out", str(tmp_path)], monkeypatch)
     table = pd.read_csv(tmp_path / "exact_values.csv")
     assert list(table["class"]) == ["SL_2", "SL_3", "SL_4", "LTT(1,1)", "LTT(2,1)", "LTT(3,1)", "LTT(2,2)"]
     assert list(table.closure_dimension) == [4, 15, 72, 1, 5, 25, 43]
     assert table.set_index("class").loc["SL_4", "status"] == "exact"
+    capsys.readouterr()
 
 
 def test_closed_set_oracle_reproduces_dfa3():
