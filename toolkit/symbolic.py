@@ -28,6 +28,7 @@ but never counts as a failure. ``proved`` and ``refuted`` never come from a time
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import random
 import signal
@@ -74,6 +75,17 @@ _timeouts = _TimeoutCount()
 _REARM_SECONDS = 0.02  # CPU seconds before the alarm fires again if its exception was swallowed
 
 
+def _inside_gc_callback(frame: Any) -> bool:
+    """Whether ``frame`` runs inside one of ``gc.callbacks`` (they interrupt any allocation of the attempt)."""
+    codes = {getattr(getattr(cb, "__func__", cb), "__code__", None) for cb in gc.callbacks}
+    codes.discard(None)
+    while frame is not None and codes:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def _time_limit(seconds: float):
     """Abort a sympy attempt after ``seconds`` of this process's CPU time (main thread only; elsewhere no limit).
@@ -86,9 +98,11 @@ def _time_limit(seconds: float):
         return
 
     def _raise(signum: int, frame: Any) -> None:
-        # Re-arm first: if the exception lands where Python cannot propagate it (a gc callback, a
-        # __del__), it is only reported as unraisable, and the attempt must still be stopped.
+        # Re-arm first: if the exception lands where Python cannot propagate it (a __del__), it is
+        # only reported as unraisable, and the attempt must still be stopped.
         signal.setitimer(signal.ITIMER_VIRTUAL, _REARM_SECONDS)
+        if _inside_gc_callback(frame):
+            return  # raising here would leave the callback's owner (dask's GC diagnosis) half-updated
         raise _Timeout()
 
     old = signal.signal(signal.SIGVTALRM, _raise)
@@ -590,7 +604,18 @@ class Inequality(Claim):
                        detail="sympy could not decide the sign; no counterexample found")
 
 
+_GAMMA_LIKE = (sympy.factorial, sympy.gamma, sympy.binomial, sympy.RisingFactorial, sympy.FallingFactorial)
+
+
 def _limit(expr: sympy.Expr, var: sympy.Symbol, point: Any, direction: str) -> Any:
+    # sympy.limit spends seconds on ratios of factorials (n n!/(n+1)! takes 6.7 s of CPU) that
+    # gammasimp turns into rational functions in milliseconds: try that equal form first.
+    if expr.has(*_GAMMA_LIKE):
+        simpler = _attempt(lambda: sympy.gammasimp(expr))
+        if simpler is not None and simpler != expr:
+            value = _attempt(lambda: sympy.limit(simpler, var, point, dir=direction))
+            if _settled(value, var):
+                return value
     return _attempt(lambda: sympy.limit(expr, var, point, dir=direction))
 
 

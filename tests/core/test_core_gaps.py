@@ -187,3 +187,14 @@ def test_report_explains_claims_expected_not_to_be_proved(tmp_path):
     text = write_report([], verdicts, quick=True, out_dir=tmp_path).read_text()
     assert "2 claims: 1 proved, 1 refuted, 0 unknown; all as expected" in text
     assert "`claims_plugin.demo` / `false on purpose` (expected refuted): n + 1 = n is false" in text
+
+
+def test_limits_of_factorial_ratios_fit_a_small_budget(monkeypatch):
+    # sympy.limit alone needs ~7 s of CPU on this ratio (an "unknown" under a 2 s budget); its gammasimp
+    # form n/(n+1) needs milliseconds
+    monkeypatch.setenv("TOOLKIT_SYMBOLIC_SECONDS", "2")
+    n = sympy.Symbol("n", positive=True, integer=True)
+    ratio = Limit("n n!/(n+1)! -> 1", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=1).check()
+    assert ratio.status == "proved"
+    wrong = Limit("n n!/(n+1)! -> 2", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=2).check()
+    assert wrong.status == "refuted"
