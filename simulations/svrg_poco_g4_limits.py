@@ -7,9 +7,10 @@ for the same number of steps. With the weight noise off as well (eps = 0) it is 
 epochs (1,800 steps of batch 32) each, on the same seeds and initial weights, on a learning-rate grid
 wide enough that each method's best rate is an interior point (3x steps). The readings were fixed in
 the plugin README before the runs. The range of IVON's Hessian estimate h at the end is printed. Last
-come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999.
+come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999. Resumable: each
+finished run is written at once to g4_limits.csv under --out, and a run already there is not run again.
 
-    python simulations/svrg_poco_g4_limits.py [--seeds 0,1,2] [--ivon-lrs 0.05,0.15,0.45,1.35,4.05]
+    python simulations/svrg_poco_g4_limits.py [--seeds 0,1,2] [--ivon-lrs 0.05,0.15,...,109.35]
         [--adam-lrs 0.001,0.003,0.009,0.027,0.081] [--epochs 40] [--out results/svrg_poco]
 """
 
@@ -26,7 +27,7 @@ from toolkit.argtypes import comma_list, seeds
 from toolkit_svrg_poco.minibatch import make_optimizer
 from toolkit_svrg_poco.mlp import DigitsMLP, fit_mlp
 
-IVON_LRS = (0.05, 0.15, 0.45, 1.35, 4.05)
+IVON_LRS = (0.05, 0.15, 0.45, 1.35, 4.05, 12.15, 36.45, 109.35)
 ADAM_LRS = (1e-3, 3e-3, 9e-3, 2.7e-2, 8.1e-2)
 POCO_ALPHAS = (0.5, 1.0)
 
@@ -56,8 +57,16 @@ def run(variant: str, method: str, lr: float, seed: int, epochs: int, **options)
         options["alpha"] = alpha
     final = fit_mlp(oracle, optimizer, seed, epochs)[-1]
     h = getattr(optimizer, "h", None)
-    return {"variant": variant, "method": method, "lr": lr, "seed": seed, **options, **final,
+    return {"variant": variant, "method": method, "lr": lr, "seed": seed, "epochs": epochs, **options, **final,
             "h_min": float(h.min()) if h is not None else math.nan, "h_max": float(h.max()) if h is not None else math.nan}
+
+
+def _same_run(row: dict, key: dict) -> bool:
+    """Whether a stored row is the run ``key`` (options it lacks, such as beta2, are the defaults)."""
+    for column in ("alpha", "beta2"):
+        if column not in key and not pd.isna(row.get(column, math.nan)):
+            return False
+    return all(np.isclose(row.get(c, math.nan), v) if isinstance(v, float) else row.get(c) == v for c, v in key.items())
 
 
 def _best_rate(curve: pd.Series, grid: list[float]) -> tuple[float, float, bool]:
@@ -107,12 +116,21 @@ def main(argv=None) -> int:
     plan += [(variant, "ivon", lr, {}) for lr in args.ivon_lrs for variant in ("mini-batch", "exact", "deterministic")]
     plan += [("mini-batch", "ivon_poco", lr, {"alpha": alpha}) for lr in args.ivon_lrs for alpha in POCO_ALPHAS]
     plan += [("mini-batch", method, 0.05, {"beta2": 0.999}) for method in ("ivon", "ivon_poco")]
+    done = pd.read_csv(path).to_dict("records") if path.exists() else []
+    if done and "epochs" not in done[0]:
+        print(f"{path}: older layout without 'epochs'; its runs are re-run", flush=True)
+        done = []
     rows = []
     for variant, method, lr, options in plan:
         for seed in args.seeds:
-            rows.append(run(variant, method, lr, seed, args.epochs, **options))
-            print(rows[-1], flush=True)
-            pd.DataFrame(rows).to_csv(path, index=False)  # kept as it grows: a stopped run keeps its rows
+            key = {"variant": variant, "method": method, "lr": lr, "seed": seed, "epochs": args.epochs, **options}
+            row = next((r for r in done if _same_run(r, key)), None)
+            if row is None:
+                row = run(variant, method, lr, seed, args.epochs, **options)
+                done.append(row)
+                pd.DataFrame(done).to_csv(path, index=False)  # kept as it grows: a stopped run keeps its rows
+                print(row, flush=True)
+            rows.append(row)
     table = pd.DataFrame(rows)
     for column in ("beta2", "alpha"):
         if column not in table:
