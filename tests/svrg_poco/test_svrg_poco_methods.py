@@ -100,7 +100,7 @@ def test_optimum_agrees_with_scikit_learn_saga(cancer):
 
     problem, w_star, p_star = cancer
     clf = LogisticRegression(solver="saga", C=1 / (problem.n * problem.lam), fit_intercept=False, tol=1e-12,
-                             max_iter=100_000).fit(problem.X, problem.y)
+                             max_iter=100_000, random_state=0).fit(problem.X, problem.y)
     assert abs(problem.value(clf.coef_.ravel()) - p_star) < 1e-8
 
 
