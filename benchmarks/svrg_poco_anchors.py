@@ -36,7 +36,8 @@ def sklearn_row(problem, p_star, solver, repeats):
     def fit(max_iter, tol=1e-12):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return LogisticRegression(solver=solver, C=C, fit_intercept=False, tol=tol, max_iter=max_iter).fit(problem.X, problem.y)
+            return LogisticRegression(solver=solver, C=C, fit_intercept=False, tol=tol, max_iter=max_iter,
+                                      random_state=0).fit(problem.X, problem.y)
 
     scale = problem.value(np.zeros(problem.dim)) - p_star
     rel = lambda clf: (problem.value(clf.coef_.ravel()) - p_star) / scale  # noqa: E731
@@ -142,6 +143,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
     import pandas as pd
 
     from toolkit_svrg_poco.runs import cached_problem

@@ -20,21 +20,12 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from toolkit.argtypes import comma_list
 
 from toolkit_svrg_poco.mlp import train_mlp
 
 CENTRES = {"adam": 1e-3, "ivon": 0.05, "ivon_poco": 0.05}
 FACTORS = (1 / 3, 1.0, 3.0)
-
-
-def _seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--confirm-seeds must be comma-separated integers, got {text!r}") from None
-    if not seeds or min(seeds) < 2:
-        raise argparse.ArgumentTypeError(f"--confirm-seeds must be fresh seeds (>= 2; 0-1 make the choice), got {text!r}")
-    return seeds
 
 
 def _resumed(path: Path, columns: list[str]) -> pd.DataFrame:
@@ -57,7 +48,8 @@ def _has(done: pd.DataFrame, **key) -> bool:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=40)
-    parser.add_argument("--confirm-seeds", type=_seeds, default=[2, 3, 4])
+    parser.add_argument("--confirm-seeds", type=comma_list(int, minimum=2), default=[2, 3, 4],
+                        help="fresh seeds for the confirmation, each >= 2 (seeds 0-1 make the choice)")
     parser.add_argument("--out", default="results/svrg_poco")
     args = parser.parse_args(argv)
     if args.epochs < 1:

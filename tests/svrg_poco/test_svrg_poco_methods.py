@@ -100,7 +100,7 @@ def test_optimum_agrees_with_scikit_learn_saga(cancer):
 
     problem, w_star, p_star = cancer
     clf = LogisticRegression(solver="saga", C=1 / (problem.n * problem.lam), fit_intercept=False, tol=1e-12,
-                             max_iter=100_000).fit(problem.X, problem.y)
+                             max_iter=100_000, random_state=0).fit(problem.X, problem.y)
     assert abs(problem.value(clf.coef_.ravel()) - p_star) < 1e-8
 
 
@@ -310,3 +310,18 @@ def test_a_users_own_torch_model_trains_through_fit_mlp(method):
     assert rows[-1]["steps"] == 30 * 10
     assert rows[-1]["evals"] == 30 * (10 * 20 if method == "adam" else 200 + 2 * 10 * 20)
     assert rows[-1]["train_loss"] < 0.05 * rows[0]["train_loss"]
+
+
+def test_the_precision_safeguard_keeps_s_positive_definite_where_the_plain_update_does_not():
+    # S + eta D + eta^2/2 D S^-1 D = S/2 + (S + eta D) S^-1 (S + eta D)/2 is positive definite for any
+    # symmetric target; the plain (1 - eta) S + eta target is not when the target is indefinite
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((4, 4))
+    S = A @ A.T + 0.1 * np.eye(4)
+    target = np.diag([3.0, 1.0, -2.0, -5.0])  # an indefinite Hessian sum, as a non-convex loss gives
+    for eta in (0.5, 1.0):
+        plain = opt._new_precision(S, target, eta, safeguard=False)
+        kept = opt._new_precision(S, target, eta, safeguard=True)
+        assert np.linalg.eigvalsh(plain).min() < 0
+        assert np.linalg.eigvalsh(kept).min() > 0
+        assert np.allclose(kept, 0.5 * S + 0.5 * plain @ np.linalg.solve(S, plain))
