@@ -55,6 +55,8 @@ from typing import Literal
 
 import numpy as np
 
+from toolkit.argtypes import comma_list
+
 ALPHA = 0.1
 WINDOW = 500  # calibration_window W, and burn_in for the equality runs
 TOLERANCE = 1e-12
@@ -270,6 +272,7 @@ def salesforce_method(name: str, scores, alpha: float, burn_in: int):
 
 
 INLINE_SCENARIOS = ("exchangeable", "abrupt_variance", "multi_block", "mean_jump", "drift")
+PLUGIN_SCENARIOS = (*INLINE_SCENARIOS, "computo")  # the plugin's synthetic streams (tested equal to its list)
 
 
 # -- streams ---------------------------------------------------------------------------------------------------------
@@ -506,20 +509,20 @@ def main(argv=None) -> int:
                         help="the anchors against their written-out rules on inline streams (no toolkit_pace needed)")
     parser.add_argument("--T", type=int, default=None, help="stream length (default 4000; 1500 with --self-test)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gammas", default="0.005,0.05", help="ACI steps, comma-separated, each in (0, 1]")
-    parser.add_argument("--streams", default="exchangeable,abrupt_variance,multi_block")
+    parser.add_argument("--gammas", type=comma_list(float), default=[0.005, 0.05],
+                        help="ACI steps, comma-separated, each in (0, 1] (default 0.005,0.05)")
+    parser.add_argument("--streams", type=comma_list(str, choices=PLUGIN_SCENARIOS),
+                        default=["exchangeable", "abrupt_variance", "multi_block"],
+                        help=f"comma-separated, of {', '.join(PLUGIN_SCENARIOS)} (--self-test: of "
+                             f"{', '.join(INLINE_SCENARIOS)}); default exchangeable,abrupt_variance,multi_block")
     parser.add_argument("--csv", default=None, help="also write the comparison table to this CSV file")
     args = parser.parse_args(argv)
     T = args.T if args.T is not None else (1500 if args.self_test else 4000)
-    try:
-        gammas = [float(g) for g in args.gammas.split(",")]
-    except ValueError:
-        parser.error(f"--gammas must be comma-separated numbers, got {args.gammas!r}")
+    gammas, streams = args.gammas, args.streams
     if not all(0 < g <= 1 for g in gammas):
-        parser.error(f"--gammas must lie in (0, 1] (MAPIE refuses gamma > 1), got {args.gammas!r}")
-    streams = args.streams.split(",")
+        parser.error(f"--gammas must lie in (0, 1] (MAPIE refuses gamma > 1), got {','.join(map(str, gammas))}")
     if args.self_test and not set(streams) <= set(INLINE_SCENARIOS):
-        parser.error(f"--streams with --self-test: each of {', '.join(INLINE_SCENARIOS)}; got {args.streams!r}")
+        parser.error(f"--streams with --self-test: each of {', '.join(INLINE_SCENARIOS)}; got {','.join(streams)}")
     if T < WINDOW + 100:
         parser.error(f"--T must be at least {WINDOW + 100} (W = {WINDOW} calibration scores, then the stream)")
     anchors = frozenset(name for name, module in (("mapie", "mapie"), ("salesforce", "online_conformal"))

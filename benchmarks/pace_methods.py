@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from toolkit.argtypes import comma_list
 from toolkit_pace import methods as M
 from toolkit_pace.streams import synthetic
 
@@ -25,17 +26,18 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--T", type=int, default=4000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--methods", default=",".join(M.METHOD_NAMES))
-    args = ap.parse_args()
+    ap.add_argument("--methods", type=comma_list(str, choices=M.METHOD_NAMES), default=list(M.METHOD_NAMES),
+                    help=f"comma-separated, of {','.join(M.METHOD_NAMES)} (default all)")
+    args = ap.parse_args(argv)
     scores = synthetic("abrupt_variance", args.T, 0).scores
     steps = args.T - 100
     print(f"T = {args.T}, W_cal = 500, burn-in 100, abrupt variance seed 0; best of {args.repeat}")
     print(f"{'method':<18} {'engine':<7} {'us/step':>9}")
-    for name in args.methods.split(","):
+    for name in args.methods:
         engines = ("numba", "numpy") if name in ("aci", "pace") else ("numpy",)
         row = {}
         for engine in engines:

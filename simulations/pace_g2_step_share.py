@@ -12,7 +12,10 @@ Three parts, none of which changes the method (the spec's constants throughout):
    trigger then keeps gamma~ above (1 + 1%) gamma_0 for L rounds, printed below.
 2. The ideal case: errors iid Bernoulli(alpha) (what exact coverage gives on exchangeable data), the
    reactive term alone (no KS term, no ledger): the per-round trigger probability (exact binomial) and the
-   share of rounds with gamma~ <= 1.01 gamma_0 (Monte Carlo, its own seed 300).
+   share of rounds with gamma~ <= 1.01 gamma_0 (Monte Carlo, its own seed 300). Then the oracle case with
+   the spec's whole rule: scores iid |N(0, 1)| (the exchangeable stream), the threshold the true quantile
+   (so the errors are exactly iid Bernoulli(alpha)), the KS term on those scores, the gap term, the
+   smoothing, the cap and the ledger (seed 301).
 3. The measured runs (exchangeable stream, the gate seeds 100.. and T = 4000, as simulations/pace_gates.py):
    the share with gamma_t <= 1.01 gamma_0, and the same smoothing recursion re-run on the run's reactive
    signal alone and on its proactive (KS) signal alone. gamma~ is monotone in the targets, so the share of
@@ -30,11 +33,14 @@ import time
 import numpy as np
 from scipy import stats
 
-from toolkit_pace.methods import PACE, pace
+from toolkit_pace.methods import PACE, aci, ledger_step, pace, pace_kappa
+from toolkit_pace.metrics import violation_rate
 from toolkit_pace.streams import synthetic
+from toolkit_pace.window import ks_statistic
 
 ALPHA, GAP_WINDOW, GAIN, DECAY, TOLERANCE = 0.1, 50, 0.1, 20.0, 0.01
 T, CALIBRATION_WINDOW, BURN_IN = 4000, 500, 100
+SHIFT_WINDOW, REFERENCE_WINDOW, DELTA, GAMMA_CAP, PHI_CAP = 50, 200, 0.01, 0.128, 0.5
 
 
 def smoothed(target: np.ndarray, gamma0: float) -> np.ndarray:
@@ -107,12 +113,56 @@ def iid_case(rounds: int) -> None:
               f"max {blocks.max():.3f}); exactly gamma_0: {np.mean(g == g0):.4f}")
 
 
+def shift_signal(scores: np.ndarray) -> np.ndarray:
+    """P_t of the spec: KS(last 50 scores, the 200 before) past kappa, scaled (0 until 250 scores)."""
+    kappa = pace_kappa(SHIFT_WINDOW, REFERENCE_WINDOW, DELTA)
+    span = SHIFT_WINDOW + REFERENCE_WINDOW
+    out = np.zeros(scores.size)
+    for t in range(span - 1, scores.size):
+        window = scores[t + 1 - span:t + 1]
+        d = ks_statistic(window[REFERENCE_WINDOW:], window[:REFERENCE_WINDOW])
+        out[t] = max(0.0, d - kappa) / (1 - kappa)
+    return out
+
+
+def full_rule_steps(shift: np.ndarray, gap: np.ndarray, err: np.ndarray, gamma0: float,
+                    phi_cap: float = PHI_CAP) -> np.ndarray:
+    """gamma_t of the spec's whole rule (cap, smoothing, ledger) from given signals and errors."""
+    out = np.empty(err.size)
+    smooth, phi = gamma0, 0.0
+    for i in range(err.size):
+        target = min(GAMMA_CAP, gamma0 + GAIN * shift[i] + GAIN * gap[i])
+        smooth = target if target >= smooth else smooth + (target - smooth) / DECAY
+        d = ALPHA - err[i]
+        gamma = ledger_step(smooth, gamma0, phi, d, phi_cap)
+        phi = max(-phi_cap, min(phi_cap, phi + (gamma - gamma0) * d))
+        out[i] = gamma
+    return out
+
+
+def oracle_case(rounds: int) -> None:
+    rng = np.random.default_rng(301)
+    scores = np.abs(rng.standard_normal(rounds))
+    err = (scores > stats.norm.ppf(1 - ALPHA / 2)).astype(float)  # the true quantile: iid Bernoulli(alpha)
+    shift, gap = shift_signal(scores), reactive_signal(err)
+    print(f"\n   oracle threshold, the spec's whole rule (KS + gap + cap + smoothing + ledger), {rounds} rounds "
+          f"(seed 301): error rate {err.mean():.4f}; rounds with R_t > 0: {np.mean(gap > 0):.4f}, KS > 0: "
+          f"{np.mean(shift > 0):.4f}")
+    for g0 in (0.005, 0.01):
+        g = full_rule_steps(shift, gap, err, g0)
+        blocks = (g[:rounds // 3900 * 3900] <= (1 + TOLERANCE) * g0).reshape(-1, 3900).mean(axis=1)
+        print(f"   gamma_0 = {g0}: share gamma_t <= 1.01 gamma_0 = {np.mean(g <= (1 + TOLERANCE) * g0):.3f} "
+              f"(per 3900-round block: 10th-90th pct {np.percentile(blocks, 10):.3f}..{np.percentile(blocks, 90):.3f}, "
+              f"max {blocks.max():.3f})")
+
+
 def measured(seeds: range) -> None:
     print(f"\n3. PACE on the exchangeable stream, T = {T}, seeds {seeds.start}..{seeds.stop - 1} (means over seeds)")
     print("   gamma_0 | share gamma_t <= 1.01 g0 | exactly g0 | ledger binds | first signal (median round) | "
-          "reactive alone | KS alone | rounds with R>0 / KS>0 | no signal (gamma* = g0)")
+          "reactive alone | KS alone | rounds with R>0 / KS>0 | no signal (gamma* = g0) | burn-in counted | "
+          "tolerance for 0.9")
     for g0 in (0.005, 0.01):
-        rows = []
+        rows, ratios = [], []
         for seed in seeds:
             x = synthetic("exchangeable", T, seed).scores
             model = PACE(ALPHA, g0, x[:BURN_IN], CALIBRATION_WINDOW)
@@ -133,12 +183,32 @@ def measured(seeds: range) -> None:
                          np.mean(smoothed(np.minimum(0.128, g0 + GAIN * shift), g0) <= limit),
                          np.mean(gap > 0), np.mean(shift > 0), np.mean((gap == 0) & (shift == 0)),
                          (signal[0] if signal.size else n) / n))
+            ratios.append(gamma / g0 - 1)
         a = np.array(rows, dtype=float)
+        needed = float(np.quantile(np.concatenate(ratios), 0.9))
         m = a.mean(axis=0)
         print(f"   {g0:<7} | {m[0]:.3f} (seeds {a[:, 0].min():.3f}..{a[:, 0].max():.3f}) | {m[1]:.3f} | "
               f"{round(a[:, 2].sum() * (T - BURN_IN))} of {len(seeds) * (T - BURN_IN)} rounds | "
               f"{np.median(a[:, 3]):.0f} (share of rounds before it: {m[9]:.3f}) | {m[4]:.3f} | {m[5]:.3f} | "
-              f"{m[6]:.4f} / {m[7]:.4f} | {m[8]:.3f}")
+              f"{m[6]:.4f} / {m[7]:.4f} | {m[8]:.3f} | {(m[0] * n + BURN_IN) / T:.3f} | "
+              f"gamma_t <= {1 + needed:.2f} gamma_0")
+
+
+def violation_ratio(seeds: range, gamma0: float = 0.01) -> None:
+    rates = []
+    for seed in seeds:
+        x = synthetic("exchangeable", T, seed).scores
+        rates.append([violation_rate(method(x, ALPHA, gamma0, CALIBRATION_WINDOW, BURN_IN).err, ALPHA)
+                      for method in (aci, pace)])
+    r = np.array(rates)
+    rng = np.random.default_rng(302)
+    picks = rng.integers(0, len(r), size=(2000, len(r)))
+    boot = r[picks, 1].mean(axis=1) / r[picks, 0].mean(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    print(f"\n4. exchangeable violation rate, gamma_0 = {gamma0}, seeds {seeds.start}..{seeds.stop - 1}: ACI "
+          f"{r[:, 0].mean():.4f}, PACE {r[:, 1].mean():.4f}, ratio {r[:, 1].mean() / r[:, 0].mean():.3f} "
+          f"[95% seed bootstrap {lo:.3f}, {hi:.3f}] (gate: within [0.9, 1.1]); PACE lower in "
+          f"{int(np.sum(r[:, 1] < r[:, 0]))}/{len(r)} seeds")
 
 
 def main(argv=None) -> None:
@@ -151,7 +221,9 @@ def main(argv=None) -> None:
     start = time.process_time()
     arithmetic()
     iid_case(args.iid_rounds)
+    oracle_case(args.iid_rounds)
     measured(range(100, 100 + args.seeds))
+    violation_ratio(range(100, 100 + args.seeds))
     print(f"\nCPU {time.process_time() - start:.1f} s")
 
 

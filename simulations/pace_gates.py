@@ -58,7 +58,7 @@ def main() -> None:
                                                             "long_run_deviation", "violation_rate"]].mean()
     pace = table[(table.method == "pace") & (table.gamma0 == 0.005)].groupby("stream")[
         ["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]].mean()
-    lines += ["", "DtACI vs PACE (gamma0 = .005), means over seeds:", "",
+    lines += ["", "DtACI vs PACE (gamma0 = .005), means over seeds:", "", "```",
               pace.add_prefix("pace_").join(dt.add_prefix("dtaci_")).round(4).to_string(), "```"]
     g1 = outcomes["G1"].table
     lines += ["", f"G1 runs per method: {g1.groupby('method').size().to_dict()}; min margin per method: "

@@ -58,6 +58,43 @@ def test_smoothing_matches_the_method_and_exact_gamma0_ends_at_the_first_signal(
 
 def test_scripts_run_small(capsys):
     _script("pace_g2_step_share").main(["--seeds", "1", "--iid-rounds", "3900"])
-    _script("pace_g4_ledger").main(["--seeds", "1"])
+    _script("pace_g4_ledger").main(["--seeds", "1", "--first-seed", "200"])
     out = capsys.readouterr().out
     assert "of 3900 rounds" in out and "llm_factuality | 0.01 |" in out
+
+
+def test_g4_window_readings_forward_lag_is_the_gate_metric():
+    from toolkit_pace.metrics import post_shift_deviation
+
+    g4 = _script("pace_g4_ledger")
+    err = (np.random.default_rng(5).random(2000) < 0.15).astype(float)
+    cps = [400, 1200]
+    assert g4.windowed_deviation(err, cps, 0) == pytest.approx(post_shift_deviation(err, 0.1, cps), abs=1e-15)
+    # trailing windows at tau = 400 reach back to round 301; an error-free past lowers their deviation there
+    shifted = err.copy()
+    shifted[:400] = 0.1 > np.random.default_rng(6).random(400)
+    assert g4.windowed_deviation(shifted, [400], 99) != g4.windowed_deviation(shifted, [400], 0)
+    assert g4.block_deviation(err, cps) == pytest.approx(np.mean([abs(err[c:c + 300].mean() - 0.1) for c in cps]))
+
+
+def test_oracle_case_uses_the_methods_whole_rule():
+    """pace_g2_step_share's oracle case rebuilds the spec's signals and step rule outside the method: on a
+    stream where the ledger binds (a small Phi), they must give the method's own shift signal and gamma_t."""
+    g2 = _script("pace_g2_step_share")
+    x = synthetic("abrupt_variance", 2500, 3).scores
+    model = PACE(0.1, 0.005, x[:100], 500, phi_cap=0.05)
+    shift, gap, err, gamma = [], [], [], []
+    smooth = []
+    for s in x[100:]:
+        err.append(float(s > model.threshold()))
+        model.update(s)
+        shift.append(model.shift_signal)
+        gap.append(model.gap_signal)
+        gamma.append(model.gamma_t)
+        smooth.append(model.gamma_smooth)
+    shift, gap, err, gamma = map(np.array, (shift, gap, err, gamma))
+    assert np.sum(gamma < np.array(smooth)) > 50  # the ledger binds
+    np.testing.assert_array_equal(g2.shift_signal(x)[100:], shift)
+    np.testing.assert_array_equal(g2.reactive_signal(err), gap)
+    steps = g2.full_rule_steps(shift, gap, err, 0.005, phi_cap=0.05)
+    np.testing.assert_allclose(steps, gamma, rtol=0, atol=1e-15)

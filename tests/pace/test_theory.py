@@ -46,6 +46,22 @@ def test_claim_gives_expected_verdict(claim):
     assert verdict.numeric.status == "agree", verdict.numeric.detail
 
 
+def test_a_shared_verdict_is_the_one_a_fresh_check_gives(shared_claim_verdicts):
+    """conftest.py decides each claim once per session: the kept verdict must be what the claim itself gives."""
+    cheap = [c for c in theory.ALL_CLAIMS if c.name in ("aci_telescoping_T6", "aci_box_lower_free_up")]
+    assert len(cheap) == 2
+    for claim in cheap:
+        shared = claim.check(seed=0)
+        assert shared_claim_verdicts[(id(claim), 0)] is shared
+        assert claim.check(seed=0) is shared  # decided once
+        fresh = type(claim).check.original(claim, 0)
+        assert fresh == shared
+    other = theory.Cited("not_a_pace_claim", quantity="Reg", bound=sp.Integer(1), source="nowhere 2000",
+                         description="x")
+    other.check()
+    assert (id(other), 0) not in shared_claim_verdicts  # only pace's own claim objects are shared
+
+
 def test_cited_claims_carry_sources():
     cited = [c for c in theory.CITED_CLAIMS if isinstance(c, theory.Cited)]
     assert len(cited) == 4
