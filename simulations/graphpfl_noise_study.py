@@ -206,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
             exact = exact[[k not in reused_keys for k in zip(exact["noise_p"].astype(float), exact["algorithm"],
                                                              exact["seed"].astype(int))]]
         runs = pd.concat([reused, exact], ignore_index=True)
-        status = f"{len(runs)} runs read from {args.store} (nothing computed)"
+        from toolkit.settings import get_settings
+
+        status = f"{len(runs)} runs read from {args.store or get_settings().store_path} (nothing computed)"
     elif args.reuse_from_rounds is None:
         sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": noise, "algorithm": algorithms}, seeds=seeds,
                            params=fixed, executor=args.executor, max_workers=args.max_workers, store=args.store)
