@@ -5,10 +5,15 @@
     python simulations/graphpfl_noise_study.py --dataset PROTEINS --n-clients 10 --noise 0,0.3 --seeds 0:5 --n-rounds 30
     python simulations/graphpfl_noise_study.py --set sl_beta=0.8 --set lambda_fisher=0.1 ...
     python simulations/graphpfl_noise_study.py --dataset PTC_MR --set patience=10 --replay-patience 5 ...
+    python simulations/graphpfl_noise_study.py --dataset NCI1 --n-rounds 100 --reuse-from-rounds 20 ...
 
 Runs ``graphpfl.noise_robustness`` as a toolkit sweep (cached in the run store; an interrupted study
-resumes) and writes to --out (default results/graphpfl/<dataset>/):
-  runs.csv      one row per (noise p, algorithm, seed): accuracies at the best validation round, costs
+resumes) and writes to --out (default results/graphpfl/<dataset>/). An existing runs.csv there is
+merged: its rows of other (noise p, algorithm, seed) are kept, those this call computes or reads are
+replaced; kept rows of another configuration (n_rounds, n_clients, a --set value...) are refused with
+exit status 2 before any work, so one file never mixes two studies.
+  runs.csv      one row per (noise p, algorithm, seed): accuracies at the best validation round, costs;
+                ``computed_n_rounds`` is the maximum the run was computed with (--reuse-from-rounds)
   paired.csv    per (noise p, algorithm): mean ± sd (points) and the paired 95% CI of method − FedAvg
   drops.csv     per algorithm: paired accuracy drop from p = 0 to each p > 0
   accuracy_vs_noise.png
@@ -20,6 +25,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from toolkit.argtypes import comma_list  # light: argparse only
+
+from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
+
+KEY = ["noise_p", "algorithm", "seed"]  # one row of runs.csv per key
 
 
 def _value(text: str):
@@ -66,14 +77,63 @@ def replayed(runs, patience: int):
     return out
 
 
+def reusable_runs(store: str | None, fixed: dict, noise: list[float], algorithms: list[str], seeds: list[int],
+                  from_rounds: int):
+    """Runs in ``store`` made with ``n_rounds = from_rounds`` (all else as ``fixed``) that the stopping rule
+    stopped: each is the same, round for round, as the run under ``fixed``'s larger ``n_rounds``
+    (``federation.stopped_by_rule``; tested), so it is reported as that run. Runs that reached
+    ``from_rounds`` without the rule firing are not returned: they must be computed again."""
+    from toolkit_graphpfl.federation import stopped_by_rule
+
+    runs = stored_runs(store, {**fixed, "n_rounds": from_rounds}, noise, algorithms, seeds)
+    if runs.empty:
+        return runs
+    fired = [stopped_by_rule(rec, int(pat), int(ev)) for rec, pat, ev in
+             zip(runs["_records"], runs["patience"], runs["eval_every"])]
+    runs = runs[fired].copy()
+    runs["computed_n_rounds"] = from_rounds
+    runs["n_rounds"] = fixed["n_rounds"]
+    runs["stopped_early"] = True  # the rule fired before the larger maximum
+    return runs
+
+
+def _normalised(value) -> str:
+    """A parameter value as runs.csv gives it back, so a CSV row compares with a configuration."""
+    import numbers
+
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (bool,)) or type(value).__name__ == "bool_":
+        return str(bool(value))
+    if isinstance(value, numbers.Number):
+        f = float(value)
+        return str(int(f)) if f.is_integer() else repr(f)
+    if isinstance(value, (list, tuple)):
+        return str(list(value))
+    return str(value)
+
+
+def other_configuration(kept, want: dict) -> list[str]:
+    """The parameters on which rows of runs.csv that would be kept differ from the configuration ``want``."""
+    names = [k for k in want if k not in ("noise_p", "algorithm") and k in kept.columns]
+    return [f"{k}: {sorted(set(kept[k].map(_normalised)))} vs {_normalised(want[k])!r}" for k in names
+            if (kept[k].map(_normalised) != _normalised(want[k])).any()]
+
+
+def _key_set(frame) -> set[tuple]:
+    return {(float(p), str(a), int(s)) for p, a, s in zip(frame["noise_p"], frame["algorithm"], frame["seed"])}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default="MUTAG", help="planted, a TU name under TOOLKIT_DATA_DIR, or A+B")
     parser.add_argument("--n-clients", type=int, default=5)
-    parser.add_argument("--noise", default="0,0.3,0.5", help="comma-separated noise levels p")
-    parser.add_argument("--algorithms", default="fedavg,graphpfl,fedavg_sl,frpa,local")
+    parser.add_argument("--noise", type=comma_list(float, minimum=0.0), default=[0.0, 0.3, 0.5],
+                        help="comma-separated noise levels p in [0, 1]")
+    parser.add_argument("--algorithms", type=comma_list(str), default=["fedavg", "graphpfl", "fedavg_sl", "frpa", "local"],
+                        help="comma-separated strategy names (built-in or registered by a plugin)")
     parser.add_argument("--baseline", default="fedavg", help="the method every other is paired against")
-    parser.add_argument("--seeds", default="0:10", help="seeds: a:b range or comma list")
+    parser.add_argument("--seeds", type=seed_selection, default="0:10", help="seeds: a:b range or comma list")
     parser.add_argument("--n-rounds", type=int, default=50)
     parser.add_argument("--partition", default="random", choices=["random", "dirichlet", "topology"])
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -85,13 +145,50 @@ def main(argv: list[str] | None = None) -> int:
                         help="compute nothing: build the tables from the matching runs already in --store "
                              "(e.g. while a long study is still running); seeds missing for a method drop out of its pairs")
     parser.add_argument("--out", default=None, help="output folder (default results/graphpfl/<dataset>)")
+    parser.add_argument("--reuse-from-rounds", type=int, default=None, metavar="M",
+                        help="report a run stored with n_rounds=M (all else equal) that the stopping rule stopped as "
+                             "the --n-rounds run (it is the same run); compute only those that reached M")
     parser.add_argument("--replay-patience", type=int, default=None,
                         help="report the runs as the stopping rule with this patience would have (read off their "
                              "rounds; the runs must have patience 0 or a larger one)")
     args = parser.parse_args(argv)
+    if any(p > 1 for p in args.noise):
+        parser.error(f"argument --noise: noise levels are in [0, 1], got {args.noise}")
+    algorithms = list(args.algorithms)
+    if args.baseline not in algorithms:
+        algorithms.insert(0, args.baseline)
+    from toolkit.config import validate_params
+    from toolkit.errors import ParameterError
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams
+
+    check_strategies(parser, "--algorithms/--baseline", algorithms)
+    fixed = {"dataset": args.dataset, "n_clients": args.n_clients, "n_rounds": args.n_rounds, "partition": args.partition}
+    for item in args.set:
+        name, _, text = item.partition("=")
+        fixed[name.strip()] = _value(text.strip())
+    try:
+        want = validate_params(NoiseRobustnessParams, fixed, owner="--set / the options").model_dump(mode="json")
+    except ParameterError as exc:
+        parser.error(str(exc))
+    if args.reuse_from_rounds is not None and not 1 <= args.reuse_from_rounds < args.n_rounds:
+        parser.error(f"argument --reuse-from-rounds: {args.reuse_from_rounds} must be in [1, --n-rounds - 1 = "
+                     f"{args.n_rounds - 1}]: only runs with a smaller maximum can stand for --n-rounds runs")
+    noise, seeds = args.noise, args.seeds
+    out = Path(args.out or Path("results") / "graphpfl" / args.dataset.replace("+", "_"))
+    wanted = {(float(p), a, int(s)) for p in noise for a in algorithms for s in seeds}
 
     import matplotlib
     import pandas as pd
+
+    existing = pd.read_csv(out / "runs.csv") if (out / "runs.csv").is_file() else None
+    if existing is not None:
+        kept = existing[[k not in wanted for k in zip(existing["noise_p"].astype(float), existing["algorithm"].astype(str),
+                                                         existing["seed"].astype(int))]]
+        differ = other_configuration(kept, want)
+        if differ:
+            parser.error(f"{out / 'runs.csv'} holds {len(kept)} rows of other (noise p, algorithm, seed) made with "
+                         f"another configuration ({'; '.join(differ)}); they would be kept beside this call's rows. "
+                         f"Give another --out, or request their keys too so they are replaced")
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -99,29 +196,53 @@ def main(argv: list[str] | None = None) -> int:
     import toolkit
     from toolkit_graphpfl.stats import drop_table, paired_table
 
-    fixed = {"dataset": args.dataset, "n_clients": args.n_clients, "n_rounds": args.n_rounds, "partition": args.partition}
-    for item in args.set:
-        name, _, text = item.partition("=")
-        fixed[name.strip()] = _value(text.strip())
-    noise = [float(p) for p in args.noise.split(",")]
-    algorithms = args.algorithms.split(",")
-    if args.baseline not in algorithms:
-        algorithms.insert(0, args.baseline)
+    reused = pd.DataFrame()
+    if args.reuse_from_rounds is not None:
+        reused = reusable_runs(args.store, fixed, noise, algorithms, seeds, args.reuse_from_rounds)
+    reused_keys = _key_set(reused) if len(reused) else set()
     if args.stored_only:
-        from toolkit.config import parse_seeds
+        exact = stored_runs(args.store, fixed, noise, algorithms, seeds)
+        if len(exact) and reused_keys:
+            exact = exact[[k not in reused_keys for k in zip(exact["noise_p"].astype(float), exact["algorithm"],
+                                                             exact["seed"].astype(int))]]
+        runs = pd.concat([reused, exact], ignore_index=True)
+        from toolkit.settings import get_settings
 
-        runs = stored_runs(args.store, fixed, noise, algorithms, parse_seeds(args.seeds))
-        status = f"{len(runs)} runs read from {args.store} (nothing computed)"
-    else:
-        sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": noise, "algorithm": algorithms}, seeds=args.seeds,
+        status = f"{len(runs)} runs read from {args.store or get_settings().store_path} (nothing computed)"
+    elif args.reuse_from_rounds is None:
+        sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": noise, "algorithm": algorithms}, seeds=seeds,
                            params=fixed, executor=args.executor, max_workers=args.max_workers, store=args.store)
         runs = pd.DataFrame([{**r.params, "seed": r.seed, **r.summary, "_records": r.records} for r in sw.runs])
         status = f"{sw.n_computed} runs computed, {sw.n_cached} from the store"
+    else:
+        computed, n_computed, n_cached = [], 0, 0
+        for p in noise:
+            for alg in algorithms:
+                todo = [s for s in seeds if (float(p), alg, int(s)) not in reused_keys]
+                if not todo:
+                    continue
+                sw = toolkit.sweep("graphpfl.noise_robustness", grid={"noise_p": [p], "algorithm": [alg]}, seeds=todo,
+                                   params=fixed, executor=args.executor, max_workers=args.max_workers, store=args.store)
+                computed += [{**r.params, "seed": r.seed, **r.summary, "_records": r.records} for r in sw.runs]
+                n_computed, n_cached = n_computed + sw.n_computed, n_cached + sw.n_cached
+        runs = pd.concat([reused, pd.DataFrame(computed)], ignore_index=True)
+        status = f"{n_computed} runs computed, {n_cached} from the store"
+    if args.reuse_from_rounds is not None:
+        status += f", {len(reused)} stopped by the rule within {args.reuse_from_rounds} rounds reused"
+    if "computed_n_rounds" not in runs:
+        runs["computed_n_rounds"] = runs["n_rounds"] if len(runs) else []
+    runs["computed_n_rounds"] = runs["computed_n_rounds"].fillna(runs["n_rounds"]).astype(int)
     if args.replay_patience is not None:
         runs = replayed(runs, args.replay_patience)
         status += f"; reported with patience {args.replay_patience} (replayed)"
     runs = runs.drop(columns=["_records"])
-    out = Path(args.out or Path("results") / "graphpfl" / args.dataset.replace("+", "_"))
+    if existing is not None:
+        kept = existing[[k not in _key_set(runs) for k in zip(existing["noise_p"].astype(float),
+                                                              existing["algorithm"].astype(str), existing["seed"].astype(int))]]
+        if len(kept):
+            runs = pd.concat([kept, runs], ignore_index=True)
+        status += f"; merged into {out / 'runs.csv'} ({len(kept)} of its {len(existing)} rows kept)"
+    runs = runs.sort_values(KEY, kind="stable").reset_index(drop=True)
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     paired = paired_table(runs, baseline=args.baseline)

@@ -22,6 +22,10 @@ import json
 import sys
 from pathlib import Path
 
+from toolkit.argtypes import comma_list  # light: argparse only
+
+from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
+
 
 def _value(text: str):
     try:
@@ -47,14 +51,18 @@ def candidate_rows(records: list[dict], candidates: list[int], max_rounds: int) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", default="PTC_MR,BZR", help="comma-separated dataset names")
+    parser.add_argument("--datasets", type=comma_list(str), default=["PTC_MR", "BZR"], help="comma-separated dataset names")
     parser.add_argument("--n-clients", type=int, default=5)
     parser.add_argument("--noise", type=float, default=0.3, help="one topology noise level p")
-    parser.add_argument("--algorithms", default="fedavg,graphpfl")
-    parser.add_argument("--seeds", default="100:103", help="pilot seeds (a:b or comma list), disjoint from the study's")
+    parser.add_argument("--algorithms", type=comma_list(str), default=["fedavg", "graphpfl"],
+                        help="comma-separated strategy names")
+    parser.add_argument("--seeds", type=seed_selection, default="100:103",
+                        help="pilot seeds (a:b or comma list), disjoint from the study's")
     parser.add_argument("--n-rounds", type=int, default=40, help="rounds of each pilot run (no stopping)")
-    parser.add_argument("--candidates", default="3,5,10,20", help="candidate patiences")
-    parser.add_argument("--also-max", default="", help="comma-separated maxima: also score each candidate as if the "
+    parser.add_argument("--candidates", type=comma_list(int, minimum=1), default=[3, 5, 10, 20],
+                        help="candidate patiences (each >= 1)")
+    parser.add_argument("--also-max", type=comma_list(int, minimum=1), default=[],
+                        help="comma-separated maxima: also score each candidate as if the "
                         "runs had stopped at that many rounds (replayed)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)")
     parser.add_argument("--executor", default="serial", choices=["serial", "processes", "dask"])
@@ -62,10 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    candidates = [int(c) for c in args.candidates.split(",")]
-    if any(c < 1 for c in candidates):
-        parser.error("--candidates: each patience must be >= 1")
-    maxima = [args.n_rounds] + [m for m in (int(x) for x in args.also_max.split(",") if x) if m < args.n_rounds]
+    candidates = args.candidates
+    maxima = [args.n_rounds] + [m for m in args.also_max if m < args.n_rounds]
+    check_strategies(parser, "--algorithms", args.algorithms)
 
     import pandas as pd
 
@@ -76,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         name, _, text = item.partition("=")
         fixed[name.strip()] = _value(text.strip())
     sw = toolkit.sweep("graphpfl.noise_robustness",
-                       grid={"dataset": args.datasets.split(","), "algorithm": args.algorithms.split(",")},
+                       grid={"dataset": args.datasets, "algorithm": args.algorithms},
                        seeds=args.seeds, params=fixed, executor=args.executor, max_workers=args.max_workers,
                        store=args.store)
     rows = []
@@ -96,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     scores.to_csv(out / "scores.csv", index=False)
-    print(f"patience pilot: {args.datasets}, p = {args.noise}, {args.algorithms}, pilot seeds {args.seeds}, "
+    print(f"patience pilot: {','.join(args.datasets)}, p = {args.noise}, {','.join(args.algorithms)}, "
+          f"pilot seeds {','.join(map(str, args.seeds))}, "
           f"{sw.n_computed} runs computed, {sw.n_cached} from the store; pooled validation accuracy (%) at the "
           f"reported round")
     print(scores.round(2).to_string(index=False))

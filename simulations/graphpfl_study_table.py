@@ -7,7 +7,8 @@ Per (dataset, noise p, method): seeds, mean pooled test accuracy, the paired dif
 95% Student-t interval, the verdict of the pre-registered rule (helps: lower end > 0; harms: upper end < 0;
 else no evidence), the per-seed differences and the stop rounds. Then, per p and method, the differences of
 all datasets pooled into one interval, and each method's paired drop from the lowest p to each other p.
-Writes ``study.csv``, ``pooled.csv``, ``drops.csv`` and ``study.md`` (the tables as markdown) to --out.
+Writes ``study.csv``, ``pooled.csv``, ``drops.csv``, ``study.md`` (the tables as markdown) and ``readme.md``
+(the same as the plugin README shows them: method names spelled out, stop rounds with median / max) to --out.
 """
 
 from __future__ import annotations
@@ -37,8 +38,14 @@ def study_tables(runs, baseline: str = "fedavg", metric: str = "test_acc_pooled"
             base = runs[(runs.dataset == ds) & (runs.noise_p == p) & (runs.algorithm == baseline)].set_index("seed")
             v = g.set_index("seed")
             common = sorted(v.index.intersection(base.index))
+            stops = v.sort_index()["stop_round"].astype(int)
             row = {"dataset": ds, "noise_p": p, "algorithm": alg, "n_seeds": len(v), "mean": 100 * v[metric].mean(),
-                   "stop_rounds": " ".join(str(int(r)) for r in v.sort_index()["stop_round"])}
+                   "stop_rounds": " ".join(str(r) for r in stops), "stop_median": float(stops.median()),
+                   "stop_max": int(stops.max())}
+            if "n_rounds" in v:  # the maximum, and how many runs reached it before the rule fired
+                row["max_rounds"] = " ".join(str(int(m)) for m in sorted(v["n_rounds"].unique()))
+            if "stopped_early" in v:
+                row["n_reached_max"] = int((~v["stopped_early"].astype(bool)).sum())
             if alg != baseline and common:
                 diffs = 100 * (v.loc[common, metric] - base.loc[common, metric]).to_numpy()
                 m, lo, hi = paired_ci(diffs)
@@ -74,6 +81,47 @@ def _markdown(table) -> str:
     return "\n".join(lines) + "\n"
 
 
+METHODS = {"fedavg": "FedAvg", "graphpfl": "GraphP-FL",
+           "fedavg_sl": "topology reconstruction only (Fisher off, `fedavg_sl`)",
+           "frpa": "Fisher alignment only (reconstruction off, `frpa`)", "fedprox": "FedProx", "local": "Local"}
+
+
+def _num(x: float, signed: bool = True) -> str:
+    return (f"{x:+.1f}" if signed else f"{x:.1f}").replace("-", "\u2212")
+
+
+def readme_markdown(table, pooled, drops, labels: dict | None = None) -> str:
+    """The tables as the plugin README shows them (datasets in the order given, methods in METHODS order)."""
+    labels = labels or {}
+    order = {a: i for i, a in enumerate(METHODS)}
+    datasets = list(dict.fromkeys(table["dataset"]))
+    t = table.assign(_d=table["dataset"].map(datasets.index), _m=table["algorithm"].map(lambda a: order.get(a, 99)))
+    lines = ["| dataset | p | method | seeds | accuracy (%) | \u0394 vs FedAvg [95% CI] | verdict | \u0394 per seed "
+             "(seed: points) | stop rounds | stop round median / max (max allowed) |", "|" + "---|" * 10]
+    for _, r in t.sort_values(["_d", "noise_p", "_m"]).iterrows():
+        has = isinstance(r.get("verdict"), str)
+        diff = f"{_num(r['diff'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]" if has else ""
+        seeds = r["seed_diffs"].replace("-", "\u2212") if has else ""
+        cap = f" ({r['max_rounds']})" if isinstance(r.get("max_rounds"), str) else ""
+        lines.append(f"| {labels.get(r['dataset'], r['dataset'])} | {r['noise_p']:g} | {METHODS.get(r['algorithm'], r['algorithm'])} "
+                     f"| {r['n_seeds']} | {r['mean']:.1f} | {diff} | {r['verdict'] if has else ''} | {seeds} "
+                     f"| {r['stop_rounds']} | {r['stop_median']:g} / {r['stop_max']}{cap} |")
+    lines.append("")
+    for _, r in pooled.iterrows():
+        lines.append(f"- pooled p = {r['noise_p']:g}, {METHODS.get(r['algorithm'], r['algorithm'])}: {r['n_pairs']} pairs "
+                     f"({r['datasets']}): {_num(r['diff'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}], {r['verdict']}; "
+                     f"{r['n_against']} against")
+    if len(drops):
+        lines += ["", "| dataset | method | seeds | p | drop [95% CI] |", "|---|---|---|---|---|"]
+        d = drops.assign(_d=drops["dataset"].map(lambda x: datasets.index(x) if x in datasets else 99),
+                         _m=drops["algorithm"].map(lambda a: order.get(a, 99)))
+        for _, r in d.sort_values(["_d", "_m"]).iterrows():
+            lines.append(f"| {labels.get(r['dataset'], r['dataset'])} | {METHODS.get(r['algorithm'], r['algorithm'])} "
+                         f"| {r['n_seeds']} | {r['p_from']:g} \u2192 {r['p_to']:g} | {_num(r['drop'])} [{_num(r['ci_low'])}, "
+                         f"{_num(r['ci_high'])}] |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="runs.csv files written by graphpfl_noise_study.py")
@@ -101,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     text = ("## per dataset\n" + _markdown(table) + "\n## pooled over datasets\n" + _markdown(pooled)
             + "\n## drops\n" + _markdown(drops))
     (out / "study.md").write_text(text)
+    (out / "readme.md").write_text(readme_markdown(table, pooled, drops))
     print(text)
     return 0
 

@@ -26,6 +26,9 @@ import json
 import sys
 from pathlib import Path
 
+from toolkit.argtypes import comma_list  # light: argparse only
+
+from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
 def _value(text: str):
     try:
@@ -40,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-clients", type=int, default=5)
     parser.add_argument("--noise", type=float, default=0.3, help="one noise level p")
     parser.add_argument("--n-rounds", type=int, default=50)
-    parser.add_argument("--seeds", default="100:105", help="pilot seeds (a:b or comma list), disjoint from the study's")
+    parser.add_argument("--seeds", type=seed_selection, default="100:105",
+                        help="pilot seeds (a:b or comma list), disjoint from the study's")
     parser.add_argument("--algorithm", default="graphpfl")
     parser.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
                         help="a noise_robustness parameter and its candidate values (repeatable; product)")
@@ -50,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.grid:
         parser.error("--grid: give at least one NAME=V1,V2")
+    check_strategies(parser, "--algorithm", [args.algorithm])
+    grid = {}
+    for item in args.grid:
+        name, _, text = item.partition("=")
+        try:
+            grid[name.strip()] = comma_list(_value)(text)
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument --grid {name.strip()}: {exc}")
 
     import pandas as pd
 
@@ -60,10 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.set:
         name, _, text = item.partition("=")
         fixed[name.strip()] = _value(text.strip())
-    grid = {}
-    for item in args.grid:
-        name, _, text = item.partition("=")
-        grid[name.strip()] = [_value(v.strip()) for v in text.split(",")]
 
     base = toolkit.sweep("graphpfl.noise_robustness", grid={"algorithm": ["fedavg"]}, seeds=args.seeds,
                          params=fixed, store=args.store).summary_table
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     scores.to_csv(out / "scores.csv", index=False)
-    print(f"{args.algorithm} on {args.dataset}, p = {args.noise}, {args.n_rounds} rounds, pilot seeds {args.seeds}; "
+    print(f"{args.algorithm} on {args.dataset}, p = {args.noise}, {args.n_rounds} rounds, pilot seeds {','.join(map(str, args.seeds))}; "
           f"FedAvg validation {100 * base.mean():.1f}")
     metrics = ["val_mean", "val_gain_vs_fedavg", "ci_low", "ci_high"]
     print(scores.round({m: 1 for m in metrics}).to_string(index=False))  # grid values (e.g. lr) unrounded

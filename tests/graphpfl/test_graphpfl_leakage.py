@@ -178,3 +178,38 @@ def test_summary_reports_the_stop_round():
     s = out.summary
     assert 1 <= s["best_round"] <= s["stop_round"] <= 3 and len(out.records) == s["stop_round"]
     assert s["stopped_early"] == (s["stop_round"] < 3)
+
+
+def test_a_run_the_rule_stops_before_its_cap_is_the_same_under_a_larger_cap(small_federation):
+    """The section-5 rerun with n_rounds=100 reuses the 20-round runs the rule stopped: nothing but the
+    loop bound reads n_rounds, so such a run trains, evaluates and reports exactly the same rounds."""
+    import torch
+
+    from toolkit_graphpfl.federation import stopped_by_rule
+
+    clients, base = small_federation
+    large = run_federation(clients, _strategy(n_rounds=30, patience=2, lr=0.05), base, seed=0)
+    s = large.stop_round
+    assert large.stopped_early and 2 < s < 30  # the rule, not the cap, ended it
+    for cap in (s, s + 1, 12 if s < 12 else s + 2):  # at cap s the rule fires on the cap's own round
+        small = run_federation(clients, _strategy(n_rounds=cap, patience=2, lr=0.05), base, seed=0)
+        assert _untimed(small.rounds) == _untimed(large.rounds)
+        assert _untimed([small.best]) == _untimed([large.best])
+        assert small.stop_round == s and all(torch.equal(small.global_shared[k], large.global_shared[k])
+                                             for k in large.global_shared)
+        assert stopped_by_rule(small.rounds, 2)
+    assert small.stopped_early and not run_federation(
+        clients, _strategy(n_rounds=s, patience=2, lr=0.05), base, seed=0).stopped_early  # the flag differs at cap s
+    cut = run_federation(clients, _strategy(n_rounds=s - 1, patience=2, lr=0.05), base, seed=0)
+    assert not stopped_by_rule(cut.rounds, 2)  # reached its cap first: must be rerun under a larger one
+    assert _untimed(cut.rounds) == _untimed(large.rounds[: s - 1])
+    assert not stopped_by_rule(large.rounds, 0)  # patience 0 never stops
+
+
+def test_with_eval_every_the_caps_own_evaluation_does_not_count_for_reuse():
+    from toolkit_graphpfl.federation import stopped_by_rule
+
+    rows = [{"round": 1, "val_loss": 1.0}, {"round": 2}, {"round": 3}, {"round": 4, "val_loss": 2.0},
+            {"round": 5, "val_loss": 3.0}]  # round 5 evaluated only as the cap (eval_every=2)
+    assert stopped_by_rule(rows, 2, eval_every=1) and not stopped_by_rule(rows, 2, eval_every=2)
+    assert stopped_by_rule(rows[:4] + [{"round": 5}, {"round": 6, "val_loss": 3.0}], 2, eval_every=2)

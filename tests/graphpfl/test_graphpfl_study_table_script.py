@@ -34,3 +34,15 @@ def test_study_table_pairs_seeds_applies_the_rule_and_names_runs_against(tmp_pat
     assert "helps" in (tmp_path / "out" / "study.md").read_text()
     with pytest.raises(SystemExit):
         script.main([str(tmp_path / "absent.csv")])
+
+
+def test_study_table_reports_stop_rounds_median_max_and_runs_at_the_maximum(tmp_path, load_script):
+    script = load_script("simulations/graphpfl_study_table.py")
+    runs = _runs().assign(n_rounds=100, stopped_early=lambda d: d.seed != 2)  # seed 2 reached the maximum
+    table, pooled, drops = script.study_tables(runs)
+    g = table[table.algorithm == "graphpfl"].set_index("dataset")
+    assert g.loc["A", "stop_median"] == 11 and g.loc["A", "stop_max"] == 12
+    assert g.loc["A", "max_rounds"] == "100" and g.loc["A", "n_reached_max"] == 1
+    text = script.readme_markdown(table, pooled, drops)
+    assert "| A | 0.3 | GraphP-FL | 3 | 71.0 | +10.0 [" in text and "| 10 11 12 | 11 / 12 (100) |" in text
+    assert "\u22125.0" in text  # seed 0 of B, with the README's minus sign

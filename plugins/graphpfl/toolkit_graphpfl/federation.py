@@ -235,6 +235,22 @@ def rows_under_patience(rows: Sequence[dict], patience: int) -> list[dict]:
     return list(rows)
 
 
+def stopped_by_rule(rows: Sequence[dict], patience: int, eval_every: int = 1) -> bool:
+    """Whether the stopping rule with ``patience`` fires within a run's ``rows`` (its last round included).
+
+    ``n_rounds`` only bounds the training loop (no schedule or anything else reads it), so a run whose
+    rule fired is the same, round for round, under any larger ``n_rounds``: it stops where it stopped.
+    A run whose rule did not fire reached its maximum and has to be run again under a larger one. With
+    ``eval_every > 1`` the cap's own round is evaluated only because it is the cap, so the rule must fire
+    at a round that is evaluated anyway (a multiple of ``eval_every``).
+    """
+    rule = PatienceRule(patience)
+    for row in rows:
+        if "val_loss" in row and rule.update(row["val_loss"]):
+            return row["round"] % eval_every == 0
+    return False
+
+
 def replay_patience(rows: Sequence[dict], patience: int, n_rounds: int, selection: str = "val_loss") -> dict:
     """What a run with ``patience`` (and the same ``n_rounds``) would report, from a run with patience 0 or
     a larger patience: its stop round, whether the rule stopped it, and the metrics at its reported round."""
