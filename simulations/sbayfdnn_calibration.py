@@ -4,7 +4,8 @@ the true region), over links and seeds of the two-region design (quick gate sett
 
     python simulations/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
 
-Writes ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
+Every (link, seed) is appended to ``<out>/rows.jsonl`` as soon as it is fitted; a rerun with the same
+--out skips those already there (a stopped run keeps its fits and resumes). Writes ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
 ``calibration.png`` (reliability diagram of the chosen restarts' PIPs, and of the evidence-weighted
 average over restarts, the fix the issue suggests); prints the binned table.
 """
@@ -17,6 +18,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from toolkit.argtypes import comma_list
+from toolkit.argtypes import seeds as seeds_arg
 
 BINS = np.array([0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 1.0])
 
@@ -40,36 +44,56 @@ def mass_in_regions(n_basis: int, degree: int, regions) -> np.ndarray:
     return design[inside].sum(axis=0) / design.sum(axis=0)
 
 
-def run(links, seeds, settings: dict, laplace_pips: bool = False) -> "pd.DataFrame":
-    import pandas as pd
-
+def fit_rows(link: str, seed: int, settings: dict, laplace_pips: bool = False) -> list[dict]:
+    """One fit of the two-region design: a row per candidate x column (one unit of the study)."""
     from toolkit_sbayfdnn.designs import simulate
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
     fit = {k: settings[k] for k in ("epochs", "anneal_epochs", "finetune_epochs", "n_restarts")}
+    d = simulate("two_region", link, 5.0, settings["n_train"], 200, 100, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseBayesianFDNN(random_state=seed, **fit).fit(d.X, d.y, d.grid)
+    truth = truly_in(model.n_basis, model.degree, d.true_regions)
+    mass = mass_in_regions(model.n_basis, model.degree, d.true_regions)
+    laplace = model.laplace_inclusion_probabilities() if laplace_pips else np.full(model.n_basis, np.nan)
+    ev = model.log_evidences_
+    weights = np.exp(ev - ev.max())
+    weights /= weights.sum()
+    averaged = weights @ model.all_inclusion_probabilities_
+    rows = []
+    for r, pips in enumerate(model.all_inclusion_probabilities_):
+        for j, q in enumerate(pips):
+            rows.append(dict(link=link, seed=seed, candidate=r, chosen=r == model.best_restart_, column=j,
+                             pip=float(q), averaged_pip=float(averaged[j]), truly_in=bool(truth[j]),
+                             mass_in_region=float(mass[j]), mostly_in=bool(mass[j] >= 0.5),
+                             laplace_pip=float(laplace[j]) if r == model.best_restart_ else float("nan"),
+                             log_evidence=float(ev[r])))
+    print(link, seed, "chosen", model.best_restart_, "selected", list(model.selected_), flush=True)
+    return rows
+
+
+def run(links, seeds, settings: dict, laplace_pips: bool = False, log=None, setting: str = "quick") -> "pd.DataFrame":
+    """The study's table; with a :class:`~toolkit_sbayfdnn.study_rows.RowLog` ``log`` (key: link, seed, setting,
+    laplace_pips) each fit is appended as soon as it is done and the ones already in the log are not refitted."""
+    import pandas as pd
+
     rows = []
     for link in links:
         for seed in seeds:
-            d = simulate("two_region", link, 5.0, settings["n_train"], 200, 100, seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = SparseBayesianFDNN(random_state=seed, **fit).fit(d.X, d.y, d.grid)
-            truth = truly_in(model.n_basis, model.degree, d.true_regions)
-            mass = mass_in_regions(model.n_basis, model.degree, d.true_regions)
-            laplace = model.laplace_inclusion_probabilities() if laplace_pips else np.full(model.n_basis, np.nan)
-            ev = model.log_evidences_
-            weights = np.exp(ev - ev.max())
-            weights /= weights.sum()
-            averaged = weights @ model.all_inclusion_probabilities_
-            for r, pips in enumerate(model.all_inclusion_probabilities_):
-                for j, q in enumerate(pips):
-                    rows.append(dict(link=link, seed=seed, candidate=r, chosen=r == model.best_restart_, column=j,
-                                     pip=float(q), averaged_pip=float(averaged[j]), truly_in=bool(truth[j]),
-                                     mass_in_region=float(mass[j]), mostly_in=bool(mass[j] >= 0.5),
-                                     laplace_pip=float(laplace[j]) if r == model.best_restart_ else float("nan"),
-                                     log_evidence=float(ev[r])))
-            print(link, seed, "chosen", model.best_restart_, "selected", list(model.selected_), flush=True)
-    return pd.DataFrame(rows)
+            key = dict(link=link, seed=seed, setting=setting, laplace_pips=bool(laplace_pips))
+            if log is not None and log.done(**key):
+                print(f"{link} seed {seed}: already in {log.path}, skipped", flush=True)
+                rows += [r for r in log.rows if all(r[k] == v for k, v in key.items())]
+                continue
+            unit = fit_rows(link, seed, settings, laplace_pips)
+            if log is not None:
+                log.append(unit, **key)
+            rows += unit
+    table = pd.DataFrame(rows)
+    if len(table):  # a resumed unit's nan cells come back from JSON as None
+        table["laplace_pip"] = table["laplace_pip"].astype(float)
+    return table
 
 
 def binned(table, column: str, truth: str = "truly_in"):
@@ -94,8 +118,11 @@ def calibration_scores(table, column: str, truth: str) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--links", default="linear,sin,square,exp")
-    parser.add_argument("--seeds", default="0,1")
+    from toolkit_sbayfdnn.experiments import LINKS
+
+    parser.add_argument("--links", type=comma_list(choices=LINKS), default=list(LINKS),
+                        help=f"comma-separated, from {', '.join(LINKS)}")
+    parser.add_argument("--seeds", type=seeds_arg, default=[0, 1], help="comma-separated seeds")
     parser.add_argument("--full", action="store_true", help="the gate settings (3000 epochs, 3 restarts)")
     parser.add_argument("--laplace-pips", action="store_true",
                         help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)")
@@ -104,14 +131,14 @@ def main(argv=None) -> None:
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
 
     settings = _fit_settings(False) if args.full else QUICK_GATE_SETTINGS
-    try:
-        seeds = [int(s) for s in args.seeds.split(",")]
-    except ValueError:
-        parser.error(f"--seeds: comma-separated integers, got {args.seeds!r}")
+    seeds = args.seeds
     start = time.perf_counter()
-    table = run(args.links.split(","), seeds, settings, laplace_pips=args.laplace_pips)
+    from toolkit_sbayfdnn.study_rows import RowLog
+
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    log = RowLog(out / "rows.jsonl", key=("link", "seed", "setting", "laplace_pips"))
+    table = run(args.links, seeds, settings, laplace_pips=args.laplace_pips, log=log,
+                setting="full" if args.full else "quick")
     table.to_csv(out / "pips.csv", index=False)
     chosen = table[table["chosen"]]
     per_fit = chosen.drop_duplicates(["link", "seed", "column"])

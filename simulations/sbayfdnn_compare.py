@@ -18,14 +18,22 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from toolkit.argtypes import comma_list  # noqa: E402
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--links", default="linear,sin,square,exp", help="comma-separated links")
+    from toolkit_sbayfdnn.baselines import EXTRA_METHODS, METHODS
+    from toolkit_sbayfdnn.experiments import LINKS
+
+    parser.add_argument("--links", type=comma_list(choices=LINKS), default=list(LINKS),
+                        help=f"comma-separated, from {', '.join(LINKS)}")
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds (first-seed .. first-seed+N-1)")
     parser.add_argument("--first-seed", type=int, default=0, help="first seed (fresh-seed confirmations: 5)")
     parser.add_argument("--null-seeds", type=int, default=5, help="seeds of the null design (0 to skip)")
-    parser.add_argument("--methods", default="sbayfdnn,flm,select_all,group_lasso,fpca,dense,adafnn")
+    parser.add_argument("--methods", type=comma_list(choices=METHODS + EXTRA_METHODS),
+                        default=["sbayfdnn", "flm", "select_all", "group_lasso", "fpca", "dense", "adafnn"],
+                        help=f"comma-separated, from {', '.join(METHODS + EXTRA_METHODS)}")
     parser.add_argument("--quick", action="store_true", help="the quick two_region_gates setting (1000 epochs, 2 restarts, 1000 test curves)")
     parser.add_argument("--out", default="results/sbayfdnn", help="output folder")
     args = parser.parse_args(argv)
@@ -46,8 +54,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     settings = QUICK_GATE_SETTINGS if args.quick else _fit_settings(False)
-    links = [l for l in args.links.split(",") if l]
-    methods = tuple(m for m in args.methods.split(",") if m)
+    links, methods = args.links, tuple(args.methods)
     start = time.perf_counter()
     log = RowLog(out / "rows.jsonl", key=("design", "link", "seed"))
     seeds = range(args.first_seed, args.first_seed + args.seeds)

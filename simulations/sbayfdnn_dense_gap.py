@@ -17,6 +17,9 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
     python simulations/sbayfdnn_dense_gap.py --seeds 0 --evidence-pruning square:3 --out results/sbayfdnn/pruning
 
 4. with ``--evidence-pruning``, ``evidence_pruning.csv``: see :func:`evidence_pruning`.
+
+Every unit (dense grid of one link x seed, its sparse trace, one pruning fit) is appended to
+``<out>/rows.jsonl`` as soon as it is done; a rerun with the same --out skips the units already there.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from toolkit.argtypes import comma_list  # noqa: E402
 
 LRS = (5e-4, 2e-3, 5e-3)
 WIDTHS = ((32, 16), (64, 32), (128, 64))
@@ -153,12 +158,25 @@ def evidence_pruning(data, seed, finetune_epochs=500):
     return rows
 
 
+def link_seed(text: str) -> tuple[str, int]:
+    """One ``--evidence-pruning`` item, ``LINK:SEED`` (a ValueError makes argparse exit 2 naming it)."""
+    from toolkit_sbayfdnn.experiments import LINKS
+
+    link, sep, seed = text.partition(":")
+    if not sep or link not in LINKS or not seed.isdigit():
+        raise ValueError(text)
+    return link, int(seed)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--links", default="linear,sin,square,exp")
+    from toolkit_sbayfdnn.experiments import LINKS
+
+    parser.add_argument("--links", type=comma_list(choices=LINKS), default=list(LINKS),
+                        help=f"comma-separated, from {', '.join(LINKS)}")
     parser.add_argument("--seeds", type=int, default=1, help="number of seeds (0..N-1)")
     parser.add_argument("--no-sparse", action="store_true", help="skip the sparse model's fine-tuning trace")
-    parser.add_argument("--evidence-pruning", default="", metavar="LINK:SEED[,LINK:SEED]",
+    parser.add_argument("--evidence-pruning", type=comma_list(link_seed), default=[], metavar="LINK:SEED[,LINK:SEED]",
                         help="also write evidence_pruning.csv for these fits (e.g. square:3)")
     parser.add_argument("--out", default="results/sbayfdnn/dense_gap")
     args = parser.parse_args(argv)
@@ -172,15 +190,31 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    from toolkit_sbayfdnn.study_rows import RowLog
+
+    log = RowLog(out / "rows.jsonl", key=("part", "link", "seed"))
     grid, refits, sparse = [], [], []
-    for link in [l for l in args.links.split(",") if l]:
+    for link in args.links:
         for seed in range(args.seeds):
-            data = simulate("two_region", link, 5.0, 500, 2000, 100, seed)
-            rows, refit = dense_rows(data, seed)
-            grid += [{"link": link, "seed": seed, **r} for r in rows]
-            refits.append({"link": link, "seed": seed, "refit_all_curves_ratio": refit})
-            if not args.no_sparse:
-                sparse += [{"link": link, "seed": seed, **r} for r in sparse_rows(data, seed)]
+            data = None
+            parts = ["dense"] + ([] if args.no_sparse else ["sparse"])
+            for part in parts:
+                if log.done(part=part, link=link, seed=seed):
+                    print(f"{part} {link} seed {seed}: already in {log.path}, skipped", flush=True)
+                    continue
+                data = simulate("two_region", link, 5.0, 500, 2000, 100, seed) if data is None else data
+                if part == "dense":
+                    rows, refit = dense_rows(data, seed)
+                    unit = [{"kind": "grid", **r} for r in rows] + [{"kind": "refit", "refit_all_curves_ratio": refit}]
+                else:
+                    unit = sparse_rows(data, seed)
+                log.append(unit, part=part, link=link, seed=seed)
+            units = {p: [r for r in log.rows if (r["part"], r["link"], r["seed"]) == (p, link, seed)] for p in parts}
+            # JSON keeps no infinity: the log stores weight_decay_var = inf (no weight decay) as null
+            grid += [{**r, "weight_decay_var": float("inf") if r["weight_decay_var"] is None else r["weight_decay_var"]}
+                     for r in units["dense"] if r["kind"] == "grid"]
+            refits += [r for r in units["dense"] if r["kind"] == "refit"]
+            sparse += units.get("sparse", [])
             print(f"{link} seed {seed} done ({time.perf_counter() - start:.0f} s)", flush=True)
     if grid:
         grid = pd.DataFrame(grid)
@@ -207,10 +241,11 @@ def main(argv=None) -> int:
                 print(sparse.pivot_table(index=["link", "seed", "restart"], columns=["stage", "finetune_epochs"],
                                          values="test_ratio", sort=False).round(3).to_string())
     pruning = []
-    for item in [x for x in args.evidence_pruning.split(",") if x]:
-        link, seed = item.split(":")
-        data = simulate("two_region", link, 5.0, 500, 2000, 100, int(seed))
-        pruning += [{"link": link, "seed": int(seed), **r} for r in evidence_pruning(data, int(seed))]
+    for link, seed in args.evidence_pruning:
+        if not log.done(part="pruning", link=link, seed=seed):
+            data = simulate("two_region", link, 5.0, 500, 2000, 100, seed)
+            log.append(evidence_pruning(data, seed), part="pruning", link=link, seed=seed)
+        pruning += [r for r in log.rows if (r["part"], r["link"], r["seed"]) == ("pruning", link, seed)]
     if pruning:
         pruning = pd.DataFrame(pruning)
         pruning.to_csv(out / "evidence_pruning.csv", index=False)

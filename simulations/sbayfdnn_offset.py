@@ -23,6 +23,10 @@ import warnings
 
 import numpy as np
 
+from toolkit.argtypes import comma_list, seeds
+
+CASES = ("toy40", "offset_linear", "offset_sin", "offset_square", "offset_exp", "null")
+
 
 def toy(n: int, seed: int):
     from toolkit_sbayfdnn.designs import simulate
@@ -94,20 +98,14 @@ def run_case(case: str, seed: int, **settings) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="toy40,offset_linear,offset_square,null")
-    parser.add_argument("--seeds", default="100,101,102")
+    parser.add_argument("--cases", type=comma_list(choices=CASES), default=["toy40", "offset_linear", "offset_square", "null"],
+                        help=f"comma-separated, from {', '.join(CASES)}")
+    parser.add_argument("--seeds", type=seeds, default=[100, 101, 102], help="comma-separated seeds")
     parser.add_argument("--diagnose", action="store_true", help="toy40 and offset_linear, seed 0, n_basis 24 and 8")
     parser.add_argument("--out", default=None, help="CSV file for the rows")
     args = parser.parse_args(argv)
-    try:
-        seeds = [int(s) for s in args.seeds.split(",")]
-    except ValueError:
-        parser.error(f"--seeds: a comma-separated list of integers, got {args.seeds!r}")
     jobs = ([(c, 0, {"n_basis": j}) for c in ("toy40", "offset_linear") for j in (24, 8)] if args.diagnose
-            else [(c, s, {}) for s in seeds for c in args.cases.split(",")])
-    for case, _, _ in jobs:
-        if case not in ("toy40", "null") and not case.startswith("offset_"):
-            parser.error(f"--cases: unknown case {case!r}")
+            else [(c, s, {}) for s in args.seeds for c in args.cases])
     log = None
     if args.out:
         from toolkit_sbayfdnn.study_rows import RowLog

@@ -22,6 +22,9 @@ import warnings
 
 import numpy as np
 
+from toolkit.argtypes import comma_list
+from toolkit.argtypes import seeds as seeds_arg
+
 DATASETS = ("tecator", "covid", "elnino")
 METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn")
 
@@ -118,22 +121,17 @@ def summarise(table):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", default="0,1")
-    parser.add_argument("--datasets", default=",".join(DATASETS))
-    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--seeds", type=seeds_arg, default=[0, 1], help="comma-separated seeds (default 0,1)")
+    parser.add_argument("--datasets", type=comma_list(choices=DATASETS), default=list(DATASETS),
+                        help=f"comma-separated, from {', '.join(DATASETS)}")
+    parser.add_argument("--methods", type=comma_list(choices=METHODS), default=list(METHODS),
+                        help=f"comma-separated, from {', '.join(METHODS)}")
     parser.add_argument("--quick", action="store_true", help="600 epochs, 2 restarts, seed 0")
     parser.add_argument("--guard-refit-slab", type=float, default=None,
                         help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    datasets = args.datasets.split(",")
-    bad = [d for d in datasets if d not in DATASETS]
-    if bad:
-        parser.error(f"--datasets: unknown {bad}; choose from {', '.join(DATASETS)}")
-    try:
-        seeds = [int(s) for s in args.seeds.split(",")]
-    except ValueError:
-        parser.error(f"--seeds: comma-separated integers, got {args.seeds!r}")
+    datasets, seeds = args.datasets, args.seeds
     if args.quick:
         seeds, epochs, fit = [0], 600, dict(epochs=600, anneal_epochs=150, finetune_epochs=100, n_restarts=2)
     else:
@@ -146,7 +144,7 @@ def main(argv=None) -> None:
         from toolkit_sbayfdnn.study_rows import RowLog
 
         log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("dataset", "seed"))
-    rows = run(datasets, seeds, args.methods.split(","), epochs, fit, log)
+    rows = run(datasets, seeds, args.methods, epochs, fit, log)
     import pandas as pd
 
     table = pd.DataFrame(rows)

@@ -26,6 +26,8 @@ import warnings
 
 import numpy as np
 
+from toolkit.argtypes import comma_list, seeds
+
 CONFIGS = {
     "default": {},
     "no_inner_cv": {"cv_folds": 0},       # the default before the inner-CV model choice
@@ -140,26 +142,20 @@ def score_variance_shares(n_basis: int = 24, degree: int = 3) -> np.ndarray:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", default="default")
-    parser.add_argument("--splits", default="0")
+    parser.add_argument("--configs", type=comma_list(choices=CONFIGS), default=["default"],
+                        help=f"comma-separated, from {', '.join(CONFIGS)}")
+    parser.add_argument("--splits", type=seeds, default=[0], help="comma-separated inner-split seeds")
     parser.add_argument("--candidate", action="store_true", help="evaluate the pre-registered fix")
     parser.add_argument("--pcs", action="store_true", help="only print the scores' variance shares per direction")
-    parser.add_argument("--pilot-seeds", default="100")
+    parser.add_argument("--pilot-seeds", type=seeds, default=[100], help="comma-separated seeds")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    configs = args.configs.split(",")
-    bad = [c for c in configs if c not in CONFIGS]
-    if bad:
-        parser.error(f"--configs: unknown {bad}; choose from {', '.join(CONFIGS)}")
-    try:
-        splits = [int(s) for s in args.splits.split(",")]
-    except ValueError:
-        parser.error(f"--splits: comma-separated integers, got {args.splits!r}")
+    configs, splits = args.configs, args.splits
     if args.pcs:
         print("variance share of the scores' principal directions:", np.round(score_variance_shares()[:8], 5))
         return
     if args.candidate:
-        rows = candidate_rows(splits, [int(x) for x in args.pilot_seeds.split(",") if x])
+        rows = candidate_rows(splits, args.pilot_seeds)
     else:
         log = None
         if args.out:

@@ -84,7 +84,8 @@ def test_same_seed_same_fit_and_different_seed_differs(linear_data):
 
 def test_finetune_lr_acts_only_after_masking(linear_data):
     d = linear_data
-    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 2}
+    # cv_folds=0: fine-tuning of the network itself (the inner CV would refit this under-trained network 3 x 2 times)
+    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 2, "cv_folds": 0}
     assert SparseBayesianFDNN().finetune_lr == 2e-4 and SparseBayesianFDNN().lr == 2e-3
     full = SparseBayesianFDNN(random_state=3, finetune_lr=None, **small).fit(d.X, d.y, d.grid)
     same = SparseBayesianFDNN(random_state=3, finetune_lr=2e-3, **small).fit(d.X, d.y, d.grid)
@@ -98,7 +99,8 @@ def test_finetune_lr_acts_only_after_masking(linear_data):
 def test_accepts_scikit_fda_fdatagrid(linear_data):
     skfda = pytest.importorskip("skfda")
     d = linear_data
-    small = {**SMALL_FIT, "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 10, "n_restarts": 1}
+    # the input conversion, not the model choice: cv_folds=0 (the inner CV would add 6 fits per fit)
+    small = {**SMALL_FIT, "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 10, "n_restarts": 1, "cv_folds": 0}
     fd = skfda.FDataGrid(d.X, d.grid)
     a = SparseBayesianFDNN(**small).fit(fd, d.y).predict(skfda.FDataGrid(d.X_test, d.grid))
     b = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid).predict(d.X_test)

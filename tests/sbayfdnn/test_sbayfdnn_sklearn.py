@@ -21,10 +21,11 @@ from toolkit_sbayfdnn.baselines import AdaFNN, DenseNetwork, FPCARegression, Fun
 from toolkit_sbayfdnn.designs import simulate
 from toolkit_sbayfdnn.estimator import SparseBayesianFDNN, SparseBayesianFDNNClassifier
 
-# cv_slab_factors=(1.0,): the inner-CV model choice runs (a 30-epoch network underfits) with one network
-# candidate and the FLM instead of two networks, for speed; the wider-slab path is tested in test_sbayfdnn_estimator
-TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=30, anneal_epochs=10, finetune_epochs=5, n_restarts=1,
-                cv_slab_factors=(1.0,))
+# cv_folds=2, cv_slab_factors=(1.0,): the inner-CV model choice runs (a 12-epoch network underfits) with one network
+# candidate and the FLM on two folds, for speed (3 network fits per fit instead of 7); the wider-slab path and
+# the default 3 folds are tested in test_sbayfdnn_estimator. 12 epochs: the checks test the interface, not accuracy
+TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=12, anneal_epochs=4, finetune_epochs=3, n_restarts=1,
+                cv_folds=2, cv_slab_factors=(1.0,))
 CHECKED = [
     SparseBayesianFDNN(**TINY_NET),
     SparseBayesianFDNNClassifier(**TINY_NET),
@@ -32,7 +33,7 @@ CHECKED = [
     GroupLassoFLM(n_basis=4, group_size=2, lambdas=(1e-2,)),
     FPCARegression(),
     DenseNetwork(n_basis=4, widths=(8, 4), epochs=30),
-    AdaFNN(n_bases=2, epochs=30),
+    AdaFNN(n_bases=2, epochs=10),
 ]
 
 
@@ -51,7 +52,8 @@ def curves():
 def test_estimators_work_in_pipeline_grid_search_and_cross_val_score(curves):
     d = curves
     grid = d.grid
-    model = SparseBayesianFDNN(grid=grid, **{**TINY_NET, "n_basis": 8, "epochs": 200, "anneal_epochs": 50})
+    # the tools' plumbing, not accuracy: a 40-epoch network (the inner CV runs inside GridSearchCV's clones)
+    model = SparseBayesianFDNN(grid=grid, **{**TINY_NET, "n_basis": 8, "epochs": 40, "anneal_epochs": 10})
     assert is_regressor(model) and is_classifier(SparseBayesianFDNNClassifier())
     pipe = make_pipeline(FunctionTransformer(), model)
     assert np.isfinite(pipe.fit(d.X, d.y).score(d.X_test, d.y_test))
@@ -80,7 +82,10 @@ def test_grid_fixed_at_construction_or_given_to_fit_is_the_same_fit(curves):
     lambda: FPCARegression(),
     lambda: DenseNetwork(n_basis=8, widths=(16, 8), epochs=150),
     lambda: AdaFNN(n_bases=2, epochs=100),
-    lambda: SparseBayesianFDNN(**{**TINY_NET, "n_basis": 8, "epochs": 150}),
+    # cv_folds=0: the network's own predictions (with the inner CV on, this under-trained network hands
+    # them to the FLM, which is tested above)
+    lambda: SparseBayesianFDNN(**{**TINY_NET, "n_basis": 8, "epochs": 150, "anneal_epochs": 30, "finetune_epochs": 10,
+                                  "cv_folds": 0}),
 ], ids=["flm", "group_lasso", "fpca", "dense", "adafnn", "sbayfdnn"])
 @pytest.mark.parametrize("factor", [1e-3, 1e3])
 def test_predictions_do_not_depend_on_the_units_of_the_curves(curves, factory, factor):
