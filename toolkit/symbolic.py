@@ -98,8 +98,8 @@ def _time_limit(seconds: float):
         return
 
     def _raise(signum: int, frame: Any) -> None:
-        # Re-arm first: if the exception lands where Python cannot propagate it (a __del__), it is
-        # only reported as unraisable, and the attempt must still be stopped.
+        # Re-arm first: the alarm must fire again after a gc callback it waits for, or after an
+        # exception that landed where Python only reports it as unraisable.
         signal.setitimer(signal.ITIMER_VIRTUAL, _REARM_SECONDS)
         if _inside_gc_callback(frame):
             return  # raising here would leave the callback's owner (dask's GC diagnosis) half-updated
