@@ -37,18 +37,24 @@ def test_smallest_gap_signal_and_the_rounds_it_keeps_the_step_up():
     assert 0 < g2._stall(0.005) < 1e-16
 
 
+def _trace(model: PACE, scores: np.ndarray) -> dict[str, np.ndarray]:
+    """The method's miscoverage and its signals and steps after each update, one array per name."""
+    rows: dict[str, list[float]] = {"err": [], "shift": [], "gap": [], "smooth": [], "gamma": []}
+    for s in scores:
+        rows["err"].append(float(s > model.threshold()))
+        model.update(s)
+        rows["shift"].append(model.shift_signal)
+        rows["gap"].append(model.gap_signal)
+        rows["smooth"].append(model.gamma_smooth)
+        rows["gamma"].append(model.gamma_t)
+    return {name: np.array(values) for name, values in rows.items()}
+
+
 def test_smoothing_matches_the_method_and_exact_gamma0_ends_at_the_first_signal():
     g2 = _script("pace_g2_step_share")
     x = synthetic("exchangeable", 1500, 7).scores
-    model = PACE(0.1, 0.005, x[:100], 500)
-    shift, gap, smooth, gamma = [], [], [], []
-    for s in x[100:]:
-        model.update(s)
-        shift.append(model.shift_signal)
-        gap.append(model.gap_signal)
-        smooth.append(model.gamma_smooth)
-        gamma.append(model.gamma_t)
-    shift, gap, smooth, gamma = map(np.array, (shift, gap, smooth, gamma))
+    trace = _trace(PACE(0.1, 0.005, x[:100], 500), x[100:])
+    shift, gap, smooth, gamma = trace["shift"], trace["gap"], trace["smooth"], trace["gamma"]
     target = np.minimum(0.128, 0.005 + 0.1 * shift + 0.1 * gap)
     np.testing.assert_array_equal(g2.smoothed(target, 0.005), smooth)
     np.testing.assert_array_equal(pace(x, 0.1, 0.005, 500, 100).gamma_t, gamma)
@@ -82,18 +88,9 @@ def test_oracle_case_uses_the_methods_whole_rule():
     stream where the ledger binds (a small Phi), they must give the method's own shift signal and gamma_t."""
     g2 = _script("pace_g2_step_share")
     x = synthetic("abrupt_variance", 2500, 3).scores
-    model = PACE(0.1, 0.005, x[:100], 500, phi_cap=0.05)
-    shift, gap, err, gamma = [], [], [], []
-    smooth = []
-    for s in x[100:]:
-        err.append(float(s > model.threshold()))
-        model.update(s)
-        shift.append(model.shift_signal)
-        gap.append(model.gap_signal)
-        gamma.append(model.gamma_t)
-        smooth.append(model.gamma_smooth)
-    shift, gap, err, gamma = map(np.array, (shift, gap, err, gamma))
-    assert np.sum(gamma < np.array(smooth)) > 50  # the ledger binds
+    trace = _trace(PACE(0.1, 0.005, x[:100], 500, phi_cap=0.05), x[100:])
+    shift, gap, err, gamma, smooth = trace["shift"], trace["gap"], trace["err"], trace["gamma"], trace["smooth"]
+    assert np.sum(gamma < smooth) > 50  # the ledger binds
     np.testing.assert_array_equal(g2.shift_signal(x)[100:], shift)
     np.testing.assert_array_equal(g2.reactive_signal(err), gap)
     steps = g2.full_rule_steps(shift, gap, err, 0.005, phi_cap=0.05)
