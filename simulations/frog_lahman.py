@@ -16,15 +16,15 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
+from toolkit_frog.lahman import LAHMAN_TASKS  # noqa: E402  (pandas, no torch)
 
-TASKS = ("allstar", "games")
 MODELS = ("row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tasks", type=comma_list(choices=TASKS), default=list(TASKS),
-                    help="comma-separated: " + ",".join(TASKS))
+    ap.add_argument("--tasks", type=comma_list(choices=LAHMAN_TASKS), default=list(LAHMAN_TASKS),
+                    help="comma-separated: " + ",".join(LAHMAN_TASKS))
     ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
                     help="comma-separated: " + ",".join(MODELS))
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")

@@ -16,15 +16,15 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
+from toolkit_frog.planted import SIGNAL_KINDS  # noqa: E402  (numpy and pandas, no torch)
 
-KINDS = ("edge_easy", "edge_hard", "node", "mixed", "none")
 MODELS = ("row2node", "row2edge", "frog", "frog_annealed")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kinds", type=comma_list(choices=KINDS), default=["edge_easy", "edge_hard", "node"],
-                    help="comma-separated signal kinds: " + ",".join(KINDS))
+    ap.add_argument("--kinds", type=comma_list(choices=SIGNAL_KINDS), default=["edge_easy", "edge_hard", "node"],
+                    help="comma-separated signal kinds: " + ",".join(SIGNAL_KINDS))
     ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
                     help="comma-separated: " + ",".join(MODELS))
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")

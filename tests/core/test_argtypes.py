@@ -1,7 +1,6 @@
 """The comma-list argparse type: bad items exit with status 2 naming the option, before any work."""
 
 import argparse
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -56,13 +55,3 @@ def test_study_scripts_refuse_unknown_names_with_status_2(script, argv, allowed,
     assert done.returncode == 2, done.stderr
     assert allowed in done.stderr
     assert not any(tmp_path.iterdir())  # refused before any work
-
-
-def test_frog_planted_kinds_match_the_generator():
-    pytest.importorskip("toolkit_frog")
-    from toolkit_frog.planted import SIGNAL_KINDS
-
-    tree = ast.parse((ROOT / "simulations" / "frog_planted.py").read_text())
-    kinds = next(ast.literal_eval(node.value) for node in tree.body
-                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "KINDS")
-    assert kinds == SIGNAL_KINDS
