@@ -1,4 +1,4 @@
-"""argparse types for the comma-separated lists that study scripts take (``--seeds 0,1,2``).
+"""argparse types for the comma-separated lists that study scripts take (``--seeds 0,1,2``, ``--seeds 0:10``).
 
 A bad item becomes an ``argparse.ArgumentTypeError``, so argparse names the option, prints the
 allowed values and exits with status 2 before any work is done (the project's rule for bad input).
@@ -51,5 +51,28 @@ def comma_list(item: Callable[[str], Any] = str, *, choices: Iterable[Any] | Non
     return parse
 
 
-seeds = comma_list(int, minimum=0)
-"""``--seeds 0,1,2``: distinct non-negative integers."""
+_seed_items = comma_list(int, minimum=0)
+
+
+def seeds(text: str) -> list[int]:
+    """``--seeds 0,1,2`` (distinct non-negative integers) or ``--seeds START:STOP`` (``0:10`` is 0..9).
+
+    The range form is the one ``toolkit run/sweep --seeds`` takes, so a user types the same thing to
+    both; START may be left out (``:5``).
+    """
+    if ":" not in text:
+        return _seed_items(text)
+    start_text, _, stop_text = text.partition(":")
+    try:
+        start, stop = int(start_text.strip() or 0), int(stop_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected START:STOP with integer bounds (e.g. 0:10), got {text!r}") from None
+    if start < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: seeds start at 0 or above")
+    if stop <= start:
+        raise argparse.ArgumentTypeError(f"{text!r} selects no seeds (STOP is exclusive: 0:10 is 0..9)")
+    return list(range(start, stop))
+
+
+seeds.__name__ = "seeds"  # argparse shows this name in "invalid ... value"

@@ -41,6 +41,22 @@ def test_bad_items_exit_2_naming_the_option(argv, message, capsys):
     assert f"argument {argv[0]}" in err and message in err
 
 
+@pytest.mark.parametrize("text, expected", [("0:3", [0, 1, 2]), (":2", [0, 1]), (" 5:7", [5, 6]), ("4", [4])])
+def test_seeds_take_the_range_form_of_toolkit_run(text, expected):
+    assert _parser().parse_args(["--seeds", text]).seeds == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3:3", "selects no seeds"), ("-1:3", "seeds start at 0"), ("a:3", "integer bounds"), ("0:3:1", "integer bounds"),
+])
+def test_bad_seed_ranges_exit_2(text, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args([f"--seeds={text}"])  # "=": argparse would read "-1:3" as an option
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --seeds" in err and message in err
+
+
 def test_duplicates_can_be_allowed():
     assert comma_list(int, allow_duplicates=True)("1,1") == [1, 1]
 
