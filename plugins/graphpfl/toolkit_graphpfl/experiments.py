@@ -58,7 +58,11 @@ def _accuracy_plot(results: pd.DataFrame):
     return plot
 
 
-QUICK_MUTAG = dict(seeds=3, n_rounds=50)  # the full length: at 15 rounds FedAvg showed no noise drop at all
+# Sized by cost alone, before running it (README "Quick setting"): 3 seeds x 50 rounds took 100 s on
+# today's machine; of the settings predicted under 45 s, the one with most rounds (at 15 FedAvg showed no
+# noise drop at all).
+QUICK_MUTAG = dict(seeds=2, n_rounds=30)
+# 2 rounds is what fits in ~40 s; far from trained, so its differences are reported, not judged (README)
 QUICK_PROTEINS = dict(seeds=1, n_rounds=2)
 QUICK_COST_ROUNDS = 5
 PROTEINS_COST_ROUNDS = 3  # the first is warm-up, excluded from the CPU time per round
@@ -125,8 +129,8 @@ def run_proteins_no_harm(quick: bool) -> ExperimentOutcome:
     else:
         results = paired_study("PROTEINS", [0.0, 0.3], algs, range(5), n_clients=10, n_rounds=30)
     table = paired_table(results, by=("dataset", "noise_p"))
-    q = (f"quick setting ({QUICK_PROTEINS['seeds']} seed, {QUICK_PROTEINS['n_rounds']} rounds, barely trained; "
-         "the issue's gate applied to it): " if quick else "")
+    q = (f"quick setting ({QUICK_PROTEINS['seeds']} seed, {QUICK_PROTEINS['n_rounds']} rounds): reported, not judged "
+         "(far from trained, so no evidence on the gate; the full setting judges it): " if quick else "")
     comps = []
     for alg, target in (("graphpfl", -2.0), ("fedavg_sl", -1.0), ("frpa", -2.0)):
         for p in sorted(table.noise_p.unique()):
@@ -136,7 +140,7 @@ def run_proteins_no_harm(quick: bool) -> ExperimentOutcome:
             r = row.iloc[0]
             comps.append(Comparison(f"{q}{alg} - FedAvg on PROTEINS, p = {p} (points)", f"does no harm: >= {target:+.0f}",
                                     _fmt_ci(r) if r.n_seeds > 1 else f"{r.diff_vs_baseline:+.1f} (1 seed)",
-                                    _at_least(r.diff_vs_baseline, target)))
+                                    None if quick else _at_least(r.diff_vs_baseline, target)))
     notes = (f"quick: {QUICK_PROTEINS['seeds']} seed, {QUICK_PROTEINS['n_rounds']} rounds at p = 0.3; "
              "full: 5 seeds, 30 rounds, 10 clients, p = 0 and 0.3")
     return ExperimentOutcome(table=table, comparisons=comps, plot=_accuracy_plot(results), notes=notes)
