@@ -90,6 +90,8 @@ def run_case(case: str, seed: int, **settings) -> dict:
                 old_rmse=_rmse(d.y_test, pred[old]), new_rmse=_rmse(d.y_test, pred[new]),
                 new_vs_flm=_rmse(d.y_test, pred[new]) / _rmse(d.y_test, flm_pred),
                 inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
+                inner_cv_reason=getattr(model, "inner_cv_reason_", ""),
+                inner_cv_mse=json.dumps({k: round(v, 4) for k, v in getattr(model, "inner_cv_mse_", {}).items()}),
                 network_train_rmse=model.network_train_rmse_, linear_loo_rmse=model.linear_loo_rmse_,
                 default_r2=_r2(d.y_test, default_pred), default_rmse=_rmse(d.y_test, default_pred),
                 default_vs_flm=_rmse(d.y_test, default_pred) / _rmse(d.y_test, flm_pred),

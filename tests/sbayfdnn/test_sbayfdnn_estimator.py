@@ -365,6 +365,41 @@ def test_inner_cv_choices_are_what_they_say():
     np.testing.assert_array_equal(wide.predict(d.X_test), direct.predict(d.X_test))
 
 
+def _small_toy(seed: int, n: int = 40):
+    """README "Small samples": y = X(0.2) + noise on the spec's curves (m = 30), n curves."""
+    from toolkit_sbayfdnn.designs import simulate
+
+    d = simulate("two_region", "linear", 5.0, n, 300, 30, seed=seed)
+    j = int(np.argmin(np.abs(d.grid - 0.2)))
+    rng = np.random.default_rng(seed + 1000)
+    noise = 0.4 * float(np.std(d.X[:, j]))
+    d.y = d.X[:, j] + noise * rng.standard_normal(n)
+    d.y_test = d.X_test[:, j] + noise * rng.standard_normal(len(d.X_test))
+    return d
+
+
+def test_inner_cv_runs_on_small_samples_where_the_trigger_is_fooled():
+    """Issue 19 regression test (fails on the code before ``cv_always_below_n``): on 40 curves the network's
+    training RMSE is below the FLM's leave-one-out RMSE, so the trigger alone did not run the inner CV,
+    yet the network's test RMSE was 1.11 x the FLM's (toy40 seed 0 of the study: 1.145 x)."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+
+    d = _small_toy(seed=7)
+    small = dict(n_basis=12, widths=(32, 16), epochs=1000, anneal_epochs=250, finetune_epochs=100, n_restarts=1)
+    flm = FunctionalLinearModel(n_basis=12).fit(d.X, d.y, d.grid)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid)
+    assert _rmse(model, d) <= 1.05 * _rmse(flm, d)  # the old code: 1.11 x
+    assert model.inner_cv_ran_ and model.inner_cv_reason_ == "small n"
+    assert model.network_train_rmse_ < model.linear_loo_rmse_  # the trigger alone would not have run it
+    assert any("only n = 40 training curves (< cv_always_below_n = 100)" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trigger_only = SparseBayesianFDNN(cv_always_below_n=0, **small).fit(d.X, d.y, d.grid)
+    assert not trigger_only.inner_cv_ran_ and _rmse(trigger_only, d) > 1.05 * _rmse(flm, d)  # what the old rule gave
+
+
 def test_inner_cv_changes_nothing_where_the_network_fits_well(fitted, linear_data):
     """The two-region design: the network's training RMSE is below the FLM's LOO RMSE, so the inner CV
     does not run and the fit is the old rule's."""
@@ -379,6 +414,7 @@ def test_inner_cv_changes_nothing_where_the_network_fits_well(fitted, linear_dat
     (dict(cv_folds=1), "cv_folds: must be 0"),
     (dict(cv_folds=-2), "cv_folds: must be an integer >= 0"),
     (dict(cv_trigger=-1.0), "cv_trigger: must be a number >= 0"),
+    (dict(cv_always_below_n=-1), "cv_always_below_n: must be an integer >= 0"),
     (dict(cv_slab_factors=(10.0,)), "cv_slab_factors: .*includes 1.0"),
     (dict(cv_slab_factors=(1.0, 1e-3)), "cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq"),
 ])

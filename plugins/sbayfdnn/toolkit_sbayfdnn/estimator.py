@@ -18,9 +18,10 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
 4. fine-tune the masked networks; Laplace log evidence of each restart; keep the best restart;
 5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``;
 6. (regression, issue 19) when the network fits the training curves worse than the functional linear
-   model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), choose
-   between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by ``cv_folds``-fold CV on the
-   training curves (README, "Inner-CV model choice").
+   model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), or when
+   there are fewer than ``cv_always_below_n`` training curves (there the training RMSE is too optimistic
+   to trust), choose between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by
+   ``cv_folds``-fold CV on the training curves (README, "Inner-CV model choice").
 """
 
 from __future__ import annotations
@@ -102,6 +103,11 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         ``cv_folds``-fold cross-validation on the training data only, and the one with the lowest CV MSE is
         used (``prediction_model_``: ``"network"`` or ``"linear"``; ``sigma1_sq_``). 0: off (the old rule).
     :param cv_trigger: the ratio above which the inner CV runs (>= 0; 0: always).
+    :param cv_always_below_n: the inner CV also runs, whatever ``cv_trigger`` says, when there are fewer
+        than this many training curves (integer >= 0; 0: the trigger alone). With few curves the network's
+        training RMSE is an optimistic estimate of its error, so the trigger can miss a network that fits
+        its curves and generalises worse than the FLM (README, "Small samples"); the CV's ~7 extra fits
+        are cheap there. ``inner_cv_reason_`` says which condition ran it (``"small n"``, ``"trigger"``, ``""``).
     :param cv_slab_factors: factors on ``sigma1_sq`` of the network candidates (must include 1, the default fit).
     :param cv_linear: include the FLM as a candidate (then predictions, ``predict_interval`` and
         ``effective_weight_function`` are the FLM's, and the region attributes stay the network's).
@@ -131,8 +137,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                  n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
                  include_empty_model: bool = True, empty_model_evidence: str = "full",
                  linear_guard: float | None = 0.5, guard_refit_slab: float | None = None,
-                 cv_folds: int = 3, cv_trigger: float = 1.0, cv_slab_factors: tuple[float, ...] = (1.0, 10.0),
-                 cv_linear: bool = True, grid=None, device: str = "cpu", random_state=0):
+                 cv_folds: int = 3, cv_trigger: float = 1.0, cv_always_below_n: int = 100,
+                 cv_slab_factors: tuple[float, ...] = (1.0, 10.0), cv_linear: bool = True, grid=None,
+                 device: str = "cpu", random_state=0):
         self.n_basis = n_basis
         self.degree = degree
         self.widths = widths
@@ -154,6 +161,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.guard_refit_slab = guard_refit_slab
         self.cv_folds = cv_folds
         self.cv_trigger = cv_trigger
+        self.cv_always_below_n = cv_always_below_n
         self.cv_slab_factors = cv_slab_factors
         self.cv_linear = cv_linear
         self.grid = grid
@@ -188,6 +196,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             raise ValueError("cv_folds: must be 0 (off) or >= 2, got 1")
         if not (isinstance(self.cv_trigger, (int, float, np.floating)) and self.cv_trigger >= 0):
             raise ValueError(f"cv_trigger: must be a number >= 0, got {self.cv_trigger!r}")
+        _check_positive_int("cv_always_below_n", self.cv_always_below_n, minimum=0)
         factors = tuple(self.cv_slab_factors) if np.ndim(self.cv_slab_factors) == 1 else ()
         if not factors or 1.0 not in factors or any(not f > 0 for f in factors):
             raise ValueError(f"cv_slab_factors: must be a sequence of positive factors on sigma1_sq that includes 1.0 "
@@ -328,13 +337,14 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
     def _choose_by_inner_cv(self, X, y, grid) -> None:
         """Inner-CV model choice (README, "Inner-CV model choice"): runs only when the network fits the
-        training curves worse than ``cv_trigger`` x the FLM's leave-one-out RMSE; training data only."""
+        training curves worse than ``cv_trigger`` x the FLM's leave-one-out RMSE, or when there are fewer
+        than ``cv_always_below_n`` training curves; training data only."""
         from sklearn.base import clone
 
         from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
         self.prediction_model_, self.linear_model_ = "network", None
-        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_ = False, {}, ""
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = False, {}, "", ""
         self.network_train_rmse_ = self.linear_loo_rmse_ = float("nan")
         n = len(y)
         if self.task != "regression" or self.cv_folds == 0 or not np.var(y) > 0 or n < 2 * self.cv_folds:
@@ -342,7 +352,11 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
         self.network_train_rmse_ = float(np.sqrt(np.mean((self._network_output(X, grid) - y) ** 2)))
         self.linear_loo_rmse_ = float(np.sqrt(flm.loo_mse_))
-        if not self.network_train_rmse_ > self.cv_trigger * self.linear_loo_rmse_:
+        if self.network_train_rmse_ > self.cv_trigger * self.linear_loo_rmse_:
+            reason = "trigger"
+        elif n < self.cv_always_below_n:
+            reason = "small n"
+        else:
             return
         order = np.random.default_rng(seed_from(self.random_state) + 7919).permutation(n)
         folds = np.array_split(order, self.cv_folds)
@@ -374,12 +388,15 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             self.__dict__.update({k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")})
         self.prediction_model_ = "linear" if chosen == "linear" else "network"
         self.linear_model_ = flm if chosen == "linear" else None
-        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_ = True, mse, chosen
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = True, mse, chosen, reason
         self.network_train_rmse_, self.linear_loo_rmse_ = train_rmse, loo_rmse
         scores = ", ".join(f"{c}: {v:.4g}" for c, v in mse.items())
+        why = (f"the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x the functional "
+               f"linear model's leave-one-out RMSE ({loo_rmse:.4g})" if reason == "trigger" else
+               f"there are only n = {n} training curves (< cv_always_below_n = {self.cv_always_below_n}), too few to "
+               f"trust the network's training RMSE ({train_rmse:.4g}; the FLM's leave-one-out RMSE {loo_rmse:.4g})")
         warnings.warn(
-            f"SparseBayesianFDNN: the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x "
-            f"the functional linear model's leave-one-out RMSE ({loo_rmse:.4g}), so the prior was chosen by "
+            f"SparseBayesianFDNN: {why}, so the prior was chosen by "
             f"{self.cv_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
             + (" for predictions (the region attributes are the network's)." if chosen == "linear" else "."),
             UserWarning, stacklevel=3)

@@ -49,7 +49,7 @@ class FitParams(Params):
     interval_level: float = Field(0.95, gt=0, lt=1, description="level of the Laplace predictive intervals")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")
-    inner_cv: bool = Field(True, description="inner-CV model choice when the network underfits (issue 19); "
+    inner_cv: bool = Field(True, description="inner-CV model choice when the network underfits or n < 100 (issue 19); "
                                              "false: the old rule (cv_folds = 0)")
 
 
