@@ -57,22 +57,18 @@ _seed_items = comma_list(int, minimum=0)
 def seeds(text: str) -> list[int]:
     """``--seeds 0,1,2`` (distinct non-negative integers) or ``--seeds START:STOP`` (``0:10`` is 0..9).
 
-    The range form is the one ``toolkit run/sweep --seeds`` takes, so a user types the same thing to
-    both; START may be left out (``:5``).
+    The range form is read by :func:`toolkit.config.parse_seeds`, the parser of ``toolkit run/sweep
+    --seeds``, so both take the same thing with the same bounds; START may be left out (``:5``).
     """
     if ":" not in text:
         return _seed_items(text)
-    start_text, _, stop_text = text.partition(":")
+    from toolkit.config import parse_seeds  # pydantic: imported only for the range form
+    from toolkit.errors import ParameterError
+
     try:
-        start, stop = int(start_text.strip() or 0), int(stop_text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected START:STOP with integer bounds (e.g. 0:10), got {text!r}") from None
-    if start < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: seeds start at 0 or above")
-    if stop <= start:
-        raise argparse.ArgumentTypeError(f"{text!r} selects no seeds (STOP is exclusive: 0:10 is 0..9)")
-    return list(range(start, stop))
+        return parse_seeds(text.strip())
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 seeds.__name__ = "seeds"  # argparse shows this name in "invalid ... value"

@@ -47,7 +47,8 @@ def test_seeds_take_the_range_form_of_toolkit_run(text, expected):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("3:3", "selects no seeds"), ("-1:3", "seeds start at 0"), ("a:3", "integer bounds"), ("0:3:1", "integer bounds"),
+    ("3:3", "selects no seeds"), ("-1:3", "seeds must be integers from 0"), ("a:3", "expects START:STOP"),
+    ("0:3:1", "expects START:STOP"), ("0:2000000", "more than a sweep may have"),
 ])
 def test_bad_seed_ranges_exit_2(text, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
