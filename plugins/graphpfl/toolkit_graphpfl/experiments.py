@@ -58,8 +58,8 @@ def _accuracy_plot(results: pd.DataFrame):
     return plot
 
 
-# Sized by cost alone, before running it (README "Quick setting"): 3 seeds x 50 rounds took 100 s on
-# today's machine; of the settings predicted under 45 s, the one with most rounds (at 15 FedAvg showed no
+# Sized by cost alone, before running it (README "Quick setting"): 3 seeds x 50 rounds took 100 s on the
+# 2026-12-02 machine; of the settings predicted under 45 s, the one with most rounds (at 15 FedAvg showed no
 # noise drop at all).
 QUICK_MUTAG = dict(seeds=2, n_rounds=30)
 # 2 rounds is what fits in ~40 s; far from trained, so its differences are reported, not judged (README)
