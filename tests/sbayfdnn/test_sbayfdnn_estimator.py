@@ -385,7 +385,9 @@ def test_inner_cv_runs_on_small_samples_where_the_trigger_is_fooled():
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
     d = _small_toy(seed=7)
-    small = dict(n_basis=12, widths=(32, 16), epochs=1000, anneal_epochs=250, finetune_epochs=100, n_restarts=1)
+    # small_n_cv_folds=3: the folds before the "Folds" change, for speed (7 fits, not 21); the folds are tested below
+    small = dict(n_basis=12, widths=(32, 16), epochs=1000, anneal_epochs=250, finetune_epochs=100, n_restarts=1,
+                 small_n_cv_folds=3)
     flm = FunctionalLinearModel(n_basis=12).fit(d.X, d.y, d.grid)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -410,7 +412,29 @@ def test_inner_cv_changes_nothing_where_the_network_fits_well(fitted, linear_dat
     np.testing.assert_array_equal(old.predict(d.X_test), fitted.predict(d.X_test))
 
 
+def test_small_samples_use_small_n_cv_folds_and_large_ones_cv_folds():
+    """Issue 19 (README, "Folds"): below ``cv_always_below_n`` curves the inner CV uses ``small_n_cv_folds``
+    folds (at most n // 2), at or above it ``cv_folds``; the warning names the count used."""
+    d = _small_toy(seed=3, n=30)
+    tiny = dict(n_basis=8, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1,
+                cv_slab_factors=(1.0,), cv_trigger=0.0)
+    cases = [(dict(), 10), (dict(small_n_cv_folds=4), 4), (dict(small_n_cv_folds=20), 15),
+             (dict(cv_always_below_n=30), 3), (dict(cv_always_below_n=0, cv_folds=2), 2)]
+    for kwargs, expected in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = SparseBayesianFDNN(**tiny, **kwargs).fit(d.X, d.y, d.grid)
+        assert model.inner_cv_ran_ and model.inner_cv_folds_ == expected, (kwargs, model.inner_cv_folds_)
+        assert any(f"{expected}-fold inner cross-validation" in str(w.message) for w in caught), kwargs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the linear guard's message on this under-trained network
+        off = SparseBayesianFDNN(**tiny, cv_folds=0).fit(d.X, d.y, d.grid)
+    assert not off.inner_cv_ran_ and off.inner_cv_folds_ == 0
+
+
 @pytest.mark.parametrize("kwargs, match", [
+    (dict(small_n_cv_folds=1), "small_n_cv_folds: must be an integer >= 2"),
+    (dict(small_n_cv_folds=3.5), "small_n_cv_folds: must be an integer >= 2"),
     (dict(cv_folds=1), "cv_folds: must be 0"),
     (dict(cv_folds=-2), "cv_folds: must be an integer >= 0"),
     (dict(cv_trigger=-1.0), "cv_trigger: must be a number >= 0"),
@@ -437,3 +461,52 @@ def test_tecator_default_is_within_five_percent_of_the_linear_model():
         model = SparseBayesianFDNN(random_state=5).fit(d.X, d.y, d.grid)
     assert _rmse(model, d) <= 1.05 * _rmse(flm, d)
     assert model.inner_cv_ran_
+
+
+def test_inner_cv_choice_keeps_the_linear_model_within_one_standard_error():
+    """Issue 19 (README, "Folds"): the paired one-standard-error rule. On toy40 seed 101 the 10-fold CV put
+    network x10 0.57 below the FLM (4.92 vs 5.49), within one standard error, and the network was 1.086 x
+    the FLM on the test curves; the lowest CV MSE alone picks it."""
+    from toolkit_sbayfdnn.estimator import inner_cv_choice
+
+    rng = np.random.default_rng(0)
+    linear = rng.exponential(1.0, 40)
+    z = rng.standard_normal(40)
+    z = (z - z.mean()) / z.std(ddof=1)  # so the gain below has mean 0.05 and standard error 0.5 / sqrt(40) = 0.079
+    close = {"network x1": linear + 0.3, "network x10": linear - 0.05 + 0.5 * z,
+             "linear": linear}
+    gain = close["linear"] - close["network x10"]
+    assert 0 < gain.mean() < gain.std(ddof=1) / np.sqrt(40)  # the network is ahead, within one SE
+    assert inner_cv_choice(close, one_se_rule=False)[0] == "network x10"
+    chosen, mean, se = inner_cv_choice(close)
+    assert chosen == "linear" and mean == pytest.approx(gain.mean()) and se == pytest.approx(gain.std(ddof=1) / np.sqrt(40))
+    clear = {**close, "network x10": linear - 0.5}  # ahead on every curve: far beyond one SE
+    assert inner_cv_choice(clear) == ("network x10", pytest.approx(0.5), pytest.approx(0.0))
+    worse = {**close, "network x10": linear + 0.1}
+    assert inner_cv_choice(worse)[0] == inner_cv_choice(worse, one_se_rule=False)[0] == "linear"
+    tie = {"network x1": linear, "network x10": linear}  # no FLM candidate: the lowest mean, the first of ties
+    assert inner_cv_choice(tie)[0] == "network x1" and np.isnan(inner_cv_choice(tie)[1])
+
+
+@pytest.mark.slow
+def test_toy40_seed_101_default_is_within_five_percent_of_the_linear_model():
+    """Issue 19 (README, "Folds"; ~6 CPU-min): toy40 pilot seed 101 at the default settings. With 3 folds and
+    the lowest CV MSE the default picked network x10, 1.086 x the FLM on 500 test curves; with 10 folds and
+    the one-standard-error rule it keeps the FLM."""
+    from toolkit_sbayfdnn.baselines import FunctionalLinearModel
+    from toolkit_sbayfdnn.designs import simulate
+
+    d = simulate("two_region", "linear", 5.0, 40, 500, 100, 101)  # simulations/sbayfdnn_offset.py's toy(40, 101)
+    j = int(np.argmin(np.abs(d.grid - 0.2)))
+    rng = np.random.default_rng(101 + 1000)
+    noise = 0.4 * float(np.std(d.X[:, j]))
+    d.y = d.X[:, j] + noise * rng.standard_normal(40)
+    d.y_test = d.X_test[:, j] + noise * rng.standard_normal(len(d.X_test))
+    flm = FunctionalLinearModel().fit(d.X, d.y, d.grid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseBayesianFDNN(random_state=101).fit(d.X, d.y, d.grid)
+        old = SparseBayesianFDNN(random_state=101, small_n_cv_folds=3, cv_one_se_rule=False).fit(d.X, d.y, d.grid)
+    assert model.inner_cv_folds_ == 10 and model.inner_cv_choice_ == "linear"
+    assert _rmse(model, d) <= 1.05 * _rmse(flm, d)
+    assert old.inner_cv_choice_ == "network x10" and _rmse(old, d) > 1.05 * _rmse(flm, d)  # the previous rule: 1.086 x

@@ -21,11 +21,12 @@ from toolkit_sbayfdnn.baselines import AdaFNN, DenseNetwork, FPCARegression, Fun
 from toolkit_sbayfdnn.designs import simulate
 from toolkit_sbayfdnn.estimator import SparseBayesianFDNN, SparseBayesianFDNNClassifier
 
-# cv_folds=2, cv_slab_factors=(1.0,): the inner-CV model choice runs (a 12-epoch network underfits) with one network
-# candidate and the FLM on two folds, for speed (3 network fits per fit instead of 7); the wider-slab path and
-# the default 3 folds are tested in test_sbayfdnn_estimator. 12 epochs: the checks test the interface, not accuracy
+# cv_folds=small_n_cv_folds=2, cv_slab_factors=(1.0,): the inner-CV model choice runs (a 12-epoch network underfits)
+# with one network candidate and the FLM on two folds, for speed (3 network fits per fit instead of 21 at the
+# checks' small n); the wider-slab path and the default folds are tested in test_sbayfdnn_estimator. 12 epochs:
+# the checks test the interface, not accuracy
 TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=12, anneal_epochs=4, finetune_epochs=3, n_restarts=1,
-                cv_folds=2, cv_slab_factors=(1.0,))
+                cv_folds=2, small_n_cv_folds=2, cv_slab_factors=(1.0,))
 CHECKED = [
     SparseBayesianFDNN(**TINY_NET),
     SparseBayesianFDNNClassifier(**TINY_NET),

@@ -21,7 +21,9 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
    model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), or when
    there are fewer than ``cv_always_below_n`` training curves (there the training RMSE is too optimistic
    to trust), choose between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by
-   ``cv_folds``-fold CV on the training curves (README, "Inner-CV model choice").
+   ``cv_folds``-fold CV on the training curves (``small_n_cv_folds`` folds below ``cv_always_below_n``
+   curves), keeping the FLM unless a network beats it by more than one paired standard error
+   (README, "Inner-CV model choice" and "Folds").
 """
 
 from __future__ import annotations
@@ -65,6 +67,25 @@ def _check_positive_int(name: str, value, minimum: int = 1) -> None:
         raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
 
 
+def inner_cv_choice(sq_errors: dict[str, np.ndarray], one_se_rule: bool = True) -> tuple[str, float, float]:
+    """The inner CV's choice from every candidate's per-curve held-out squared errors (networks first, in
+    order; ``"linear"``, the FLM, last if present). Returns (choice, gain, se): the lowest mean wins (ties:
+    the earlier candidate); with ``one_se_rule`` the FLM is kept unless the best network's mean is below
+    the FLM's by more than one standard error of the paired per-curve difference. ``gain`` is that
+    difference's mean (FLM minus best network; nan without an FLM), ``se`` its standard error."""
+    mse = {c: float(np.mean(e)) for c, e in sq_errors.items()}
+    chosen = min(mse, key=mse.get)  # dicts keep their order, and min keeps the first of equal values
+    networks = [c for c in sq_errors if c != "linear"]
+    if "linear" not in sq_errors or not networks:
+        return chosen, float("nan"), float("nan")
+    best_network = min(networks, key=mse.get)
+    gain = np.asarray(sq_errors["linear"], float) - np.asarray(sq_errors[best_network], float)
+    gain_mean, gain_se = float(gain.mean()), float(gain.std(ddof=1) / np.sqrt(len(gain)))
+    if one_se_rule and chosen != "linear" and not gain_mean > gain_se:
+        chosen = "linear"  # the network's gain is within one standard error: keep the simpler model
+    return chosen, gain_mean, gain_se
+
+
 class _SparseBayesianFDNNBase(BaseEstimator):
     """Sparse Bayesian functional deep network with structured region selection (shared by the
     regressor :class:`SparseBayesianFDNN` and :class:`SparseBayesianFDNNClassifier`).
@@ -106,8 +127,19 @@ class _SparseBayesianFDNNBase(BaseEstimator):
     :param cv_always_below_n: the inner CV also runs, whatever ``cv_trigger`` says, when there are fewer
         than this many training curves (integer >= 0; 0: the trigger alone). With few curves the network's
         training RMSE is an optimistic estimate of its error, so the trigger can miss a network that fits
-        its curves and generalises worse than the FLM (README, "Small samples"); the CV's ~7 extra fits
-        are cheap there. ``inner_cv_reason_`` says which condition ran it (``"small n"``, ``"trigger"``, ``""``).
+        its curves and generalises worse than the FLM (README, "Small samples"); the CV's extra fits
+        (two networks per fold) are affordable there. ``inner_cv_reason_`` says which condition ran it (``"small n"``, ``"trigger"``, ``""``).
+    :param small_n_cv_folds: the number of inner-CV folds (integer >= 2; at most n // 2) when there are fewer
+        than ``cv_always_below_n`` training curves, whichever condition ran the CV; ``cv_folds`` otherwise.
+        With 3 folds on 40 curves each inner fit sees 27 curves, where the FLM (24 basis functions) is far
+        worse than on 40, so the CV favoured the network (README, "Folds"); with 10 each sees 36.
+        ``inner_cv_folds_`` is the number used (0: the CV did not run).
+    :param cv_one_se_rule: with ``cv_linear``, keep the FLM unless the best network's CV MSE is below the
+        FLM's by more than one standard error of the paired per-curve difference (``inner_cv_gain_`` and
+        ``inner_cv_gain_se_``): the one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani &
+        Friedman 2009, sec. 7.10) in its paired form, preferring the simpler model when the CV cannot tell
+        them apart (README, "Folds"). It can only move a choice from a network to the FLM. False: the lowest
+        CV MSE wins.
     :param cv_slab_factors: factors on ``sigma1_sq`` of the network candidates (must include 1, the default fit).
     :param cv_linear: include the FLM as a candidate (then predictions, ``predict_interval`` and
         ``effective_weight_function`` are the FLM's, and the region attributes stay the network's).
@@ -138,6 +170,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                  include_empty_model: bool = True, empty_model_evidence: str = "full",
                  linear_guard: float | None = 0.5, guard_refit_slab: float | None = None,
                  cv_folds: int = 3, cv_trigger: float = 1.0, cv_always_below_n: int = 100,
+                 small_n_cv_folds: int = 10, cv_one_se_rule: bool = True,
                  cv_slab_factors: tuple[float, ...] = (1.0, 10.0), cv_linear: bool = True, grid=None,
                  device: str = "cpu", random_state=0):
         self.n_basis = n_basis
@@ -162,6 +195,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.cv_folds = cv_folds
         self.cv_trigger = cv_trigger
         self.cv_always_below_n = cv_always_below_n
+        self.small_n_cv_folds = small_n_cv_folds
+        self.cv_one_se_rule = cv_one_se_rule
         self.cv_slab_factors = cv_slab_factors
         self.cv_linear = cv_linear
         self.grid = grid
@@ -197,6 +232,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if not (isinstance(self.cv_trigger, (int, float, np.floating)) and self.cv_trigger >= 0):
             raise ValueError(f"cv_trigger: must be a number >= 0, got {self.cv_trigger!r}")
         _check_positive_int("cv_always_below_n", self.cv_always_below_n, minimum=0)
+        _check_positive_int("small_n_cv_folds", self.small_n_cv_folds, minimum=2)
+        if not isinstance(self.cv_one_se_rule, (bool, np.bool_)):
+            raise ValueError(f"cv_one_se_rule: must be True or False, got {self.cv_one_se_rule!r}")
         factors = tuple(self.cv_slab_factors) if np.ndim(self.cv_slab_factors) == 1 else ()
         if not factors or 1.0 not in factors or any(not f > 0 for f in factors):
             raise ValueError(f"cv_slab_factors: must be a sequence of positive factors on sigma1_sq that includes 1.0 "
@@ -336,18 +374,22 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                       "functions selected.", UserWarning, stacklevel=3)
 
     def _choose_by_inner_cv(self, X, y, grid) -> None:
-        """Inner-CV model choice (README, "Inner-CV model choice"): runs only when the network fits the
-        training curves worse than ``cv_trigger`` x the FLM's leave-one-out RMSE, or when there are fewer
-        than ``cv_always_below_n`` training curves; training data only."""
+        """Inner-CV model choice (README, "Inner-CV model choice" and "Folds"): runs only when the network fits
+        the training curves worse than ``cv_trigger`` x the FLM's leave-one-out RMSE, or when there are fewer
+        than ``cv_always_below_n`` training curves; training data only; the choice is ``inner_cv_choice``'s."""
         from sklearn.base import clone
 
         from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
         self.prediction_model_, self.linear_model_ = "network", None
         self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = False, {}, "", ""
+        self.inner_cv_gain_ = self.inner_cv_gain_se_ = float("nan")
         self.network_train_rmse_ = self.linear_loo_rmse_ = float("nan")
         n = len(y)
-        if self.task != "regression" or self.cv_folds == 0 or not np.var(y) > 0 or n < 2 * self.cv_folds:
+        # small n: more folds, so that each inner fit sees nearly as many curves as the final fit (README, "Folds")
+        n_folds = self.cv_folds if n >= self.cv_always_below_n else min(self.small_n_cv_folds, n // 2)
+        self.inner_cv_folds_ = 0
+        if self.task != "regression" or self.cv_folds == 0 or not np.var(y) > 0 or n_folds < 2 or n < 2 * n_folds:
             return
         flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
         self.network_train_rmse_ = float(np.sqrt(np.mean((self._network_output(X, grid) - y) ** 2)))
@@ -359,10 +401,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         else:
             return
         order = np.random.default_rng(seed_from(self.random_state) + 7919).permutation(n)
-        folds = np.array_split(order, self.cv_folds)
+        folds = np.array_split(order, n_folds)
         factors = [float(f) for f in self.cv_slab_factors]
         candidates = [f"network x{f:g}" for f in factors] + (["linear"] if self.cv_linear else [])
-        sq_errors = {c: 0.0 for c in candidates}
+        sq_errors = {c: np.zeros(n) for c in candidates}  # per held-out curve, for the paired standard error
         base = clone(self).set_params(cv_folds=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # inner fits repeat the guard / small-n messages
@@ -372,12 +414,13 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                     model = clone(base) if f == 1.0 else clone(base).set_params(
                         sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None)
                     model.fit(X[train_rows], y[train_rows], grid)
-                    sq_errors[name] += float(np.sum((model.predict(X[held], grid) - y[held]) ** 2))
+                    sq_errors[name][held] = (model.predict(X[held], grid) - y[held]) ** 2
                 if self.cv_linear:
                     linear = FunctionalLinearModel(self.n_basis, self.degree).fit(X[train_rows], y[train_rows], grid)
-                    sq_errors["linear"] += float(np.sum((linear.predict(X[held], grid) - y[held]) ** 2))
-        mse = {c: v / n for c, v in sq_errors.items()}
-        chosen = min(candidates, key=lambda c: mse[c])  # ties: the earlier candidate (the default first)
+                    sq_errors["linear"][held] = (linear.predict(X[held], grid) - y[held]) ** 2
+        mse = {c: float(v.mean()) for c, v in sq_errors.items()}
+        chosen, gain_mean, gain_se = inner_cv_choice(sq_errors, self.cv_one_se_rule)
+        by_one_se = chosen == "linear" and min(mse, key=mse.get) != "linear"
         train_rmse, loo_rmse = self.network_train_rmse_, self.linear_loo_rmse_
         if chosen not in ("linear", candidates[factors.index(1.0)]):
             factor = factors[candidates.index(chosen)]
@@ -389,6 +432,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.prediction_model_ = "linear" if chosen == "linear" else "network"
         self.linear_model_ = flm if chosen == "linear" else None
         self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = True, mse, chosen, reason
+        self.inner_cv_folds_, self.inner_cv_gain_, self.inner_cv_gain_se_ = n_folds, gain_mean, gain_se
         self.network_train_rmse_, self.linear_loo_rmse_ = train_rmse, loo_rmse
         scores = ", ".join(f"{c}: {v:.4g}" for c, v in mse.items())
         why = (f"the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x the functional "
@@ -397,7 +441,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                f"trust the network's training RMSE ({train_rmse:.4g}; the FLM's leave-one-out RMSE {loo_rmse:.4g})")
         warnings.warn(
             f"SparseBayesianFDNN: {why}, so the prior was chosen by "
-            f"{self.cv_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
+            f"{n_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
+            + (f", since the best network's CV gain over it ({gain_mean:.4g}) is within one standard error "
+               f"({gain_se:.4g}; cv_one_se_rule)" if by_one_se else "")
             + (" for predictions (the region attributes are the network's)." if chosen == "linear" else "."),
             UserWarning, stacklevel=3)
 
