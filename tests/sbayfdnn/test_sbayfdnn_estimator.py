@@ -167,7 +167,9 @@ def test_bad_settings_get_a_clear_error(kwargs, match):
         SparseBayesianFDNN(**kwargs).fit(np.zeros((3, 20)), np.zeros(3), GRID)
 
 
-TINY = dict(n_basis=6, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1)
+# small_n_cv_folds=3: these tests are about input checks and the empty model, not the model choice; the default's
+# 10 folds below n = 100 would triple their inner-CV fits (the folds are tested in their own test below)
+TINY = dict(n_basis=6, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1, small_n_cv_folds=3)
 
 
 def test_issue_19_bad_input_is_named():
