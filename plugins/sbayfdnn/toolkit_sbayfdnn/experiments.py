@@ -74,8 +74,8 @@ QUICK_GATE_SEEDS = (0, 1)
 ELNINO_QUICK_FIT = dict(epochs=400, anneal_epochs=100, finetune_epochs=75, n_restarts=1, small_n_cv_folds=3)
 """El Nino in the quick ``real_data``: its 45 training curves run the inner-CV model choice, whose 7
 network fits (3 folds) at the full run's 800 epochs and 2 restarts took ~50 CPU-s; these take ~1/4 of that.
-The default's 10 folds below n = 100 (21 fits; estimated ~90 s here from the 7 fits' ~30 s) would break the quick minute, so the quick
-check keeps 3 folds and says so; the full run uses the default."""
+The default's 10 folds below n = 100 (21 fits; estimated ~90 s here from the 7 fits' ~30 s) would break
+the quick minute, so the quick check keeps 3 folds and says so; the full run uses the default."""
 
 
 def run_gates(links, seeds, settings: dict, methods=("sbayfdnn", "flm", "select_all", "dense")) -> pd.DataFrame:
