@@ -1,12 +1,12 @@
-"""How many inner-CV folds the small-n model choice needs (issue 19, sbayfdnn README "Small samples").
+"""How many inner-CV folds the small-n model choice needs (issue 19, sbayfdnn README "Folds").
 
 For each seed of the toy40 design (y = X(0.2) + noise, 40 training curves, 500 test curves) this fits
 the three inner-CV candidates (network at sigma1^2 x 1 and x 10, the functional linear model) on every
 fold of a K-fold split of the training curves, for each K in ``--folds``, and on all training curves;
-it records every held-out curve's squared error and every candidate's test RMSE. A choice rule can
-then be scored offline on the same fits: ``--rules`` prints, per seed and rule, the candidate it
-picks and that candidate's test RMSE over the FLM's. The folds are those the estimator draws
-(``permutation(n)`` with seed ``random_state + 7919``, then ``array_split``).
+it records every held-out curve's squared error and every candidate's test RMSE, so a choice rule can
+be scored offline on the same fits. It prints, per seed and fold count, the candidate each rule picks
+(the lowest CV MSE; the estimator's one-SE rule) and that candidate's test RMSE over the FLM's. The
+folds are the estimator's own (``estimator.inner_cv_folds``).
 
     python simulations/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
 """
@@ -45,6 +45,7 @@ def _fit(candidate: str, X, y, grid, seed: int):
 
 def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
     from sbayfdnn_offset import toy
+    from toolkit_sbayfdnn.estimator import inner_cv_folds
 
     d = toy(40, seed)
     n = len(d.y)
@@ -56,11 +57,10 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
         model = flm if c == "linear" else _fit(c, d.X, d.y, d.grid, seed)
         test_rmse[c] = float(np.sqrt(np.mean((model.predict(d.X_test, d.grid) - d.y_test) ** 2)))
     rows = []
-    order = np.random.default_rng(seed + 7919).permutation(n)
     for k in fold_counts:
         sq_errors = {c: np.zeros(n) for c in CANDIDATES}
-        for held in np.array_split(order, k):
-            train_rows = np.setdiff1d(order, held)
+        for held in inner_cv_folds(n, k, seed):
+            train_rows = np.setdiff1d(np.arange(n), held)
             for c in CANDIDATES:
                 model = _fit(c, d.X[train_rows], d.y[train_rows], d.grid, seed)
                 sq_errors[c][held] = (model.predict(d.X[held], d.grid) - d.y[held]) ** 2
@@ -86,11 +86,12 @@ def choose(rows: list[dict], rule: str) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=seeds, default=[100, 101, 102], help="toy40 seeds (list or START:STOP)")
-    parser.add_argument("--folds", type=comma_list(int), default=[3, 10], help="comma-separated fold counts (>= 2)")
+    parser.add_argument("--folds", type=comma_list(int, minimum=2), default=[3, 10],
+                        help="comma-separated fold counts (2 to 40)")
     parser.add_argument("--out", required=True, help="CSV file for the rows (a .jsonl beside it resumes a stopped run)")
     args = parser.parse_args(argv)
-    if any(k < 2 or k > 40 for k in args.folds):
-        parser.error(f"--folds: every fold count must be from 2 to 40 (the toy has 40 curves), got {args.folds}")
+    if any(k > 40 for k in args.folds):
+        parser.error(f"--folds: every fold count must be at most 40 (the toy has 40 curves), got {args.folds}")
     import pandas as pd
 
     from toolkit_sbayfdnn.study_rows import RowLog

@@ -67,6 +67,13 @@ def _check_positive_int(name: str, value, minimum: int = 1) -> None:
         raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
 
 
+def inner_cv_folds(n: int, n_folds: int, random_state) -> list[np.ndarray]:
+    """The inner CV's held-out index sets: a permutation of ``range(n)``, seeded by ``random_state`` + 7919, cut
+    into ``n_folds`` nearly equal parts (``np.array_split``)."""
+    order = np.random.default_rng(seed_from(random_state) + 7919).permutation(n)
+    return np.array_split(order, n_folds)
+
+
 def inner_cv_choice(sq_errors: dict[str, np.ndarray], one_se_rule: bool = True) -> tuple[str, float, float]:
     """The inner CV's choice from every candidate's per-curve held-out squared errors (networks first, in
     order; ``"linear"``, the FLM, last if present). Returns (choice, gain, se): the lowest mean wins (ties:
@@ -128,7 +135,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         than this many training curves (integer >= 0; 0: the trigger alone). With few curves the network's
         training RMSE is an optimistic estimate of its error, so the trigger can miss a network that fits
         its curves and generalises worse than the FLM (README, "Small samples"); the CV's extra fits
-        (two networks per fold) are affordable there. ``inner_cv_reason_`` says which condition ran it (``"small n"``, ``"trigger"``, ``""``).
+        (two networks per fold) are affordable there. ``inner_cv_reason_`` says which condition ran it
+        (``"small n"``, ``"trigger"``, ``""``).
     :param small_n_cv_folds: the number of inner-CV folds (integer >= 2; at most n // 2) when there are fewer
         than ``cv_always_below_n`` training curves, whichever condition ran the CV; ``cv_folds`` otherwise.
         With 3 folds on 40 curves each inner fit sees 27 curves, where the FLM (24 basis functions) is far
@@ -400,8 +408,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             reason = "small n"
         else:
             return
-        order = np.random.default_rng(seed_from(self.random_state) + 7919).permutation(n)
-        folds = np.array_split(order, n_folds)
+        folds = inner_cv_folds(n, n_folds, self.random_state)
         factors = [float(f) for f in self.cv_slab_factors]
         candidates = [f"network x{f:g}" for f in factors] + (["linear"] if self.cv_linear else [])
         sq_errors = {c: np.zeros(n) for c in candidates}  # per held-out curve, for the paired standard error
@@ -409,7 +416,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # inner fits repeat the guard / small-n messages
             for held in folds:
-                train_rows = np.setdiff1d(order, held)
+                train_rows = np.setdiff1d(np.arange(n), held)
                 for f, name in zip(factors, candidates):
                     model = clone(base) if f == 1.0 else clone(base).set_params(
                         sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None)
