@@ -388,9 +388,9 @@ def test_inner_cv_runs_on_small_samples_where_the_trigger_is_fooled():
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
     d = _small_toy(seed=7)
-    # small_n_cv_folds=3: the folds before the "Folds" change, for speed (7 fits, not 21); the folds are tested below
+    # small_n_cv_folds=3 and one slab factor, for speed (4 network fits, not 21); folds and factors are tested apart
     small = dict(n_basis=12, widths=(32, 16), epochs=1000, anneal_epochs=250, finetune_epochs=100, n_restarts=1,
-                 small_n_cv_folds=3)
+                 small_n_cv_folds=3, cv_slab_factors=(1.0,))
     flm = FunctionalLinearModel(n_basis=12).fit(d.X, d.y, d.grid)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
