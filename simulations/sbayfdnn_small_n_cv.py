@@ -3,11 +3,11 @@
 For each seed of the toy40 design (y = X(0.2) + noise, 40 training curves, 500 test curves) this fits
 the three inner-CV candidates (network at sigma1^2 x 1 and x 10, the functional linear model) on every
 fold of a K-fold split of the training curves, for each K in ``--folds``, and on all training curves;
-it records every held-out curve's squared error and every candidate's test RMSE, and the test RMSE of
-each candidate's committee (the mean of its K fold models' predictions, the model the CV scored), so a
-choice rule can be scored offline on the same fits. It prints, per seed and fold count, the candidate each rule picks
-(the lowest CV MSE; the estimator's one-SE rule) and that candidate's test RMSE over the FLM's. The
-folds are the estimator's own (``estimator.inner_cv_folds``).
+it records every held-out curve's squared error, every candidate's test RMSE and the test RMSE of each
+candidate's committee (the mean of its K fold models' predictions: the models the CV scored), so a
+choice rule can be scored offline on the same fits. It prints, per seed and fold count, the candidate
+each rule picks (the lowest CV MSE; the estimator's one-SE rule) and that candidate's test RMSE, and its
+committee's, over the FLM's. The folds are the estimator's own (``estimator.inner_cv_folds``).
 
     python simulations/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
 """
@@ -51,12 +51,16 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
     d = toy(40, seed)
     n = len(d.y)
     start = time.perf_counter()
+
+    def test_rmse_of(prediction):
+        return float(np.sqrt(np.mean((prediction - d.y_test) ** 2)))
+
     flm = _fit("linear", d.X, d.y, d.grid, seed)
-    flm_rmse = float(np.sqrt(np.mean((flm.predict(d.X_test, d.grid) - d.y_test) ** 2)))
+    flm_rmse = test_rmse_of(flm.predict(d.X_test, d.grid))
     test_rmse = {}
     for c in CANDIDATES:
         model = flm if c == "linear" else _fit(c, d.X, d.y, d.grid, seed)
-        test_rmse[c] = float(np.sqrt(np.mean((model.predict(d.X_test, d.grid) - d.y_test) ** 2)))
+        test_rmse[c] = test_rmse_of(model.predict(d.X_test, d.grid))
     rows = []
     for k in fold_counts:
         sq_errors = {c: np.zeros(n) for c in CANDIDATES}
@@ -70,7 +74,7 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
         for c in CANDIDATES:
             rows.append(dict(case="toy40", seed=seed, folds=k, candidate=c, cv_mse=float(sq_errors[c].mean()),
                              test_rmse=test_rmse[c], test_vs_flm=test_rmse[c] / flm_rmse,
-                             committee_test_vs_flm=float(np.sqrt(np.mean((committee[c] - d.y_test) ** 2))) / flm_rmse,
+                             committee_test_vs_flm=test_rmse_of(committee[c]) / flm_rmse,
                              sq_errors=json.dumps(np.round(sq_errors[c], 6).tolist())))
     for r in rows:
         r["seed_wall_time"] = time.perf_counter() - start
