@@ -3,7 +3,9 @@ the earlier choice (full evidence, no guard: ``old_*``), the first-layer-evidenc
 (``first_layer_*``, not adopted) and the guarded network (full evidence with the linear guard: ``new_*``)
 are evaluated on the same fit from its stored candidates, beside the functional linear model;
 ``default_*`` is the estimator's prediction, after the inner-CV model choice (``inner_cv_choice``;
-when it chose a wider slab, the stored candidates are those of that refit).
+when it chose a wider slab, the stored candidates are those of that refit); ``network_vs_flm`` is the fitted
+network's test RMSE over the FLM's whatever the CV chose, and ``inner_cv_gain`` / ``inner_cv_gain_se`` the
+CV gain of the best network over the FLM and its paired standard error.
 
     python simulations/sbayfdnn_offset.py --cases toy40,offset_linear,offset_square,null --seeds 100,101,102
     python simulations/sbayfdnn_offset.py --diagnose     # the diagnosis: toy40 and offset_linear, seed 0, J 24 and 8
@@ -92,6 +94,8 @@ def run_case(case: str, seed: int, **settings) -> dict:
                 inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
                 inner_cv_reason=getattr(model, "inner_cv_reason_", ""),
                 inner_cv_mse=json.dumps({k: round(v, 4) for k, v in getattr(model, "inner_cv_mse_", {}).items()}),
+                inner_cv_gain=model.inner_cv_gain_, inner_cv_gain_se=model.inner_cv_gain_se_,
+                network_vs_flm=_rmse(d.y_test, model._network_output(d.X_test)) / _rmse(d.y_test, flm_pred),
                 network_train_rmse=model.network_train_rmse_, linear_loo_rmse=model.linear_loo_rmse_,
                 default_r2=_r2(d.y_test, default_pred), default_rmse=_rmse(d.y_test, default_pred),
                 default_vs_flm=_rmse(d.y_test, default_pred) / _rmse(d.y_test, flm_pred),

@@ -6,8 +6,8 @@ fold of a K-fold split of the training curves, for each K in ``--folds``, and on
 it records every held-out curve's squared error, every candidate's test RMSE and the test RMSE of each
 candidate's committee (the mean of its K fold models' predictions: the models the CV scored), so a
 choice rule can be scored offline on the same fits. It prints, per seed and fold count, the candidate
-each rule picks (the lowest CV MSE; the estimator's one-SE rule) and that candidate's test RMSE, and its
-committee's, over the FLM's. The folds are the estimator's own (``estimator.inner_cv_folds``).
+each rule picks (the lowest CV MSE; a margin of one or of two paired standard errors, the estimator's
+default two) and that candidate's test RMSE, and its committee's, over the FLM's. The folds are the estimator's own (``estimator.inner_cv_folds``).
 
     python simulations/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
 """
@@ -81,14 +81,17 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
     return rows
 
 
+RULE_MARGINS = {"argmin": 0.0, "one_se": 1.0, "two_se": 2.0}  # standard errors a network must win by
+
+
 def choose(rows: list[dict], rule: str) -> str:
-    """The candidate a rule picks from one seed's rows of one fold count: ``argmin`` (lowest CV MSE) or
-    ``one_se`` (the estimator's default, ``cv_one_se_rule``: the best network only if its CV MSE is below
-    the FLM's by more than one standard error of the paired per-curve difference)."""
+    """The candidate a rule picks from one seed's rows of one fold count: ``argmin`` (lowest CV MSE),
+    ``one_se`` or ``two_se`` (the estimator's default, ``cv_margin_se = 2``): the best network only if its CV
+    MSE is below the FLM's by more than one (two) standard errors of the paired per-curve difference."""
     from toolkit_sbayfdnn.estimator import inner_cv_choice
 
     by_name = {r["candidate"]: np.asarray(json.loads(r["sq_errors"])) for r in rows}
-    return inner_cv_choice({c: by_name[c] for c in CANDIDATES}, one_se_rule=rule == "one_se")[0]
+    return inner_cv_choice({c: by_name[c] for c in CANDIDATES}, margin_se=RULE_MARGINS[rule])[0]
 
 
 def main(argv=None) -> None:
@@ -113,7 +116,7 @@ def main(argv=None) -> None:
         log.append(rows, seed=seed, folds=",".join(map(str, args.folds)))
         for k in args.folds:
             of_k = [r for r in rows if r["folds"] == k]
-            picks = {rule: choose(of_k, rule) for rule in ("argmin", "one_se")}
+            picks = {rule: choose(of_k, rule) for rule in RULE_MARGINS}
             ratio = {r["candidate"]: r["test_vs_flm"] for r in of_k}
             committee = {r["candidate"]: r["committee_test_vs_flm"] for r in of_k}
             print(f"seed {seed} K={k}: CV MSE " + ", ".join(f"{r['candidate']} {r['cv_mse']:.3f}" for r in of_k)

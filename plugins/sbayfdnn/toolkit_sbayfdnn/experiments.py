@@ -201,7 +201,7 @@ def real_data(quick: bool) -> ExperimentOutcome:
     nino = elnino_curves()
     split = 45
     # El Nino runs the inner-CV model choice (full: 1 + 10 folds x 2 slab factors = 21 network fits); the quick
-    # check keeps every candidate and the one-SE rule, with 3 folds and cheaper network fits
+    # check keeps every candidate and the cv_margin_se rule, with 3 folds and cheaper network fits
     nino_fit = ELNINO_QUICK_FIT if quick else fit
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the inner CV's choice is reported in the row below
