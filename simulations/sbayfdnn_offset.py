@@ -46,13 +46,13 @@ def toy(n: int, seed: int):
 def make_case(case: str, seed: int):
     from toolkit_sbayfdnn.designs import simulate, simulate_offset
 
+    if case not in CASES:  # before any branch: "offset_<anything>" would otherwise reach simulate_offset
+        raise ValueError(f"case: unknown case {case!r}; choose from {', '.join(CASES)}")
     if case == "toy40":
         return toy(40, seed)
     if case.startswith("offset_"):
         return simulate_offset(case.split("_", 1)[1], n_train=200, n_test=500, seed=seed)
-    if case == "null":
-        return simulate("null", "linear", 5.0, 500, 500, 100, seed)
-    raise SystemExit(f"--cases: unknown case {case!r}; choose from toy40, offset_linear, offset_square, null")
+    return simulate("null", "linear", 5.0, 500, 500, 100, seed)
 
 
 def _r2(y, p) -> float:

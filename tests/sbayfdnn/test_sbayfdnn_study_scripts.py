@@ -39,6 +39,18 @@ def test_a_bad_list_exits_2_naming_the_option_before_any_work(script, args, name
     assert not any(tmp_path.iterdir())  # nothing written
 
 
+def test_the_offset_script_makes_every_case_it_offers_and_names_them_all_for_an_unknown_one():
+    module = _script("sbayfdnn_offset")
+    for case in module.CASES:
+        data = module.make_case(case, seed=0)
+        assert len(data.y) == len(data.X) > 0, case
+    with pytest.raises(ValueError) as info:
+        module.make_case("offset_cubic", seed=0)
+    message = str(info.value)
+    assert message.startswith("case: unknown case 'offset_cubic'")
+    assert all(case in message for case in module.CASES), message
+
+
 class _Interrupt(Exception):
     pass
 
