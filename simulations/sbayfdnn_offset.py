@@ -3,7 +3,7 @@ the earlier choice (full evidence, no guard: ``old_*``), the first-layer-evidenc
 (``first_layer_*``, not adopted) and the guarded network (full evidence with the linear guard: ``new_*``)
 are evaluated on the same fit from its stored candidates, beside the functional linear model;
 ``default_*`` is the estimator's prediction, after the inner-CV model choice (``inner_cv_choice``;
-when it chose a wider slab, the stored candidates are those of that refit); ``network_vs_flm`` is the fitted
+when it chose a wider slab, the stored candidates are those of that refit); ``new_vs_flm`` is the fitted
 network's test RMSE over the FLM's whatever the CV chose, and ``inner_cv_gain`` / ``inner_cv_gain_se`` the
 CV gain of the best network over the FLM and its paired standard error.
 
@@ -82,23 +82,23 @@ def run_case(case: str, seed: int, **settings) -> dict:
     pred = {c: model._network_output(d.X_test, candidate=c) for c in {old, new, first_layer}}
     default_pred = model.predict(d.X_test)  # the default's prediction (the FLM's when the inner CV chose it)
     flm_pred = flm.predict(d.X_test)
+    flm_rmse = _rmse(d.y_test, flm_pred)
     return dict(case=case, seed=seed, settings=json.dumps(settings), flm_r2=_r2(d.y_test, flm_pred),
-                flm_rmse=_rmse(d.y_test, flm_pred), full_evidence=json.dumps(np.round(full, 1).tolist()),
+                flm_rmse=flm_rmse, full_evidence=json.dumps(np.round(full, 1).tolist()),
                 first_layer_evidence=json.dumps(np.round(region, 1).tolist()), columns=json.dumps(ncols),
                 linear_loo_r2=model.linear_loo_r2_, guard_overrode=bool(model.guard_overrode_),
                 first_layer_n_selected=ncols[first_layer], first_layer_r2=_r2(d.y_test, pred[first_layer]),
                 old_n_selected=ncols[old], new_n_selected=ncols[new],
                 old_r2=_r2(d.y_test, pred[old]), new_r2=_r2(d.y_test, pred[new]),
                 old_rmse=_rmse(d.y_test, pred[old]), new_rmse=_rmse(d.y_test, pred[new]),
-                new_vs_flm=_rmse(d.y_test, pred[new]) / _rmse(d.y_test, flm_pred),
+                new_vs_flm=_rmse(d.y_test, pred[new]) / flm_rmse,
                 inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
                 inner_cv_reason=getattr(model, "inner_cv_reason_", ""),
                 inner_cv_mse=json.dumps({k: round(v, 4) for k, v in getattr(model, "inner_cv_mse_", {}).items()}),
                 inner_cv_gain=model.inner_cv_gain_, inner_cv_gain_se=model.inner_cv_gain_se_,
-                network_vs_flm=_rmse(d.y_test, model._network_output(d.X_test)) / _rmse(d.y_test, flm_pred),
                 network_train_rmse=model.network_train_rmse_, linear_loo_rmse=model.linear_loo_rmse_,
                 default_r2=_r2(d.y_test, default_pred), default_rmse=_rmse(d.y_test, default_pred),
-                default_vs_flm=_rmse(d.y_test, default_pred) / _rmse(d.y_test, flm_pred),
+                default_vs_flm=_rmse(d.y_test, default_pred) / flm_rmse,
                 wall_time=time.perf_counter() - start)
 
 
