@@ -48,14 +48,23 @@ PATHS = ("per_relation", "per_destination")  # RDLModel's message passing: the r
 def fact_database(n_rows: int, dim_rows: int, seed: int = 0):
     import numpy as np
     import pandas as pd
-
     from toolkit_frog.relational import Database, Table
 
     rng = np.random.default_rng(seed)
-    tables = {f"d{i}": Table(pd.DataFrame({"id": np.arange(dim_rows), "x": rng.normal(size=dim_rows)}), {}, "id", None)
-              for i in range(4)}
-    fact = pd.DataFrame({"fid": np.arange(n_rows), **{f"k{i}": rng.integers(0, dim_rows, n_rows) for i in range(4)},
-                         "t": rng.integers(0, 1000, n_rows), "v": rng.normal(size=n_rows)})
+    tables = {
+        f"d{i}": Table(
+            pd.DataFrame({"id": np.arange(dim_rows), "x": rng.normal(size=dim_rows)}), {}, "id", None
+        )
+        for i in range(4)
+    }
+    fact = pd.DataFrame(
+        {
+            "fid": np.arange(n_rows),
+            **{f"k{i}": rng.integers(0, dim_rows, n_rows) for i in range(4)},
+            "t": rng.integers(0, 1000, n_rows),
+            "v": rng.normal(size=n_rows),
+        }
+    )
     tables["fact"] = Table(fact, {f"k{i}": f"d{i}" for i in range(4)}, "fid", "t")
     return Database(tables, warn=False)
 
@@ -67,14 +76,16 @@ def subgraph_edges(sub) -> int:
 def equal_budget_fanout(graph, seeds, seed_time: int, budget: int, max_fanout: int) -> tuple[int, int]:
     """The (f1, f2), 1 <= f2 <= f1 <= max_fanout, with the most sampled edges <= budget (ties: larger f1)."""
     import numpy as np
-
     from toolkit_frog.graph import TemporalSampler
 
     best, best_edges = (1, 1), -1
     for f2 in range(1, max_fanout + 1):
         for f1 in range(f2, max_fanout + 1):
-            e = subgraph_edges(TemporalSampler(graph, (f1, f2), "uniform", "numba")
-                               .sample("d0", seeds, seed_time, np.random.default_rng(0)))
+            e = subgraph_edges(
+                TemporalSampler(graph, (f1, f2), "uniform", "numba").sample(
+                    "d0", seeds, seed_time, np.random.default_rng(0)
+                )
+            )
             if e > budget:
                 break
             if e >= best_edges:
@@ -89,14 +100,22 @@ def main() -> None:
     ap.add_argument("--seed-times", type=int, default=11)
     ap.add_argument("--seeds-per-time", type=int, default=3000)
     ap.add_argument("--fanout", type=int, default=10)
-    ap.add_argument("--epochs", type=int, default=1, help="timed epochs per model and setting (0: sampling only)")
+    ap.add_argument(
+        "--epochs", type=int, default=1, help="timed epochs per model and setting (0: sampling only)"
+    )
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--channels", type=int, default=32)
     ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, of {', '.join(ENGINES)}")
-    ap.add_argument("--settings", default="equal_fanout,equal_budget",
-                    help="comma-separated, of equal_fanout, equal_budget (Row2Node runs in either)")
-    ap.add_argument("--message-passing", default=",".join(PATHS),
-                    help=f"comma-separated, of {', '.join(PATHS)} (RDLModel's message_passing; each is timed)")
+    ap.add_argument(
+        "--settings",
+        default="equal_fanout,equal_budget",
+        help="comma-separated, of equal_fanout, equal_budget (Row2Node runs in either)",
+    )
+    ap.add_argument(
+        "--message-passing",
+        default=",".join(PATHS),
+        help=f"comma-separated, of {', '.join(PATHS)} (RDLModel's message_passing; each is timed)",
+    )
     ap.add_argument("--out", default="results/frog/bench_fact")
     a = ap.parse_args()
     engines = [e for e in a.engines.split(",") if e]
@@ -108,14 +127,18 @@ def main() -> None:
         ap.error(f"--message-passing: comma-separated names of {', '.join(PATHS)}, got {a.message_passing!r}")
     if not engines or set(engines) - set(ENGINES):
         ap.error(f"--engines: comma-separated names of {', '.join(ENGINES)}, got {a.engines!r}")
-    if min(a.rows, a.dim_rows, a.seed_times, a.seeds_per_time, a.fanout, a.repeats, a.channels) < 1 or a.epochs < 0:
-        ap.error("--rows, --dim-rows, --seed-times, --seeds-per-time, --fanout, --repeats, --channels must be >= 1 "
-                 "and --epochs >= 0")
+    if (
+        min(a.rows, a.dim_rows, a.seed_times, a.seeds_per_time, a.fanout, a.repeats, a.channels) < 1
+        or a.epochs < 0
+    ):
+        ap.error(
+            "--rows, --dim-rows, --seed-times, --seeds-per-time, --fanout, --repeats, --channels must be >= 1 "
+            "and --epochs >= 0"
+        )
 
     import numpy as np
     import pandas as pd
     import torch
-
     from toolkit_frog.features import encode_database
     from toolkit_frog.graph import TemporalSampler
     from toolkit_frog.models import RDLModel, Roles
@@ -134,35 +157,56 @@ def main() -> None:
 
     tj = time.perf_counter()  # numba: compile (or load from the on-disk cache) before any timing
     small = fact_database(1000, 50)
-    TemporalSampler(build_graph(small, "row2node", []), (2, 2), "uniform", "numba").sample("d0", np.arange(5), 999)
-    print(f"numba kernels compiled / loaded in {time.perf_counter() - tj:.1f} s (not in any timing)", flush=True)
+    TemporalSampler(build_graph(small, "row2node", []), (2, 2), "uniform", "numba").sample(
+        "d0", np.arange(5), 999
+    )
+    print(
+        f"numba kernels compiled / loaded in {time.perf_counter() - tj:.1f} s (not in any timing)", flush=True
+    )
 
     graphs = {}
     for kind in ("row2node", "row2edge", "frog"):
         tb = time.perf_counter()
         graphs[kind] = build_graph(db, kind, ["fact"] if kind != "row2node" else [], "d0")
         graphs[kind].build_s = time.perf_counter() - tb
-    r2n_sub = TemporalSampler(graphs["row2node"], (a.fanout, a.fanout), "uniform", "numba") \
-        .sample("d0", ent[first], int(times[0]), np.random.default_rng(0))
+    r2n_sub = TemporalSampler(graphs["row2node"], (a.fanout, a.fanout), "uniform", "numba").sample(
+        "d0", ent[first], int(times[0]), np.random.default_rng(0)
+    )
     budget = subgraph_edges(r2n_sub)
-    configs = [("equal_fanout", kind, (a.fanout, a.fanout)) for kind in ("row2node", "row2edge", "frog")
-               if kind == "row2node" or "equal_fanout" in settings]
+    configs = [
+        ("equal_fanout", kind, (a.fanout, a.fanout))
+        for kind in ("row2node", "row2edge", "frog")
+        if kind == "row2node" or "equal_fanout" in settings
+    ]
     for kind in ("row2edge", "frog") if "equal_budget" in settings else ():
         fo = equal_budget_fanout(graphs[kind], ent[first], int(times[0]), budget, a.fanout)
         configs.append(("equal_budget", kind, fo))
-    print(f"edge budget (Row2Node, first subgraph): {budget}; fan-outs: {[(s, k, f) for s, k, f in configs]}",
-          flush=True)
+    print(
+        f"edge budget (Row2Node, first subgraph): {budget}; fan-outs: {[(s, k, f) for s, k, f in configs]}",
+        flush=True,
+    )
 
     rows = []
     for setting, kind, fanout in configs:
         graph = graphs[kind]
         edge = ["fact"] if kind != "row2node" else []
-        row = {"setting": setting, "model": kind, "fanout": f"{fanout[0]},{fanout[1]}", "fact_rows": a.rows,
-               "graph_build_s": graph.build_s}
+        row = {
+            "setting": setting,
+            "model": kind,
+            "fanout": f"{fanout[0]},{fanout[1]}",
+            "fact_rows": a.rows,
+            "graph_build_s": graph.build_s,
+        }
         batches = None
         for engine in engines:
-            cfg = TrainConfig(channels=a.channels, num_layers=2, num_neighbors=fanout, batch_size=1024,
-                              strategy="uniform", sampler_engine=engine)
+            cfg = TrainConfig(
+                channels=a.channels,
+                num_layers=2,
+                num_neighbors=fanout,
+                batch_size=1024,
+                strategy="uniform",
+                sampler_engine=engine,
+            )
             samples, cpus = [], []
             for r in range(a.repeats):
                 batches = None  # free the previous repeat's batches first
@@ -172,7 +216,9 @@ def main() -> None:
                 cpus.append(time.process_time() - tc)
             row[f"sample_s_{engine}"] = float(np.median(samples))
             row[f"sample_cpu_{engine}"] = float(np.median(cpus))
-            row[f"edges_per_batch_{engine}"] = int(np.mean([sum(len(r.src) for r in b.rels.values()) for b in batches]))
+            row[f"edges_per_batch_{engine}"] = int(
+                np.mean([sum(len(r.src) for r in b.rels.values()) for b in batches])
+            )
         row["n_batches"] = len(batches)
         row["nodes_per_batch"] = int(np.mean([sum(b.n_nodes.values()) for b in batches]))
         for mp in mps:  # batches of the last engine in --engines; each message-passing path, same batches
@@ -211,7 +257,9 @@ def main() -> None:
     base = t[t.model == "row2node"].iloc[0]
     for engine in engines:  # ratios of CPU seconds (all work is single-threaded; wall time moves with load)
         t[f"sample_ratio_{engine}"] = t[f"sample_cpu_{engine}"] / base[f"sample_cpu_{engine}"]
-        t[f"us_per_edge_{engine}"] = 1e6 * t[f"sample_cpu_{engine}"] / (t[f"edges_per_batch_{engine}"] * t.n_batches)
+        t[f"us_per_edge_{engine}"] = (
+            1e6 * t[f"sample_cpu_{engine}"] / (t[f"edges_per_batch_{engine}"] * t.n_batches)
+        )
         t[f"wall_ratio_{engine}"] = t[f"sample_s_{engine}"] / base[f"sample_s_{engine}"]
     if len(engines) == 2:
         t["numba_speedup"] = t.sample_cpu_numpy / t.sample_cpu_numba
@@ -233,8 +281,10 @@ def main() -> None:
         ok_s = bool((s[f"sample_ratio_{best}"] <= 2).all())
         judged = "per_destination" if "per_destination" in mps else mps[-1]  # the default path is judged
         ok_e = bool((s[s.model == "frog"][f"epoch_ratio_{judged}"] <= 2).all())
-        print(f"{setting}: sampling within 2x of Row2Node ({best}): {'met' if ok_s else 'NOT met'}; "
-              f"FROG epoch within 2x ({judged}): {'met' if ok_e else 'NOT met' if a.epochs else 'not measured'}")
+        print(
+            f"{setting}: sampling within 2x of Row2Node ({best}): {'met' if ok_s else 'NOT met'}; "
+            f"FROG epoch within 2x ({judged}): {'met' if ok_e else 'NOT met' if a.epochs else 'not measured'}"
+        )
 
 
 if __name__ == "__main__":

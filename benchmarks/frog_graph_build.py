@@ -25,7 +25,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 def scramble_keys(db, seed: int):
     """The same database with every primary key replaced by a random unique 64-bit id."""
     import numpy as np
-
     from toolkit_frog.relational import Database, Table
 
     rng = np.random.default_rng(seed)
@@ -42,13 +41,18 @@ def scramble_keys(db, seed: int):
         for fk, target in t.fkey_col_to_pkey_table.items():
             df[fk] = maps[target][df[fk].to_numpy()]
         frames[name] = df
-    return frames, {n: Table(frames[n], dict(t.fkey_col_to_pkey_table), t.pkey_col, t.time_col)
-                    for n, t in db.table_dict.items()}, Database
+    return (
+        frames,
+        {
+            n: Table(frames[n], dict(t.fkey_col_to_pkey_table), t.pkey_col, t.time_col)
+            for n, t in db.table_dict.items()
+        },
+        Database,
+    )
 
 
 def pandas_row2node(frames, schema):
     """The Row2Node edge lists with plain pandas: one merge per foreign key (row -> referenced row)."""
-    import pandas as pd
 
     edges = {}
     for name, (pk, fks) in schema.items():
@@ -69,12 +73,17 @@ def pandas_hetero_graph(frames, schema, time_cols):
     an edge carries its sender's time: the referencing row's (f2p), the referenced row's (rev_f2p), as ours do.
     """
     import numpy as np
-
     from toolkit_frog.graph import HeteroGraph, Relation
     from toolkit_frog.relational import ALWAYS
 
-    node_time = {n: (df[time_cols[n]].to_numpy(dtype=np.int64) if time_cols[n]
-                     else np.full(len(df), ALWAYS, dtype=np.int64)) for n, df in frames.items()}
+    node_time = {
+        n: (
+            df[time_cols[n]].to_numpy(dtype=np.int64)
+            if time_cols[n]
+            else np.full(len(df), ALWAYS, dtype=np.int64)
+        )
+        for n, df in frames.items()
+    }
     g = HeteroGraph({n: len(df) for n, df in frames.items()}, node_time)
     for (src_t, name, dst_t), (src, dst) in pandas_row2node(frames, schema).items():
         g.add(Relation(src_t, name, dst_t, src, dst, node_time[src_t][src]))  # both: the sender's time
@@ -93,7 +102,6 @@ def main() -> None:
     import numpy as np
     import pandas as pd
     import torch
-
     from toolkit_frog.features import encode_database
     from toolkit_frog.graph import make_frog_graph, make_pkey_fkey_graph
     from toolkit_frog.planted import make_planted_database, planted_task
@@ -123,22 +131,26 @@ def main() -> None:
         p = pgraph.relations[key]
         a = np.lexsort((rel.dst_index, rel.src_index))
         b = np.lexsort((p.dst_index, p.src_index))
-        assert np.array_equal(rel.src_index[a], p.src_index[b]) and np.array_equal(rel.dst_index[a], p.dst_index[b]), key
+        assert np.array_equal(rel.src_index[a], p.src_index[b]) and np.array_equal(
+            rel.dst_index[a], p.dst_index[b]
+        ), key
         assert np.array_equal(rel.time[a], p.time[b]), key
     for n in graph.node_time:
         assert np.array_equal(graph.node_time[n], pgraph.node_time[n]), n
     ours = t_db + t_graph
-    rows = [{"measure": "rows", "value": n_rows},
-            {"measure": "edges_row2node", "value": graph.num_edges},
-            {"measure": "database_validate_resolve_s", "value": t_db},
-            {"measure": "row2node_build_s", "value": t_graph},
-            {"measure": "ours_total_s", "value": ours},
-            {"measure": "ours_rows_per_s", "value": n_rows / ours},
-            {"measure": "pandas_merge_s", "value": t_pandas},
-            {"measure": "pandas_rows_per_s", "value": n_rows / t_pandas},
-            {"measure": "speedup_vs_pandas", "value": t_pandas / ours},
-            {"measure": "pandas_graph_with_times_s", "value": t_pandas_graph},
-            {"measure": "speedup_vs_pandas_graph_with_times", "value": t_pandas_graph / ours}]
+    rows = [
+        {"measure": "rows", "value": n_rows},
+        {"measure": "edges_row2node", "value": graph.num_edges},
+        {"measure": "database_validate_resolve_s", "value": t_db},
+        {"measure": "row2node_build_s", "value": t_graph},
+        {"measure": "ours_total_s", "value": ours},
+        {"measure": "ours_rows_per_s", "value": n_rows / ours},
+        {"measure": "pandas_merge_s", "value": t_pandas},
+        {"measure": "pandas_rows_per_s", "value": n_rows / t_pandas},
+        {"measure": "speedup_vs_pandas", "value": t_pandas / ours},
+        {"measure": "pandas_graph_with_times_s", "value": t_pandas_graph},
+        {"measure": "speedup_vs_pandas_graph_with_times", "value": t_pandas_graph / ours},
+    ]
     frog_graph, t_frog = timed(lambda: make_frog_graph(db, ["review"]))
     rows.append({"measure": "frog_graph_build_s", "value": t_frog})
     if not args.no_train:
@@ -147,26 +159,57 @@ def main() -> None:
         splits = task_splits(task)
         cfg = TrainConfig(epochs=args.epochs, channels=64, num_neighbors=(10, 10), batch_size=1024)
         timing, warm = {}, False
-        for label, kind, g in (("row2node", "row2node", graph), ("row2node_pandas_graph", "row2node", pgraph),
-                               ("frog", "frog", frog_graph)):
+        for label, kind, g in (
+            ("row2node", "row2node", graph),
+            ("row2node_pandas_graph", "row2node", pgraph),
+            ("frog", "frog", frog_graph),
+        ):
             t0 = time.perf_counter()
-            batches = {s: make_batches(g, feats, "customer", splits[s], cfg, 1.0, i)
-                       for i, s in enumerate(("train", "val", "test"))}
+            batches = {
+                s: make_batches(g, feats, "customer", splits[s], cfg, 1.0, i)
+                for i, s in enumerate(("train", "val", "test"))
+            }
             t_sample = time.perf_counter() - t0
             if not warm:  # warm-up (torch allocations, first-call costs) on a few batches, not timed
-                fit(g, feats, "customer", splits, task.task_type, kind, dataclasses.replace(cfg, epochs=1),
-                    0, edge_tables=["review"], batches={k: v[:2] for k, v in batches.items()})
+                fit(
+                    g,
+                    feats,
+                    "customer",
+                    splits,
+                    task.task_type,
+                    kind,
+                    dataclasses.replace(cfg, epochs=1),
+                    0,
+                    edge_tables=["review"],
+                    batches={k: v[:2] for k, v in batches.items()},
+                )
                 warm = True
-            res = fit(g, feats, "customer", splits, task.task_type, kind, cfg, 0, edge_tables=["review"],
-                      batches=batches)
+            res = fit(
+                g,
+                feats,
+                "customer",
+                splits,
+                task.task_type,
+                kind,
+                cfg,
+                0,
+                edge_tables=["review"],
+                batches=batches,
+            )
             timing[label] = (t_sample, res.epoch_seconds)
-            rows += [{"measure": f"{label}_sampling_s", "value": t_sample},
-                     {"measure": f"{label}_epoch_s", "value": res.epoch_seconds},
-                     {"measure": f"{label}_train_seeds", "value": len(splits["train"].entity)}]
+            rows += [
+                {"measure": f"{label}_sampling_s", "value": t_sample},
+                {"measure": f"{label}_epoch_s", "value": res.epoch_seconds},
+                {"measure": f"{label}_train_seeds", "value": len(splits["train"].entity)},
+            ]
         (ps, pe), (os_, oe) = timing["row2node_pandas_graph"], timing["row2node"]
-        rows += [{"measure": "epoch_ratio_pandas_graph_vs_ours", "value": pe / oe},
-                 {"measure": "end_to_end_ratio_pandas_vs_ours (build + sampling + 1 epoch)",
-                  "value": (t_pandas_graph + ps + pe) / (ours + os_ + oe)}]
+        rows += [
+            {"measure": "epoch_ratio_pandas_graph_vs_ours", "value": pe / oe},
+            {
+                "measure": "end_to_end_ratio_pandas_vs_ours (build + sampling + 1 epoch)",
+                "value": (t_pandas_graph + ps + pe) / (ours + os_ + oe),
+            },
+        ]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table = pd.DataFrame(rows)

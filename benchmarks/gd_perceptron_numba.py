@@ -31,13 +31,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--d", type=int, default=512, help="staircase dimension (n = d; d^2 iterations)")
     ap.add_argument("--repeat", type=int, default=1, help="timings per implementation (best is kept)")
-    ap.add_argument("--engine-iters", type=int, default=0, help="cap the numpy implementations at K iterations")
+    ap.add_argument(
+        "--engine-iters", type=int, default=0, help="cap the numpy implementations at K iterations"
+    )
     args = ap.parse_args()
     if args.d < 2 or args.repeat < 1 or args.engine_iters < 0:
         ap.error("need --d >= 2, --repeat >= 1, --engine-iters >= 0")
 
     import numpy as np
-
     from toolkit_gd_perceptron import data, engine, models
 
     d = args.d
@@ -64,19 +65,30 @@ def main() -> None:
 
     t_numba, (it_numba, _) = best(lambda: linear_run(B, y, max_iter=full, **opts))
     print(f"numba:      {t_numba:8.3f} s  iterations {it_numba}", flush=True)
-    t_engine, res = best(lambda: engine.run_batch(B, y, lin, [1.0], W0, a0, max_iter=capped, keep_weights=False, **opts))
+    t_engine, res = best(
+        lambda: engine.run_batch(B, y, lin, [1.0], W0, a0, max_iter=capped, keep_weights=False, **opts)
+    )
     it_engine = int(res.iterations[0])
     print(f"engine:     {t_engine:8.3f} s  iterations {it_engine}", flush=True)
-    t_loop, it_loop = best(lambda: engine.reference_run(B, y, lin, 1.0, W0[0], a0[0], max_iter=capped, **opts))
+    t_loop, it_loop = best(
+        lambda: engine.reference_run(B, y, lin, 1.0, W0[0], a0[0], max_iter=capped, **opts)
+    )
     print(f"numpy loop: {t_loop:8.3f} s  iterations {it_loop}", flush=True)
 
     steps = it_numba if not args.engine_iters else min(args.engine_iters, it_numba)
-    per_step = {"numba": t_numba / it_numba, "engine": t_engine / max(steps, 1), "numpy_loop": t_loop / max(steps, 1)}
+    per_step = {
+        "numba": t_numba / it_numba,
+        "engine": t_engine / max(steps, 1),
+        "numpy_loop": t_loop / max(steps, 1),
+    }
     result = {
-        "d": d, "n": d, "expected_iterations": d * d, "iterations": {"numba": it_numba, "engine": it_engine,
-                                                                        "numpy_loop": int(it_loop)},
+        "d": d,
+        "n": d,
+        "expected_iterations": d * d,
+        "iterations": {"numba": it_numba, "engine": it_engine, "numpy_loop": int(it_loop)},
         "counts_agree": (it_numba == it_engine == it_loop) if not args.engine_iters else None,
-        "numba_compile_s": compile_s, "seconds": {"numba": t_numba, "engine": t_engine, "numpy_loop": t_loop},
+        "numba_compile_s": compile_s,
+        "seconds": {"numba": t_numba, "engine": t_engine, "numpy_loop": t_loop},
         "engine_iterations_timed": steps,
         "speedup_vs_engine": per_step["engine"] / per_step["numba"],
         "speedup_vs_numpy_loop": per_step["numpy_loop"] / per_step["numba"],

@@ -34,14 +34,16 @@ def main() -> None:
     import math
 
     import numpy as np
-
     from toolkit_gd_perceptron import data, engine, models
     from toolkit_gd_perceptron import simulation as sims
 
     d_values = [d for d in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if d <= args.d_max]
     gammas = [1e2, 1e3, 1e4]
     seeds = list(range(args.seeds))
-    parts = {"linear": (models.linear(), "gd", gammas), "quadratic": (models.two_layer("quadratic", 20), "perceptron", [1.0])}
+    parts = {
+        "linear": (models.linear(), "gd", gammas),
+        "quadratic": (models.two_layer("quadratic", 20), "perceptron", [1.0]),
+    }
 
     def batched_sweep():
         # the path of gd_perceptron.scaling (simulation.run_sweep), Gram form
@@ -49,11 +51,21 @@ def main() -> None:
         for name, (model, mode, gs) in parts.items():
             datasets = [data.r1(d) for d in d_values]
             start = time.perf_counter()
-            rows = sims.run_sweep(datasets, model, "gd", gs if mode == "gd" else [math.inf], seeds, max_iter=100_000)
+            rows = sims.run_sweep(
+                datasets, model, "gd", gs if mode == "gd" else [math.inf], seeds, max_iter=100_000
+            )
             times[name] = time.perf_counter() - start
-            order = {(k, g, s): r["iterations"] for r in rows for k, g, s in [(r["dataset_index"], r["gamma"], r["run_seed"])]}
-            counts[name] = [order[(k, (g if mode == "gd" else math.inf), s)]
-                            for k in range(len(d_values)) for g in gs for s in seeds]
+            order = {
+                (k, g, s): r["iterations"]
+                for r in rows
+                for k, g, s in [(r["dataset_index"], r["gamma"], r["run_seed"])]
+            }
+            counts[name] = [
+                order[(k, (g if mode == "gd" else math.inf), s)]
+                for k in range(len(d_values))
+                for g in gs
+                for s in seeds
+            ]
         return counts, times
 
     def batched_primal_per_d():
@@ -64,9 +76,18 @@ def main() -> None:
             for d in d_values:
                 B, y = data.r1(d)
                 W0, a0 = models.init_weights(model, d, seeds)
-                engine.run_batch(B, y, model, np.repeat(gs, len(seeds)), np.tile(W0, (len(gs), 1, 1)),
-                                 np.tile(a0, (len(gs), 1)), mode=mode, max_iter=100_000,
-                                 representation="primal", keep_weights=False)
+                engine.run_batch(
+                    B,
+                    y,
+                    model,
+                    np.repeat(gs, len(seeds)),
+                    np.tile(W0, (len(gs), 1, 1)),
+                    np.tile(a0, (len(gs), 1)),
+                    mode=mode,
+                    max_iter=100_000,
+                    representation="primal",
+                    keep_weights=False,
+                )
             times[name] = time.perf_counter() - start
         return times
 
@@ -80,7 +101,9 @@ def main() -> None:
                 W0, a0 = models.init_weights(model, d, seeds)
                 for g in gs:
                     for s in range(len(seeds)):
-                        out.append(engine.reference_run(B, y, model, g, W0[s], a0[s], mode=mode, max_iter=100_000))
+                        out.append(
+                            engine.reference_run(B, y, model, g, W0[s], a0[s], mode=mode, max_iter=100_000)
+                        )
             # same order as batched_sweep: d, gamma, seed
             times[name] = time.perf_counter() - start
             counts[name] = out

@@ -47,7 +47,9 @@ def workload(dataset: str, n_clients: int, seed: int):
         clients = build_clients(gs, parts, batch_size=32, seed=seed)
         cfg = ModelConfig(gs.n_features, gs.n_classes, hidden=64, n_layers=3)
         _CACHE[key] = (clients, cfg, init_params(cfg, seed))
-        if os.environ.get("GRAPHPFL_FLOWER_LOG"):  # Ray does not forward the actors' output: count builds in a file
+        if os.environ.get(
+            "GRAPHPFL_FLOWER_LOG"
+        ):  # Ray does not forward the actors' output: count builds in a file
             with open(os.environ["GRAPHPFL_FLOWER_LOG"], "a") as log:
                 log.write(f"workload built in process {os.getpid()}\n")
     return _CACHE[key]
@@ -56,22 +58,28 @@ def workload(dataset: str, n_clients: int, seed: int):
 def local_fit(dataset: str, n_clients: int, seed: int, client: int, server_round: int, arrays: list):
     """One FedAvg client update from the global ``arrays`` (state-dict order): the simulator's own code."""
     import torch
-
     from toolkit_graphpfl.federation import ClientTask, client_update
     from toolkit_graphpfl.strategies import ClientState, FedAvg, FLConfig
 
     clients, cfg, init = workload(dataset, n_clients, seed)
     glob = {k: torch.as_tensor(a) for k, a in zip(init, arrays)}
     data = clients[client]
-    task = ClientTask(FedAvg(FLConfig()), cfg, ClientState(glob, None, None, data.n_train), glob, {},
-                      data.train, (seed, server_round, client), "cpu")
+    task = ClientTask(
+        FedAvg(FLConfig()),
+        cfg,
+        ClientState(glob, None, None, data.n_train),
+        glob,
+        {},
+        data.train,
+        (seed, server_round, client),
+        "cpu",
+    )
     res = client_update(task)
     return [res.state.params[k].numpy() for k in init], data.n_train
 
 
 def local_evaluate(dataset: str, n_clients: int, seed: int, client: int, arrays: list):
     import torch
-
     from toolkit_graphpfl.federation import _model, evaluate
 
     clients, cfg, init = workload(dataset, n_clients, seed)
@@ -107,7 +115,9 @@ def run_flower(dataset: str, n_clients: int, seed: int, rounds: int, cpus_per_cl
             self.client = client
 
         def fit(self, parameters, config):
-            arrays, n = local_fit(dataset, n_clients, seed, self.client, int(config.get("round", 0)), parameters)
+            arrays, n = local_fit(
+                dataset, n_clients, seed, self.client, int(config.get("round", 0)), parameters
+            )
             return arrays, n, {}
 
         def evaluate(self, parameters, config):
@@ -119,19 +129,30 @@ def run_flower(dataset: str, n_clients: int, seed: int, rounds: int, cpus_per_cl
 
     def server_fn(context: Context):
         _, _, init = workload(dataset, n_clients, seed)
-        strategy = TimedFedAvg(fraction_fit=1.0, fraction_evaluate=1.0, min_fit_clients=n_clients,
-                               min_evaluate_clients=n_clients, min_available_clients=n_clients,
-                               on_fit_config_fn=lambda r: {"round": r},
-                               initial_parameters=ndarrays_to_parameters([v.numpy() for v in init.values()]))
+        strategy = TimedFedAvg(
+            fraction_fit=1.0,
+            fraction_evaluate=1.0,
+            min_fit_clients=n_clients,
+            min_evaluate_clients=n_clients,
+            min_available_clients=n_clients,
+            on_fit_config_fn=lambda r: {"round": r},
+            initial_parameters=ndarrays_to_parameters([v.numpy() for v in init.values()]),
+        )
         return ServerAppComponents(strategy=strategy, config=ServerConfig(num_rounds=rounds))
 
     t0 = time.perf_counter()
-    run_simulation(server_app=ServerApp(server_fn=server_fn), client_app=ClientApp(client_fn=client_fn),
-                   num_supernodes=n_clients,
-                   backend_config={"client_resources": {"num_cpus": cpus_per_client, "num_gpus": 0.0}})
+    run_simulation(
+        server_app=ServerApp(server_fn=server_fn),
+        client_app=ClientApp(client_fn=client_fn),
+        num_supernodes=n_clients,
+        backend_config={"client_resources": {"num_cpus": cpus_per_client, "num_gpus": 0.0}},
+    )
     marks.append(time.perf_counter())
-    return {"startup_s": marks[0] - T_START, "call_to_first_round_s": marks[0] - t0,
-            "round_s": seconds_per_round(marks)}
+    return {
+        "startup_s": marks[0] - T_START,
+        "call_to_first_round_s": marks[0] - t0,
+        "round_s": seconds_per_round(marks),
+    }
 
 
 def run_ours(dataset: str, n_clients: int, seed: int, rounds: int) -> dict:
@@ -140,31 +161,53 @@ def run_ours(dataset: str, n_clients: int, seed: int, rounds: int) -> dict:
 
     clients, cfg, _ = workload(dataset, n_clients, seed)
     marks: list[float] = [time.perf_counter()]
-    run_federation(clients, FedAvg(FLConfig(n_rounds=rounds)), cfg, seed, on_round=lambda row: marks.append(time.perf_counter()))
+    run_federation(
+        clients,
+        FedAvg(FLConfig(n_rounds=rounds)),
+        cfg,
+        seed,
+        on_round=lambda row: marks.append(time.perf_counter()),
+    )
     return {"round_s": seconds_per_round(marks)}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="MUTAG")
     parser.add_argument("--n-clients", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=10, help="rounds (the first is warm-up)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cpus-per-client", type=float, default=1.0, help="Ray resources per client (1 = one client per core)")
+    parser.add_argument(
+        "--cpus-per-client",
+        type=float,
+        default=1.0,
+        help="Ray resources per client (1 = one client per core)",
+    )
     args = parser.parse_args(argv)
     try:
-        import flwr  # noqa: F401
+        import flwr
     except ImportError:
-        print('Flower is not installed: pip install "flwr[simulation]" (it is not a toolkit dependency)', file=sys.stderr)
+        print(
+            'Flower is not installed: pip install "flwr[simulation]" (it is not a toolkit dependency)',
+            file=sys.stderr,
+        )
         return 2
     flower = run_flower(args.dataset, args.n_clients, args.seed, args.rounds, args.cpus_per_client)
     ours = run_ours(args.dataset, args.n_clients, args.seed, args.rounds)
-    print(f"{args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32, 1 local epoch, FedAvg, {args.rounds} rounds, "
-          f"wall clock, first round excluded")
-    print(f"Flower {flwr.__version__} simulation (Ray, {args.cpus_per_client:g} CPU per client): "
-          f"start-up {flower['startup_s']:.1f} s (run_simulation call to first round {flower['call_to_first_round_s']:.1f} s), "
-          f"{flower['round_s']:.3f} s/round ({1 / flower['round_s']:.2f} rounds/s)")
-    print(f"graphpfl simulator (serial, 1 thread): {ours['round_s']:.3f} s/round ({1 / ours['round_s']:.2f} rounds/s)")
+    print(
+        f"{args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32, 1 local epoch, FedAvg, {args.rounds} rounds, "
+        f"wall clock, first round excluded"
+    )
+    print(
+        f"Flower {flwr.__version__} simulation (Ray, {args.cpus_per_client:g} CPU per client): "
+        f"start-up {flower['startup_s']:.1f} s (run_simulation call to first round {flower['call_to_first_round_s']:.1f} s), "
+        f"{flower['round_s']:.3f} s/round ({1 / flower['round_s']:.2f} rounds/s)"
+    )
+    print(
+        f"graphpfl simulator (serial, 1 thread): {ours['round_s']:.3f} s/round ({1 / ours['round_s']:.2f} rounds/s)"
+    )
     print(f"Flower / graphpfl seconds per round: {flower['round_s'] / ours['round_s']:.2f}x")
     return 0
 
@@ -173,7 +216,9 @@ if __name__ == "__main__":
     # Run as the importable module ``graphpfl_flower`` so Ray pickles these functions by reference and each
     # actor builds its own workload once (by value, the driver's cache would travel with every ClientApp).
     here = os.path.dirname(os.path.abspath(__file__))
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, os.getcwd(), os.environ.get("PYTHONPATH")) if p)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (here, os.getcwd(), os.environ.get("PYTHONPATH")) if p
+    )
     sys.path.insert(0, here)
     import graphpfl_flower
 

@@ -31,19 +31,23 @@ def pyg_fedavg_round_time(gs, parts, rounds: int, seed: int) -> float:
     import numpy as np
     import torch
     import torch.nn.functional as F
+    from toolkit_graphpfl.graphs import split_train_val_test
     from torch import nn
     from torch_geometric.data import Data
     from torch_geometric.loader import DataLoader
     from torch_geometric.nn import GINConv, global_add_pool
 
-    from toolkit_graphpfl.graphs import split_train_val_test
-
     class Net(nn.Module):
         def __init__(self, f, c, h=64, layers=3):
             super().__init__()
             dims = [f] + [h] * layers
-            self.convs = nn.ModuleList(GINConv(nn.Sequential(nn.Linear(dims[i], h), nn.BatchNorm1d(h), nn.ReLU(),
-                                                             nn.Linear(h, h)), train_eps=True) for i in range(layers))
+            self.convs = nn.ModuleList(
+                GINConv(
+                    nn.Sequential(nn.Linear(dims[i], h), nn.BatchNorm1d(h), nn.ReLU(), nn.Linear(h, h)),
+                    train_eps=True,
+                )
+                for i in range(layers)
+            )
             self.head = nn.Sequential(nn.Linear(h, h), nn.ReLU(), nn.Dropout(0.5), nn.Linear(h, c))
 
         def forward(self, d):
@@ -92,15 +96,23 @@ def pyg_fedavg_round_time(gs, parts, rounds: int, seed: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="MUTAG")
     parser.add_argument("--n-clients", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=20, help="rounds per method (the first is warm-up)")
     parser.add_argument("--algorithms", default="fedavg,graphpfl,fedavg_sl,frpa,fedprox,fedper,fedcurv,local")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batching", choices=["random", "bucketed"], default="random",
-                        help="training batches as in graphpfl.noise_robustness (default: random)")
-    parser.add_argument("--no-pyg", action="store_true", help="skip the torch_geometric DataLoader comparison")
+    parser.add_argument(
+        "--batching",
+        choices=["random", "bucketed"],
+        default="random",
+        help="training batches as in graphpfl.noise_robustness (default: random)",
+    )
+    parser.add_argument(
+        "--no-pyg", action="store_true", help="skip the torch_geometric DataLoader comparison"
+    )
     parser.add_argument("--csv", default=None, help="also write the table to this CSV")
     args = parser.parse_args(argv)
 
@@ -134,30 +146,50 @@ def main(argv: list[str] | None = None) -> int:
         res = run_federation(clients, strategy, base, args.seed, on_round=mark)
         rr = res.rounds[1:]
         rt = float(np.mean(np.diff(cpu_marks)[1:]))
-        rows.append({"algorithm": alg, "round_time_s": rt, "rounds_per_s": 1 / rt,
-                     "wall_round_time_s": float(np.mean([r["round_time_s"] for r in rr])),
-                     "train_time_s": float(np.mean([r["train_time_s"] for r in rr])),
-                     "fisher_share": float(np.mean([r["fisher_time_s"] / r["round_time_s"] for r in rr])),  # wall / wall
-                     "bytes_per_round": float(np.mean([r["bytes_up"] + r["bytes_down"] for r in rr])),
-                     "n_shared_params": res.n_shared_params})
+        rows.append(
+            {
+                "algorithm": alg,
+                "round_time_s": rt,
+                "rounds_per_s": 1 / rt,
+                "wall_round_time_s": float(np.mean([r["round_time_s"] for r in rr])),
+                "train_time_s": float(np.mean([r["train_time_s"] for r in rr])),
+                "fisher_share": float(
+                    np.mean([r["fisher_time_s"] / r["round_time_s"] for r in rr])
+                ),  # wall / wall
+                "bytes_per_round": float(np.mean([r["bytes_up"] + r["bytes_down"] for r in rr])),
+                "n_shared_params": res.n_shared_params,
+            }
+        )
     table = pd.DataFrame(rows)
-    fed = float(table.loc[table.algorithm == "fedavg", "round_time_s"].iloc[0]) if "fedavg" in set(table.algorithm) else float("nan")
+    fed = (
+        float(table.loc[table.algorithm == "fedavg", "round_time_s"].iloc[0])
+        if "fedavg" in set(table.algorithm)
+        else float("nan")
+    )
     table["cost_vs_fedavg"] = table["round_time_s"] / fed
-    print(f"dataset {args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32 ({args.batching} batches), 1 local epoch, "
-          f"{args.rounds} rounds per method, torch threads = {torch.get_num_threads()}")
+    print(
+        f"dataset {args.dataset}, {args.n_clients} clients, GIN 3x64, batch 32 ({args.batching} batches), 1 local epoch, "
+        f"{args.rounds} rounds per method, torch threads = {torch.get_num_threads()}"
+    )
     startup_wall = (first_round[0] - T_START) - float(table.wall_round_time_s.iloc[0])
     startup_cpu = (first_round[1] - T_CPU) - float(table.round_time_s.iloc[0])
-    print(f"start-up (imports, data, partition, pre-collation, model; until round 1): {startup_cpu:.2f} s CPU, "
-          f"{startup_wall:.2f} s wall")
-    print("round_time_s / rounds_per_s: CPU time of the process per round (robust to other load on the machine); "
-          "wall_round_time_s: wall clock")
+    print(
+        f"start-up (imports, data, partition, pre-collation, model; until round 1): {startup_cpu:.2f} s CPU, "
+        f"{startup_wall:.2f} s wall"
+    )
+    print(
+        "round_time_s / rounds_per_s: CPU time of the process per round (robust to other load on the machine); "
+        "wall_round_time_s: wall clock"
+    )
     with pd.option_context("display.width", 200):
         print(table.round(4).to_string(index=False))
     if not args.no_pyg:
         try:
             pyg = pyg_fedavg_round_time(gs, parts, min(args.rounds, 10), args.seed)
-            print(f"PyG GINConv + per-round DataLoader, FedAvg: {pyg:.4f} s CPU/round ({1 / pyg:.2f} rounds/s); "
-                  f"pre-collated dense path is {pyg / fed:.2f}x faster")
+            print(
+                f"PyG GINConv + per-round DataLoader, FedAvg: {pyg:.4f} s CPU/round ({1 / pyg:.2f} rounds/s); "
+                f"pre-collated dense path is {pyg / fed:.2f}x faster"
+            )
         except ImportError as exc:
             print(f"PyG comparison skipped: {exc}")
     print("Flower comparison: python benchmarks/graphpfl_flower.py (needs flwr[simulation])")

@@ -28,7 +28,9 @@ print(time.process_time() - t)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="NCI1")
     parser.add_argument("--subsample", type=int, default=1000)
     parser.add_argument("--seeds", default="20,21", help="comma list: the subsamples loaded per process")
@@ -39,15 +41,22 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {"full-then-subset": [], "kept-only": []}
     for _ in range(args.repeats):
         for way in times:
-            out = subprocess.run([sys.executable, "-c", _CHILD, way, args.dataset, str(args.subsample), args.seeds],
-                                 capture_output=True, text=True)
+            out = subprocess.run(
+                [sys.executable, "-c", _CHILD, way, args.dataset, str(args.subsample), args.seeds],
+                capture_output=True,
+                text=True,
+            )
             if out.returncode:
                 sys.stderr.write(out.stderr)
                 return out.returncode
             times[way].append(float(out.stdout.strip()))
     for way, ts in times.items():
-        print(f"{way:>17}: " + " / ".join(f"{t:.2f}" for t in ts) + f" s CPU ({args.dataset}, {args.subsample} graphs, "
-              f"seeds {args.seeds}, one fresh process each)")
+        print(
+            f"{way:>17}: "
+            + " / ".join(f"{t:.2f}" for t in ts)
+            + f" s CPU ({args.dataset}, {args.subsample} graphs, "
+            f"seeds {args.seeds}, one fresh process each)"
+        )
     return 0
 
 

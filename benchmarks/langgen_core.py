@@ -22,10 +22,14 @@ import random
 import time
 
 import numpy as np
-
 from toolkit_langgen.closure import dfa_class
-from toolkit_langgen.dfa import (DFA, batch_intersection_finite, batch_membership, enumerate_dfa_languages,
-                                 stack_dfas)
+from toolkit_langgen.dfa import (
+    DFA,
+    batch_intersection_finite,
+    batch_membership,
+    enumerate_dfa_languages,
+    stack_dfas,
+)
 from toolkit_langgen.languages import all_words
 
 
@@ -43,15 +47,30 @@ def random_tables(n_dfas: int, max_states: int, seed: int):
 def _automata_path(tables, pairs, words):
     from automata.fa.dfa import DFA as ADFA
 
-    dfas = [ADFA(states=set(range(len(t))), input_symbols={"a", "b"},
-                 transitions={q: {"a": t[q][0], "b": t[q][1]} for q in range(len(t))},
-                 initial_state=0, final_states={q for q in range(len(t)) if f[q]}) for t, f in tables]
+    dfas = [
+        ADFA(
+            states=set(range(len(t))),
+            input_symbols={"a", "b"},
+            transitions={q: {"a": t[q][0], "b": t[q][1]} for q in range(len(t))},
+            initial_state=0,
+            final_states={q for q in range(len(t)) if f[q]},
+        )
+        for t, f in tables
+    ]
     out = []
     for i, j in pairs:
         a, b = dfas[i], dfas[j]
         inter = (a & b).minify()
-        out.append((len(inter.states), inter.isempty(), inter.isfinite(), a.issubset(b), a == b,
-                    tuple(inter.accepts_input(w) for w in words)))
+        out.append(
+            (
+                len(inter.states),
+                inter.isempty(),
+                inter.isfinite(),
+                a.issubset(b),
+                a == b,
+                tuple(inter.accepts_input(w) for w in words),
+            )
+        )
     return out
 
 
@@ -61,8 +80,16 @@ def _python_path(tables, pairs, words):
     for i, j in pairs:
         a, b = dfas[i], dfas[j]
         inter = a.product(b, "and").minimize()
-        out.append((inter.n_states, inter.is_empty(), inter.is_finite(), a.issubset(b), a.equivalent(b),
-                    tuple(inter.accepts(w) for w in words)))
+        out.append(
+            (
+                inter.n_states,
+                inter.is_empty(),
+                inter.is_finite(),
+                a.issubset(b),
+                a.equivalent(b),
+                tuple(inter.accepts(w) for w in words),
+            )
+        )
     return out
 
 
@@ -79,8 +106,16 @@ def _compiled_path(tables, pairs, words):
         TM, FM = C.minimize(TI, FI, 0)
         TD, FD = C.product(TA, FA, 0, TB, FB, 0, C.OP_DIFF)
         TX, FX = C.product(TA, FA, 0, TB, FB, 0, C.OP_XOR)
-        out.append((TM.shape[0], C.is_empty(TM, FM, 0), C.is_finite(TM, FM, 0), C.is_empty(TD, FD, 0),
-                    C.is_empty(TX, FX, 0), tuple(C.accepts_many(TM, FM, 0, symbols, offsets).tolist())))
+        out.append(
+            (
+                TM.shape[0],
+                C.is_empty(TM, FM, 0),
+                C.is_finite(TM, FM, 0),
+                C.is_empty(TD, FD, 0),
+                C.is_empty(TX, FX, 0),
+                tuple(C.accepts_many(TM, FM, 0, symbols, offsets).tolist()),
+            )
+        )
     return out
 
 
@@ -95,17 +130,25 @@ def construction_workload(n_dfas: int = 200, n_pairs: int = 400, max_states: int
     words = all_words("ab", 6)
     _compiled_path(tables[:2], [(0, 1)], words)  # compile (or load from the cache) before timing
     times, results = {}, {}
-    for name, path in (("automata_lib", _automata_path), ("python_core", _python_path),
-                       ("compiled_core", _compiled_path)):
+    for name, path in (
+        ("automata_lib", _automata_path),
+        ("python_core", _python_path),
+        ("compiled_core", _compiled_path),
+    ):
         t0 = time.perf_counter()
         results[name] = _normalise(path(tables, pairs, words))
         times[name] = time.perf_counter() - t0
     assert results["python_core"] == results["automata_lib"], "python core disagrees with automata-lib"
     assert results["compiled_core"] == results["automata_lib"], "compiled core disagrees with automata-lib"
-    return {"workload": "construction", "dfas": n_dfas, "pairs": n_pairs, "seed": seed,
-            **{f"{k}_s": round(v, 4) for k, v in times.items()},
-            "speedup_python": round(times["automata_lib"] / times["python_core"], 1),
-            "speedup_compiled": round(times["automata_lib"] / times["compiled_core"], 1)}
+    return {
+        "workload": "construction",
+        "dfas": n_dfas,
+        "pairs": n_pairs,
+        "seed": seed,
+        **{f"{k}_s": round(v, 4) for k, v in times.items()},
+        "speedup_python": round(times["automata_lib"] / times["python_core"], 1),
+        "speedup_compiled": round(times["automata_lib"] / times["compiled_core"], 1),
+    }
 
 
 def dfa3_pairs_workload(n_pairs: int = 300, seed: int = 0) -> dict:
@@ -133,8 +176,13 @@ def dfa3_pairs_workload(n_pairs: int = 300, seed: int = 0) -> dict:
     for a, b in pairs:
         (TA, FA, sa), (TB, FB, sb) = a.arrays(), b.arrays()
         TI, FI = C.product(TA, FA, sa, TB, FB, sb, C.OP_AND)
-        res_comp.append((int(C.accepts_many(TA, FA, sa, symbols, offsets).sum()), bool(C.is_finite(TI, FI, 0)),
-                         bool(C.is_empty(TI, FI, 0))))
+        res_comp.append(
+            (
+                int(C.accepts_many(TA, FA, sa, symbols, offsets).sum()),
+                bool(C.is_finite(TI, FI, 0)),
+                bool(C.is_empty(TI, FI, 0)),
+            )
+        )
     t_comp = time.perf_counter() - t0
     assert res_comp == res_ours, "compiled core disagrees"
 
@@ -153,10 +201,18 @@ def dfa3_pairs_workload(n_pairs: int = 300, seed: int = 0) -> dict:
         res_theirs.append((sum(a.accepts_input(w) for w in words), inter.isfinite(), inter.isempty()))
     t_theirs = time.perf_counter() - t0
     assert res_ours == res_theirs, "the core disagrees with automata-lib"
-    return {"workload": "dfa3_pairs", "pairs": n_pairs, "seed": seed, "automata_lib_s": round(t_theirs, 4),
-            "python_core_s": round(t_ours, 4), "compiled_core_s": round(t_comp, 4), "batched_numpy_s": round(t_batch, 4),
-            "speedup_python": round(t_theirs / t_ours, 1), "speedup_compiled": round(t_theirs / t_comp, 1),
-            "speedup_batched": round(t_theirs / t_batch, 1)}
+    return {
+        "workload": "dfa3_pairs",
+        "pairs": n_pairs,
+        "seed": seed,
+        "automata_lib_s": round(t_theirs, 4),
+        "python_core_s": round(t_ours, 4),
+        "compiled_core_s": round(t_comp, 4),
+        "batched_numpy_s": round(t_batch, 4),
+        "speedup_python": round(t_theirs / t_ours, 1),
+        "speedup_compiled": round(t_theirs / t_comp, 1),
+        "speedup_batched": round(t_theirs / t_batch, 1),
+    }
 
 
 def enumeration(n: int) -> dict:
@@ -169,16 +225,25 @@ def enumeration(n: int) -> dict:
     t0 = time.perf_counter()
     langs_nb, inf_nb = enumerate_dfa_languages(n, method="numba")
     t_nb = time.perf_counter() - t0
-    assert {L.key(): i for L, i in zip(langs_np, inf_np)} == {L.key(): i for L, i in zip(langs_nb, inf_nb)}, \
+    assert {L.key(): i for L, i in zip(langs_np, inf_np)} == {L.key(): i for L, i in zip(langs_nb, inf_nb)}, (
         "the two enumerations disagree"
-    return {"workload": f"enumeration n={n}", "languages": len(langs_nb), "infinite": sum(inf_nb),
-            "numpy_s": round(t_np, 3), "numba_s": round(t_nb, 3), "numba_first_call_s": round(compile_s, 3),
-            "speedup_numba": round(t_np / t_nb, 1)}
+    )
+    return {
+        "workload": f"enumeration n={n}",
+        "languages": len(langs_nb),
+        "infinite": sum(inf_nb),
+        "numpy_s": round(t_np, 3),
+        "numba_s": round(t_nb, 3),
+        "numba_first_call_s": round(compile_s, 3),
+        "speedup_numba": round(t_np / t_nb, 1),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n4", action="store_true", help="also enumerate the 4-state DFAs (numpy: seconds to a minute)")
+    ap.add_argument(
+        "--n4", action="store_true", help="also enumerate the 4-state DFAs (numpy: seconds to a minute)"
+    )
     ap.add_argument("--pairs", type=int, default=300, help="random DFA_3 pairs for the dfa3_pairs workload")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()

@@ -29,16 +29,18 @@ def main() -> None:
     from toolkit_langgen.closure import dfa_class
 
     H = dfa_class(4)
-    A, B2 = (DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"], "ab")
-             for m in DFA4_LOWER_BOUND_WITNESS["members"][:2])
+    A, B2 = (
+        DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"], "ab")
+        for m in DFA4_LOWER_BOUND_WITNESS["members"][:2]
+    )
     B = A & B2
-    sub = H[:args.languages]
+    sub = H[: args.languages]
     T, F, sizes = stack_padded(H)
     BT, BF, _ = B.arrays()
     C.intersection_sizes(BT, BF, T[:2], F[:2], sizes[:2])  # compile / load from the cache
 
     t0 = time.perf_counter()
-    got_numba = C.intersection_sizes(BT, BF, T[:len(sub)], F[:len(sub)], sizes[:len(sub)]).tolist()
+    got_numba = C.intersection_sizes(BT, BF, T[: len(sub)], F[: len(sub)], sizes[: len(sub)]).tolist()
     t_numba = time.perf_counter() - t0
     t0 = time.perf_counter()
     C.intersection_sizes(BT, BF, T, F, sizes)
@@ -59,11 +61,15 @@ def main() -> None:
         got_automata.append(X.cardinality() if X.isfinite() else -1)
     t_automata = time.perf_counter() - t0
     assert got_numba == got_python == got_automata, "the three paths disagree"
-    print(f"one family-search move, B = {B.n_states} states, {len(sub)} DFA_4 languages "
-          f"({sum(v >= 0 for v in got_numba)} finite intersections, max {max(got_numba)}):")
+    print(
+        f"one family-search move, B = {B.n_states} states, {len(sub)} DFA_4 languages "
+        f"({sum(v >= 0 for v in got_numba)} finite intersections, max {max(got_numba)}):"
+    )
     print(f"  automata-lib {t_automata:8.3f} s")
     print(f"  Python core  {t_python:8.3f} s   ({t_automata / t_python:6.1f}x automata-lib)")
-    print(f"  compiled     {t_numba:8.4f} s   ({t_automata / t_numba:6.0f}x automata-lib, {t_python / t_numba:5.0f}x Python)")
+    print(
+        f"  compiled     {t_numba:8.4f} s   ({t_automata / t_numba:6.0f}x automata-lib, {t_python / t_numba:5.0f}x Python)"
+    )
     print(f"  compiled, all {len(H)} languages: {t_all:.3f} s")
 
 

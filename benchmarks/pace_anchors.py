@@ -71,16 +71,28 @@ class Rule:
     window: int | None  # the last `window` scores calibrate q_t; None: every past score (salesforce)
     plus_one: bool  # k = ceil((1 - alpha_t)(n + 1)) (ours, MAPIE) or ceil((1 - alpha_t) n) (salesforce)
     clip: bool  # alpha_t clipped to [0, 1] after each update (MAPIE, salesforce)
-    miss: Literal["above", "at_or_above", "beta"]  # s > q (ours), s >= q (MAPIE), alpha_t > beta_t (salesforce)
+    miss: Literal[
+        "above", "at_or_above", "beta"
+    ]  # s > q (ours), s >= q (MAPIE), alpha_t > beta_t (salesforce)
     empty_at_one: bool  # alpha_t >= 1 gives the empty set (ours) or the smallest score (anchors)
     warm_start: bool = False  # salesforce: no update until more than floor(1/alpha) scores are stored
-    via_coverage: bool = False  # salesforce stores coverage = 1 - alpha and targets 1 - coverage (0.0999...98)
+    via_coverage: bool = (
+        False  # salesforce stores coverage = 1 - alpha and targets 1 - coverage (0.0999...98)
+    )
 
 
 OURS = Rule("ours", WINDOW, plus_one=True, clip=False, miss="above", empty_at_one=True)
 MAPIE_RULE = Rule("mapie", WINDOW, plus_one=True, clip=True, miss="at_or_above", empty_at_one=False)
-SALESFORCE_RULE = Rule("salesforce", None, plus_one=False, clip=True, miss="beta", empty_at_one=False, warm_start=True,
-                       via_coverage=True)
+SALESFORCE_RULE = Rule(
+    "salesforce",
+    None,
+    plus_one=False,
+    clip=True,
+    miss="beta",
+    empty_at_one=False,
+    warm_start=True,
+    via_coverage=True,
+)
 
 
 def _threshold(sorted_window: np.ndarray, level: float, rule: Rule) -> float:
@@ -104,7 +116,7 @@ def reference_aci(scores, alpha: float, gamma: float, burn_in: int, rule: Rule):
     level, q_out, err_out, a_out = float(alpha), [], [], []
     warm = math.floor(1 / alpha)  # salesforce: len(residuals) > floor(1 / (1 - coverage))
     for t in range(burn_in, x.size):
-        past = x[:t] if rule.window is None else x[max(0, t - rule.window):t]
+        past = x[:t] if rule.window is None else x[max(0, t - rule.window) : t]
         q = _threshold(np.sort(past), level, rule)
         s = x[t]
         if rule.miss == "beta":
@@ -156,7 +168,7 @@ def reference_mapie(scores, alpha: float, gamma: float, window: int, sym: bool):
     x = np.asarray(scores, dtype=float)
     level, qs, errs, levels, raised = float(alpha), [], [], [], []
     for t in range(window, x.size):
-        past = x[t - window:t]
+        past = x[t - window : t]
         if sym:
             try:
                 high = _mapie_quantile(past, 1 - level, reverse=False, sym=True)
@@ -191,8 +203,12 @@ def mapie_aci(scores, alpha: float, gamma: float, window: int, sym: bool, record
     y = np.asarray(scores, dtype=float)
     X = np.arange(y.size, dtype=float).reshape(-1, 1)
     estimator = DummyRegressor(strategy="constant", constant=0.0).fit(X[:window], y[:window])
-    score = AbsoluteConformityScore(sym=True) if sym else None  # None: TimeSeriesRegressor's default (sym=False)
-    model = TimeSeriesRegressor(estimator, method="aci", cv="prefit", conformity_score=score).fit(X[:window], y[:window])
+    score = (
+        AbsoluteConformityScore(sym=True) if sym else None
+    )  # None: TimeSeriesRegressor's default (sym=False)
+    model = TimeSeriesRegressor(estimator, method="aci", cv="prefit", conformity_score=score).fit(
+        X[:window], y[:window]
+    )
     qs, errs, levels, raised = [], [], [], []
     confidence = 1 - alpha
     with warnings.catch_warnings():
@@ -203,18 +219,22 @@ def mapie_aci(scores, alpha: float, gamma: float, window: int, sym: bool, record
             if record:
                 levels.append(float(model.current_alpha[key]))
                 try:
-                    _, bounds = model.predict(X[t:t + 1], confidence_level=confidence, allow_infinite_bounds=True)
+                    _, bounds = model.predict(
+                        X[t : t + 1], confidence_level=confidence, allow_infinite_bounds=True
+                    )
                     low, high = float(bounds[0, 0, 0]), float(bounds[0, 1, 0])
                 except ValueError:
                     low, high = -math.inf, math.inf
                 qs.append(high)
                 errs.append(int(not (low < y[t] < high)))  # MAPIE's own test in adapt_conformal_inference
             try:
-                model.adapt_conformal_inference(X[t:t + 1], y[t:t + 1], gamma=gamma, confidence_level=confidence)
+                model.adapt_conformal_inference(
+                    X[t : t + 1], y[t : t + 1], gamma=gamma, confidence_level=confidence
+                )
             except ValueError:
                 raised.append(t - window)
                 model.current_alpha[key] = float(np.clip(model.current_alpha[key] + gamma * alpha, 0, 1))
-            model.update(X[t:t + 1], y[t:t + 1])
+            model.update(X[t : t + 1], y[t : t + 1])
     return np.array(qs), np.array(errs, dtype=np.int8), np.array(levels), raised
 
 
@@ -248,7 +268,9 @@ def salesforce_aci(scores, alpha: float, gamma: float, burn_in: int, record: boo
             before = float(model.alphas[0, 0])
             levels.append(before)
         model.update(pd.Series([x[t]]), zero, 1)
-        if record:  # the update's err, read back from the (clipped) step; exact for gamma (alpha - err) in (0, 1)
+        if (
+            record
+        ):  # the update's err, read back from the (clipped) step; exact for gamma (alpha - err) in (0, 1)
             after = float(model.alphas[0, 0])
             errs.append(int(after < before or (after == before and before == 0.0)))
     return np.array(qs), np.array(errs, dtype=np.int8), np.array(levels)
@@ -263,7 +285,9 @@ def salesforce_method(name: str, scores, alpha: float, burn_in: int):
 
     cls = {"faci": FACI, "sfogd": ScaleFreeOGD, "saocp": SAOCP}[name]
     x = np.asarray(scores, dtype=float)
-    model = cls(model=None, train_data=None, coverage=1 - alpha, calib_residuals=_salesforce_residuals(x[:burn_in]))
+    model = cls(
+        model=None, train_data=None, coverage=1 - alpha, calib_residuals=_salesforce_residuals(x[:burn_in])
+    )
     zero, qs = pd.Series([0.0]), []
     for t in range(burn_in, x.size):
         qs.append(float(model.predict(1)[1]))
@@ -293,8 +317,10 @@ def inline_stream(scenario: str, T: int, seed: int) -> np.ndarray:
     elif scenario == "drift":
         sigma = 1 + 2 * t / T
     else:
-        raise SystemExit(f"--streams: unknown scenario {scenario!r} for --self-test; use exchangeable, abrupt_variance, "
-                         "multi_block, mean_jump or drift")
+        raise SystemExit(
+            f"--streams: unknown scenario {scenario!r} for --self-test; use exchangeable, abrupt_variance, "
+            "multi_block, mean_jump or drift"
+        )
     return np.abs(mu + sigma * z)
 
 
@@ -302,9 +328,21 @@ def plugin_stream(scenario: str, T: int, seed: int, store: str) -> np.ndarray:
     """The plugin's stream ``scenario`` through ``toolkit.run("pace.stream")``: its score column (rounds 100..T-1)."""
     import toolkit
 
-    result = toolkit.run("pace.stream", {"method": "aci", "stream": scenario, "alpha": ALPHA, "gamma0": 0.005,
-                                         "T": T, "calibration_window": WINDOW, "burn_in": 100}, seed=seed,
-                         cache=False, store=store)
+    result = toolkit.run(
+        "pace.stream",
+        {
+            "method": "aci",
+            "stream": scenario,
+            "alpha": ALPHA,
+            "gamma0": 0.005,
+            "T": T,
+            "calibration_window": WINDOW,
+            "burn_in": 100,
+        },
+        seed=seed,
+        cache=False,
+        store=store,
+    )
     rows = sorted(result.records, key=lambda r: r["t"])
     return np.array([r["score"] for r in rows], dtype=float)
 
@@ -313,10 +351,22 @@ def plugin_aci_rows(scores: np.ndarray, gamma: float, store: str):
     """Our ACI through the simulation (stream='user'): the rows' threshold, err and alpha_t."""
     import toolkit
 
-    result = toolkit.run("pace.stream", {"method": "aci", "stream": "user", "scores": [float(v) for v in scores],
-                                         "alpha": ALPHA, "gamma0": gamma, "T": int(scores.size),
-                                         "calibration_window": WINDOW, "burn_in": WINDOW}, seed=0, cache=False,
-                         store=store)
+    result = toolkit.run(
+        "pace.stream",
+        {
+            "method": "aci",
+            "stream": "user",
+            "scores": [float(v) for v in scores],
+            "alpha": ALPHA,
+            "gamma0": gamma,
+            "T": int(scores.size),
+            "calibration_window": WINDOW,
+            "burn_in": WINDOW,
+        },
+        seed=0,
+        cache=False,
+        store=store,
+    )
     rows = sorted(result.records, key=lambda r: r["t"])
     return tuple(np.array([r[c] for r in rows], dtype=float) for c in ("threshold", "err", "alpha_t"))
 
@@ -328,8 +378,11 @@ def _same(a, b) -> bool:
     if a.shape != b.shape:
         return False
     finite = np.isfinite(a) & np.isfinite(b)
-    return bool(np.array_equal(np.isfinite(a), np.isfinite(b)) and np.all(a[~finite] == b[~finite])
-                and np.all(np.abs(a[finite] - b[finite]) <= TOLERANCE))
+    return bool(
+        np.array_equal(np.isfinite(a), np.isfinite(b))
+        and np.all(a[~finite] == b[~finite])
+        and np.all(np.abs(a[finite] - b[finite]) <= TOLERANCE)
+    )
 
 
 def _equal(a, b) -> bool:
@@ -351,10 +404,19 @@ def _max_gap(a, b) -> float:
 def _row(stream, gamma, left, right, a, b, expect: str, ok: bool, note: str = "") -> dict:
     q1, e1, l1 = a
     q2, e2, l2 = b
-    return {"stream": stream, "gamma": gamma, "compare": f"{left} vs {right}", "expect": expect, "ok": ok,
-            "err_equal": float(np.mean(e1 == e2)), "first_err_diff": _first_difference(e1, e2),
-            "max_alpha_gap": _max_gap(l1, l2), "mean_err_left": float(np.mean(e1)), "mean_err_right": float(np.mean(e2)),
-            "note": note}
+    return {
+        "stream": stream,
+        "gamma": gamma,
+        "compare": f"{left} vs {right}",
+        "expect": expect,
+        "ok": ok,
+        "err_equal": float(np.mean(e1 == e2)),
+        "first_err_diff": _first_difference(e1, e2),
+        "max_alpha_gap": _max_gap(l1, l2),
+        "mean_err_left": float(np.mean(e1)),
+        "mean_err_right": float(np.mean(e2)),
+        "note": note,
+    }
 
 
 def _leaves_unit(levels: np.ndarray) -> int | None:
@@ -368,31 +430,89 @@ def _mapie_rows(stream: str, scores: np.ndarray, gamma: float, ours_ref) -> list
     rows = []
     *mapie, raised = mapie_aci(scores, ALPHA, gamma, WINDOW, sym=True)
     *mapie_ref, raised_ref = reference_mapie(scores, ALPHA, gamma, WINDOW, sym=True)
-    rows.append(_row(stream, gamma, "MAPIE sym=True", "MAPIE's rule (reference)", mapie, mapie_ref, "equal",
-                     _equal(mapie, mapie_ref) and raised == raised_ref,
-                     f"MAPIE raised ValueError (k > n) at {len(raised)} rounds, first {raised[:1]}"))
+    rows.append(
+        _row(
+            stream,
+            gamma,
+            "MAPIE sym=True",
+            "MAPIE's rule (reference)",
+            mapie,
+            mapie_ref,
+            "equal",
+            _equal(mapie, mapie_ref) and raised == raised_ref,
+            f"MAPIE raised ValueError (k > n) at {len(raised)} rounds, first {raised[:1]}",
+        )
+    )
     *default, _ = mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False)
     *default_ref, _ = reference_mapie(scores, ALPHA, gamma, WINDOW, sym=False)
-    rows.append(_row(stream, gamma, "MAPIE default (sym=False)", "its rule (reference)", default, default_ref, "equal",
-                     _equal(default, default_ref), "alpha_t/2 on each side of the signed residuals"))
+    rows.append(
+        _row(
+            stream,
+            gamma,
+            "MAPIE default (sym=False)",
+            "its rule (reference)",
+            default,
+            default_ref,
+            "equal",
+            _equal(default, default_ref),
+            "alpha_t/2 on each side of the signed residuals",
+        )
+    )
     mapie_as_ours = reference_aci(scores, ALPHA, gamma, WINDOW, MAPIE_RULE)
-    rows.append(_row(stream, gamma, "MAPIE's rule (numpy calls)", "ours + clip + (s >= q) (k-th smallest)",
-                     mapie_ref, mapie_as_ours, "equal", _equal(mapie_ref, mapie_as_ours)))
+    rows.append(
+        _row(
+            stream,
+            gamma,
+            "MAPIE's rule (numpy calls)",
+            "ours + clip + (s >= q) (k-th smallest)",
+            mapie_ref,
+            mapie_as_ours,
+            "equal",
+            _equal(mapie_ref, mapie_as_ours),
+        )
+    )
     # MAPIE = ours until our alpha_t leaves [0, 1]; with clipping and MAPIE's tie rule our rule is MAPIE's
     leave = _leaves_unit(ours_ref[2])
     split = len(scores) - WINDOW if leave is None else leave + 1
-    head = lambda arrays: tuple(a[:split] for a in arrays)  # noqa: E731
+    head = lambda arrays: tuple(a[:split] for a in arrays)
     ties = int(np.sum(scores[WINDOW:] == ours_ref[0]))
-    rows.append(_row(stream, gamma, "ours (reference)", "MAPIE sym=True", ours_ref, mapie,
-                     "equal until alpha_t leaves [0, 1]", _equal(head(ours_ref), head(mapie)),
-                     f"our alpha_t leaves [0, 1] after round {leave}; ties s_t = q_t: {ties}"))
-    rows.append(_row(stream, gamma, "ours (reference)", "MAPIE default (sym=False)", ours_ref, default, "report", True,
-                     "a two-sided interval: not the same rule"))
+    rows.append(
+        _row(
+            stream,
+            gamma,
+            "ours (reference)",
+            "MAPIE sym=True",
+            ours_ref,
+            mapie,
+            "equal until alpha_t leaves [0, 1]",
+            _equal(head(ours_ref), head(mapie)),
+            f"our alpha_t leaves [0, 1] after round {leave}; ties s_t = q_t: {ties}",
+        )
+    )
+    rows.append(
+        _row(
+            stream,
+            gamma,
+            "ours (reference)",
+            "MAPIE default (sym=False)",
+            ours_ref,
+            default,
+            "report",
+            True,
+            "a two-sided interval: not the same rule",
+        )
+    )
     return rows
 
 
-def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: bool, store: str | None,
-                   anchors: frozenset = frozenset({"mapie", "salesforce"})) -> list[dict]:
+def compare_stream(
+    stream: str,
+    scores: np.ndarray,
+    gamma: float,
+    with_plugin: bool,
+    store: str | None,
+    anchors: frozenset = frozenset({"mapie", "salesforce"}),
+) -> list[dict]:
     rows = []
     ours_ref = reference_aci(scores, ALPHA, gamma, WINDOW, OURS)
     if "mapie" in anchors:
@@ -400,24 +520,67 @@ def compare_stream(stream: str, scores: np.ndarray, gamma: float, with_plugin: b
     if "salesforce" in anchors:
         sf = salesforce_aci(scores, ALPHA, gamma, WINDOW)
         sf_ref = reference_aci(scores, ALPHA, gamma, WINDOW, SALESFORCE_RULE)
-        rows.append(_row(stream, gamma, "salesforce FACI(1 expert)", "salesforce's rule (reference)", sf, sf_ref,
-                         "equal", _equal(sf, sf_ref)))
-    for label, rule in (("ours + clip", replace(OURS, clip=True)),
-                        ("ours, all past scores", replace(OURS, window=None)),
-                        ("ours, k without +1", replace(OURS, plus_one=False)),
-                        ("salesforce's rule", SALESFORCE_RULE)):
+        rows.append(
+            _row(
+                stream,
+                gamma,
+                "salesforce FACI(1 expert)",
+                "salesforce's rule (reference)",
+                sf,
+                sf_ref,
+                "equal",
+                _equal(sf, sf_ref),
+            )
+        )
+    for label, rule in (
+        ("ours + clip", replace(OURS, clip=True)),
+        ("ours, all past scores", replace(OURS, window=None)),
+        ("ours, k without +1", replace(OURS, plus_one=False)),
+        ("salesforce's rule", SALESFORCE_RULE),
+    ):
         variant = reference_aci(scores, ALPHA, gamma, WINDOW, rule)
-        rows.append(_row(stream, gamma, "ours (reference)", label, ours_ref, variant, "report", True,
-                         "one difference at a time"))
+        rows.append(
+            _row(
+                stream,
+                gamma,
+                "ours (reference)",
+                label,
+                ours_ref,
+                variant,
+                "report",
+                True,
+                "one difference at a time",
+            )
+        )
     if with_plugin:
         from toolkit_pace.methods import aci
 
         ours = tuple(np.asarray(v, dtype=float) for v in aci(scores, ALPHA, gamma, WINDOW, WINDOW))
-        rows.append(_row(stream, gamma, "toolkit_pace.methods.aci", "ours (reference)", ours, ours_ref, "equal",
-                         _equal(ours, ours_ref)))
+        rows.append(
+            _row(
+                stream,
+                gamma,
+                "toolkit_pace.methods.aci",
+                "ours (reference)",
+                ours,
+                ours_ref,
+                "equal",
+                _equal(ours, ours_ref),
+            )
+        )
         run = plugin_aci_rows(scores, gamma, store)
-        rows.append(_row(stream, gamma, "toolkit.run pace.stream aci", "ours (reference)", run, ours_ref, "equal",
-                         _equal(run, ours_ref)))
+        rows.append(
+            _row(
+                stream,
+                gamma,
+                "toolkit.run pace.stream aci",
+                "ours (reference)",
+                run,
+                ours_ref,
+                "equal",
+                _equal(run, ours_ref),
+            )
+        )
     return rows
 
 
@@ -440,8 +603,12 @@ def _agreement(ours, theirs) -> str:
     return f"vs salesforce: max |q gap| {gap:.3g}"
 
 
-def timings(scores: np.ndarray, gamma: float, with_plugin: bool,
-            anchors: frozenset = frozenset({"mapie", "salesforce"})) -> list[dict]:
+def timings(
+    scores: np.ndarray,
+    gamma: float,
+    with_plugin: bool,
+    anchors: frozenset = frozenset({"mapie", "salesforce"}),
+) -> list[dict]:
     steps = scores.size - WINDOW
     out = []
 
@@ -451,41 +618,78 @@ def timings(scores: np.ndarray, gamma: float, with_plugin: bool,
         return result
 
     if "mapie" in anchors:
-        add("ACI", "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
-            lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False))
-    add("ACI", "reference rule (pure Python, this script)", lambda: reference_aci(scores, ALPHA, gamma, WINDOW, OURS))
+        add(
+            "ACI",
+            "MAPIE 1.6 adapt_conformal_inference + update (default, sym=False)",
+            lambda: mapie_aci(scores, ALPHA, gamma, WINDOW, sym=False, record=False),
+        )
+    add(
+        "ACI",
+        "reference rule (pure Python, this script)",
+        lambda: reference_aci(scores, ALPHA, gamma, WINDOW, OURS),
+    )
     theirs = {}
     if "salesforce" in anchors:
-        add("ACI", "salesforce FACI, 1 expert", lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False))
+        add(
+            "ACI",
+            "salesforce FACI, 1 expert",
+            lambda: salesforce_aci(scores, ALPHA, gamma, WINDOW, record=False),
+        )
         for name, label in (("faci", "DtACI/FACI"), ("sfogd", "SF-OGD"), ("saocp", "SAOCP")):
-            theirs[name] = add(label, f"salesforce {name}", lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW))
+            theirs[name] = add(
+                label, f"salesforce {name}", lambda n=name: salesforce_method(n, scores, ALPHA, WINDOW)
+            )
     if not with_plugin:
         return out
     from toolkit_pace import methods
 
     for engine in ("numba", "numpy"):
         try:
-            methods.aci(scores[:WINDOW + 10], ALPHA, gamma, WINDOW, WINDOW, engine=engine)  # compile / warm up
+            methods.aci(
+                scores[: WINDOW + 10], ALPHA, gamma, WINDOW, WINDOW, engine=engine
+            )  # compile / warm up
         except (TypeError, ValueError, ImportError) as exc:
-            out.append({"method": "ACI", "implementation": f"toolkit_pace aci ({engine})", "us_per_step": math.nan,
-                        "note": str(exc)})
+            out.append(
+                {
+                    "method": "ACI",
+                    "implementation": f"toolkit_pace aci ({engine})",
+                    "us_per_step": math.nan,
+                    "note": str(exc),
+                }
+            )
             continue
-        add("ACI", f"toolkit_pace aci ({engine})",
-            lambda e=engine: methods.aci(scores, ALPHA, gamma, WINDOW, WINDOW, engine=e), repeats=3)
-    for name, label, anchor in (("dtaci", "DtACI/FACI", None), ("sfogd", "SF-OGD", "sfogd"),
-                                ("saocp", "SAOCP", "saocp"), ("pace", "PACE", None)):
+        add(
+            "ACI",
+            f"toolkit_pace aci ({engine})",
+            lambda e=engine: methods.aci(scores, ALPHA, gamma, WINDOW, WINDOW, engine=e),
+            repeats=3,
+        )
+    for name, label, anchor in (
+        ("dtaci", "DtACI/FACI", None),
+        ("sfogd", "SF-OGD", "sfogd"),
+        ("saocp", "SAOCP", "saocp"),
+        ("pace", "PACE", None),
+    ):
         fn = getattr(methods, name, None)
         kwargs = {"alpha": ALPHA, "calibration_window": WINDOW, "burn_in": WINDOW}
         try:
-            fn(scores[:WINDOW + 10], **kwargs)  # compile / warm up
+            fn(scores[: WINDOW + 10], **kwargs)  # compile / warm up
         except TypeError as exc:
-            out.append({"method": label, "implementation": f"toolkit_pace {name}", "us_per_step": math.nan,
-                        "note": str(exc)})
+            out.append(
+                {
+                    "method": label,
+                    "implementation": f"toolkit_pace {name}",
+                    "us_per_step": math.nan,
+                    "note": str(exc),
+                }
+            )
             continue
         trace = add(label, f"toolkit_pace {name}", lambda f=fn: f(scores, **kwargs), repeats=3)
         if anchor in theirs:
             out[-1]["note"] = _agreement(trace.threshold, theirs[anchor])
-            out[-1]["q_gap"] = _max_gap(trace.threshold, theirs[anchor])  # expected <= TOLERANCE (checked in main)
+            out[-1]["q_gap"] = _max_gap(
+                trace.threshold, theirs[anchor]
+            )  # expected <= TOLERANCE (checked in main)
     return out
 
 
@@ -503,44 +707,76 @@ def _versions() -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--self-test", action="store_true",
-                        help="the anchors against their written-out rules on inline streams (no toolkit_pace needed)")
-    parser.add_argument("--T", type=int, default=None, help="stream length (default 4000; 1500 with --self-test)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__,
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="the anchors against their written-out rules on inline streams (no toolkit_pace needed)",
+    )
+    parser.add_argument(
+        "--T", type=int, default=None, help="stream length (default 4000; 1500 with --self-test)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gammas", type=comma_list(float), default=[0.005, 0.05],
-                        help="ACI steps, comma-separated, each in (0, 1] (default 0.005,0.05)")
-    parser.add_argument("--streams", type=comma_list(str, choices=PLUGIN_SCENARIOS),
-                        default=["exchangeable", "abrupt_variance", "multi_block"],
-                        help=f"comma-separated, of {', '.join(PLUGIN_SCENARIOS)} (--self-test: of "
-                             f"{', '.join(INLINE_SCENARIOS)}); default exchangeable,abrupt_variance,multi_block")
+    parser.add_argument(
+        "--gammas",
+        type=comma_list(float),
+        default=[0.005, 0.05],
+        help="ACI steps, comma-separated, each in (0, 1] (default 0.005,0.05)",
+    )
+    parser.add_argument(
+        "--streams",
+        type=comma_list(str, choices=PLUGIN_SCENARIOS),
+        default=["exchangeable", "abrupt_variance", "multi_block"],
+        help=f"comma-separated, of {', '.join(PLUGIN_SCENARIOS)} (--self-test: of "
+        f"{', '.join(INLINE_SCENARIOS)}); default exchangeable,abrupt_variance,multi_block",
+    )
     parser.add_argument("--csv", default=None, help="also write the comparison table to this CSV file")
     args = parser.parse_args(argv)
     T = args.T if args.T is not None else (1500 if args.self_test else 4000)
     gammas, streams = args.gammas, args.streams
     if not all(0 < g <= 1 for g in gammas):
-        parser.error(f"--gammas must lie in (0, 1] (MAPIE refuses gamma > 1), got {','.join(map(str, gammas))}")
+        parser.error(
+            f"--gammas must lie in (0, 1] (MAPIE refuses gamma > 1), got {','.join(map(str, gammas))}"
+        )
     if args.self_test and not set(streams) <= set(INLINE_SCENARIOS):
-        parser.error(f"--streams with --self-test: each of {', '.join(INLINE_SCENARIOS)}; got {','.join(streams)}")
+        parser.error(
+            f"--streams with --self-test: each of {', '.join(INLINE_SCENARIOS)}; got {','.join(streams)}"
+        )
     if T < WINDOW + 100:
-        parser.error(f"--T must be at least {WINDOW + 100} (W = {WINDOW} calibration scores, then the stream)")
-    anchors = frozenset(name for name, module in (("mapie", "mapie"), ("salesforce", "online_conformal"))
-                        if importlib.util.find_spec(module) is not None)
+        parser.error(
+            f"--T must be at least {WINDOW + 100} (W = {WINDOW} calibration scores, then the stream)"
+        )
+    anchors = frozenset(
+        name
+        for name, module in (("mapie", "mapie"), ("salesforce", "online_conformal"))
+        if importlib.util.find_spec(module) is not None
+    )
     if not anchors:
-        print(f"no anchor installed (mapie, online_conformal): install them as the docstring says "
-              f"(python {sys.argv[0]} -h)", file=sys.stderr)
+        print(
+            f"no anchor installed (mapie, online_conformal): install them as the docstring says "
+            f"(python {sys.argv[0]} -h)",
+            file=sys.stderr,
+        )
         return 2
     with_plugin = not args.self_test
     if with_plugin and importlib.util.find_spec("toolkit_pace") is None:
-        print("toolkit_pace (the pace plugin) is not installed: install it, or run with --self-test", file=sys.stderr)
+        print(
+            "toolkit_pace (the pace plugin) is not installed: install it, or run with --self-test",
+            file=sys.stderr,
+        )
         return 2
 
     import pandas as pd
 
     print("versions:", ", ".join(f"{k} {v}" for k, v in _versions().items()))
     for name in sorted({"mapie", "salesforce"} - anchors):
-        print(f"NOTE: {name} is not installed: its rows and timings are left out (install it as the docstring says)")
+        print(
+            f"NOTE: {name} is not installed: its rows and timings are left out (install it as the docstring says)"
+        )
     rows, timing_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         store = f"{tmp}/runs.sqlite"
@@ -551,14 +787,19 @@ def main(argv=None) -> int:
                 scores = inline_stream(stream, T, args.seed)
             for gamma in gammas:
                 rows += compare_stream(stream, scores, gamma, with_plugin, store, anchors)
-        timing_scores = plugin_stream("abrupt_variance", T, args.seed, store) if with_plugin else \
-            inline_stream("abrupt_variance", T, args.seed)
+        timing_scores = (
+            plugin_stream("abrupt_variance", T, args.seed, store)
+            if with_plugin
+            else inline_stream("abrupt_variance", T, args.seed)
+        )
         timing_rows = timings(timing_scores, 0.005, with_plugin, anchors)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 60):
         print(table.to_string(index=False))
-        print(f"\nmicroseconds per step (abrupt_variance, T = {T}, {T - WINDOW} steps after W = {WINDOW}; one run each, "
-              "same process):")
+        print(
+            f"\nmicroseconds per step (abrupt_variance, T = {T}, {T - WINDOW} steps after W = {WINDOW}; one run each, "
+            "same process):"
+        )
         print(pd.DataFrame(timing_rows).to_string(index=False))
     if args.csv:
         table.to_csv(args.csv, index=False)
@@ -567,8 +808,11 @@ def main(argv=None) -> int:
     score_space = [r for r in timing_rows if "q_gap" in r]
     off = [r for r in score_space if not r["q_gap"] <= TOLERANCE]
     if len(failed) or off:
-        print(f"FAILED: {len(failed) + len(off)} comparison(s) not as expected:\n{failed.to_string(index=False)}\n"
-              + "\n".join(f"{r['method']}: max |q gap| vs salesforce {r['q_gap']:.3g}" for r in off), file=sys.stderr)
+        print(
+            f"FAILED: {len(failed) + len(off)} comparison(s) not as expected:\n{failed.to_string(index=False)}\n"
+            + "\n".join(f"{r['method']}: max |q gap| vs salesforce {r['q_gap']:.3g}" for r in off),
+            file=sys.stderr,
+        )
         return 1
     n_expected = int((table["expect"] != "report").sum()) + len(score_space)
     print(f"\nall {n_expected} expected equalities hold (tolerance {TOLERANCE:g})")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from toolkit.argtypes import comma_list
 from toolkit_pace import methods as M
 from toolkit_pace.streams import synthetic
+
+from toolkit.argtypes import comma_list
 
 
 def best_of(fn, repeat: int) -> float:
@@ -30,8 +31,12 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--T", type=int, default=4000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--methods", type=comma_list(str, choices=M.METHOD_NAMES), default=list(M.METHOD_NAMES),
-                    help=f"comma-separated, of {','.join(M.METHOD_NAMES)} (default all)")
+    ap.add_argument(
+        "--methods",
+        type=comma_list(str, choices=M.METHOD_NAMES),
+        default=list(M.METHOD_NAMES),
+        help=f"comma-separated, of {','.join(M.METHOD_NAMES)} (default all)",
+    )
     args = ap.parse_args(argv)
     scores = synthetic("abrupt_variance", args.T, 0).scores
     steps = args.T - 100
@@ -41,8 +46,10 @@ def main(argv=None) -> None:
         engines = ("numba", "numpy") if name in ("aci", "pace") else ("numpy",)
         row = {}
         for engine in engines:
+
             def call(engine=engine):
                 return M.run_method(name, scores, 0.1, 0.005, 500, 100, engine=engine)
+
             if engine == "numba":
                 call()  # compile (or load the cache) outside the timing
             row[engine] = best_of(call, args.repeat) / steps * 1e6

@@ -29,7 +29,12 @@ import time
 from pathlib import Path
 
 SHOWN = "langgen.closure_dimension"
-TARGETS = {"toolkit --help": 0.3, "toolkit list": 1.0, f"toolkit show {SHOWN}": 1.0, f"toolkit run {SHOWN} (cached)": 1.5}
+TARGETS = {
+    "toolkit --help": 0.3,
+    "toolkit list": 1.0,
+    f"toolkit show {SHOWN}": 1.0,
+    f"toolkit run {SHOWN} (cached)": 1.5,
+}
 
 
 def _toolkit_command() -> list[str]:
@@ -41,7 +46,9 @@ def _env(tree: Path | None, store: Path) -> dict[str, str]:
     env = dict(os.environ, TOOLKIT_STORE=str(store))
     env.pop("TOOLKIT_DISABLE_PLUGINS", None)
     if tree is not None:
-        paths = [str(tree)] + [str(p) for p in sorted((tree / "plugins").iterdir()) if (p / "pyproject.toml").is_file()]
+        paths = [str(tree)] + [
+            str(p) for p in sorted((tree / "plugins").iterdir()) if (p / "pyproject.toml").is_file()
+        ]
         env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
     return env
 
@@ -88,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     # Wall time is what a user waits and what the targets are about; on a loaded machine it is inflated
     # by waiting for a core, so the CPU time (user + system) is printed beside it as the load-robust figure.
-    print(f"code: {args.tree or 'this checkout'}; {args.rounds} rounds; load average {load:.1f}; "
-          f"median wall and CPU times (s) and their excess over `import toolkit`")
+    print(
+        f"code: {args.tree or 'this checkout'}; {args.rounds} rounds; load average {load:.1f}; "
+        f"median wall and CPU times (s) and their excess over `import toolkit`"
+    )
     print(f"{'command':45s} {'wall':>7s} {'excess':>7s} {'cpu':>7s} {'excess':>7s} {'target':>7s}")
     failed = 0
     for name in commands:
@@ -98,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         excess = wall - base
         verdict = "" if target is None else ("ok" if excess <= target else "MISSED")
         failed += verdict == "MISSED"
-        print(f"{name:45s} {wall:7.3f} {excess:7.3f} {cpu:7.3f} {cpu - base_cpu:7.3f} "
-              f"{'' if target is None else f'{target:7.1f}'} {verdict}")
+        print(
+            f"{name:45s} {wall:7.3f} {excess:7.3f} {cpu:7.3f} {cpu - base_cpu:7.3f} "
+            f"{'' if target is None else f'{target:7.1f}'} {verdict}"
+        )
     return 1 if failed else 0
 
 

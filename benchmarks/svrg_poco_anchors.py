@@ -36,11 +36,12 @@ def sklearn_row(problem, p_star, solver, repeats):
     def fit(max_iter, tol=1e-12):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return LogisticRegression(solver=solver, C=C, fit_intercept=False, tol=tol, max_iter=max_iter,
-                                      random_state=0).fit(problem.X, problem.y)
+            return LogisticRegression(
+                solver=solver, C=C, fit_intercept=False, tol=tol, max_iter=max_iter, random_state=0
+            ).fit(problem.X, problem.y)
 
     scale = problem.value(np.zeros(problem.dim)) - p_star
-    rel = lambda clf: (problem.value(clf.coef_.ravel()) - p_star) / scale  # noqa: E731
+    rel = lambda clf: (problem.value(clf.coef_.ravel()) - p_star) / scale
     converged = fit(20_000)
     # smallest epoch budget reaching 1e-6 (sklearn cannot stop at a suboptimality): doubling, then bisection
     lo, hi = 0, 1
@@ -52,8 +53,13 @@ def sklearn_row(problem, p_star, solver, repeats):
     t_target, _ = _best(lambda: fit(hi), repeats)
     t_100, clf = _best(lambda: fit(100), repeats)
     epochs = int(np.max(clf.n_iter_))
-    return {"method": f"sklearn {solver}", "p_star_gap": abs(problem.value(converged.coef_.ravel()) - p_star),
-            "epochs_to_1e-6": hi, "seconds_to_1e-6": t_target, "seconds_per_epoch": t_100 / epochs}
+    return {
+        "method": f"sklearn {solver}",
+        "p_star_gap": abs(problem.value(converged.coef_.ravel()) - p_star),
+        "epochs_to_1e-6": hi,
+        "seconds_to_1e-6": t_target,
+        "seconds_per_epoch": t_100 / epochs,
+    }
 
 
 def svrg_row(problem, p_star, engine, repeats, step_c=0.25, inner=2.0):
@@ -80,9 +86,13 @@ def svrg_row(problem, p_star, engine, repeats, step_c=0.25, inner=2.0):
                 return
 
     t_loop, _ = _best(one_loop, repeats)
-    return {"method": f"ours SVRG ({engine}, {step_c:g}/L, m = {inner:g}N)", "p_star_gap": 0.0, "epochs_to_1e-6": epochs,
-            "seconds_to_1e-6": t_target if np.isfinite(epochs) else np.inf,
-            "seconds_per_epoch": t_loop / ((problem.n + 2 * m) / problem.n)}
+    return {
+        "method": f"ours SVRG ({engine}, {step_c:g}/L, m = {inner:g}N)",
+        "p_star_gap": 0.0,
+        "epochs_to_1e-6": epochs,
+        "seconds_to_1e-6": t_target if np.isfinite(epochs) else np.inf,
+        "seconds_per_epoch": t_loop / ((problem.n + 2 * m) / problem.n),
+    }
 
 
 def best_svrg_row(problem, p_star, repeats):
@@ -109,8 +119,17 @@ def copt_row(problem, p_star, repeats):
 
     def run(max_iter, callback=None):
         np.random.seed(0)  # copt shuffles with numpy's global generator
-        return copt.minimize_svrg(f.partial_deriv, problem.X, y01, np.zeros(problem.dim), step, alpha=problem.lam,
-                                  max_iter=max_iter, tol=0.0, callback=callback).x
+        return copt.minimize_svrg(
+            f.partial_deriv,
+            problem.X,
+            y01,
+            np.zeros(problem.dim),
+            step,
+            alpha=problem.lam,
+            max_iter=max_iter,
+            tol=0.0,
+            callback=callback,
+        ).x
 
     class Reached(Exception):
         pass
@@ -128,15 +147,26 @@ def copt_row(problem, p_star, repeats):
         pass
     hi = len(rel) - 1 if rel[-1] <= 1e-6 else None
     if hi is None:
-        return {"method": "copt SVRG (m = N)", "p_star_gap": abs(rel[-1] * scale), "epochs_to_1e-6": np.inf,
-                "seconds_to_1e-6": np.inf, "seconds_per_epoch": np.nan, "compile_seconds_per_call": np.nan}
+        return {
+            "method": "copt SVRG (m = N)",
+            "p_star_gap": abs(rel[-1] * scale),
+            "epochs_to_1e-6": np.inf,
+            "seconds_to_1e-6": np.inf,
+            "seconds_per_epoch": np.nan,
+            "compile_seconds_per_call": np.nan,
+        }
     t_one, _ = _best(lambda: run(1), repeats)
     t_hi, x = _best(lambda: run(hi), repeats)
     per_pass = (t_hi - t_one) / max(hi - 1, 1)
     # copt's passes: a full gradient plus N inner steps (m = N): 3 epochs of gradient evaluations each
-    return {"method": "copt SVRG (m = N)", "p_star_gap": abs(problem.value(x) - p_star), "epochs_to_1e-6": 3 * hi,
-            "seconds_to_1e-6": per_pass * hi, "seconds_per_epoch": per_pass / 3,
-            "compile_seconds_per_call": t_one - per_pass}
+    return {
+        "method": "copt SVRG (m = N)",
+        "p_star_gap": abs(problem.value(x) - p_star),
+        "epochs_to_1e-6": 3 * hi,
+        "seconds_to_1e-6": per_pass * hi,
+        "seconds_per_epoch": per_pass / 3,
+        "compile_seconds_per_call": t_one - per_pass,
+    }
 
 
 def main(argv=None) -> int:
@@ -146,18 +176,19 @@ def main(argv=None) -> int:
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")
     import pandas as pd
-
     from toolkit_svrg_poco.runs import cached_problem
 
     rows = []
     for name in ("breast_cancer", "digits"):
         problem, _, p_star = cached_problem(name, 10.0, None, 1000, 0)
-        for measure in (lambda: sklearn_row(problem, p_star, "sag", args.repeats),
-                        lambda: sklearn_row(problem, p_star, "saga", args.repeats),
-                        lambda: svrg_row(problem, p_star, "numba", args.repeats),
-                        lambda: best_svrg_row(problem, p_star, args.repeats),
-                        lambda: svrg_row(problem, p_star, "numpy", 1),
-                        lambda: copt_row(problem, p_star, args.repeats)):
+        for measure in (
+            lambda: sklearn_row(problem, p_star, "sag", args.repeats),
+            lambda: sklearn_row(problem, p_star, "saga", args.repeats),
+            lambda: svrg_row(problem, p_star, "numba", args.repeats),
+            lambda: best_svrg_row(problem, p_star, args.repeats),
+            lambda: svrg_row(problem, p_star, "numpy", 1),
+            lambda: copt_row(problem, p_star, args.repeats),
+        ):
             row = measure()
             if row is not None:
                 rows.append({"problem": problem.name, **row})
@@ -169,8 +200,10 @@ def main(argv=None) -> int:
         saga = g[g.method == "sklearn saga"].seconds_per_epoch.iloc[0]
         ours = g[g.method.str.startswith("ours SVRG (numba, 0.25")].seconds_per_epoch.iloc[0]
         plain = g[g.method.str.startswith("ours SVRG (numpy")].seconds_per_epoch.iloc[0]
-        print(f"{problem}: ours (numba) / SAGA seconds per epoch = {ours / saga:.2f} (target <= 2); "
-              f"numpy loop / numba = {plain / ours:.0f}x; max |P* gap| of sklearn = {g[g.method.str.startswith('sklearn')].p_star_gap.max():.1e}")
+        print(
+            f"{problem}: ours (numba) / SAGA seconds per epoch = {ours / saga:.2f} (target <= 2); "
+            f"numpy loop / numba = {plain / ours:.0f}x; max |P* gap| of sklearn = {g[g.method.str.startswith('sklearn')].p_star_gap.max():.1e}"
+        )
     return 0
 
 

@@ -23,9 +23,17 @@ def construction_check() -> pd.DataFrame:
     for k in (2, 3, 4, 5):
         for n in (1, 17, 500):
             r = graph_sizes(GraphSizeParams(n_rows=n, n_keys=k, n_entities=30), seed=k * 1000 + n)
-            rows.append({"k": k, "n": n, "row2node_edges": r["n_row2node_edges"], "2nk": 2 * n * k,
-                         "row2edge_edges": r["n_row2edge_edges"], "nk(k-1)": n * k * (k - 1),
-                         "full_resolution": r["full_resolution"]})
+            rows.append(
+                {
+                    "k": k,
+                    "n": n,
+                    "row2node_edges": r["n_row2node_edges"],
+                    "2nk": 2 * n * k,
+                    "row2edge_edges": r["n_row2edge_edges"],
+                    "nk(k-1)": n * k * (k - 1),
+                    "full_resolution": r["full_resolution"],
+                }
+            )
     t = pd.DataFrame(rows)
     t["ok"] = (t.row2node_edges == t["2nk"]) & (t.row2edge_edges == t["nk(k-1)"]) & t.full_resolution
     return t

@@ -18,8 +18,15 @@ import pandas as pd
 def stirling_limit_check() -> tuple[str, pd.DataFrame, bool]:
     from toolkit_langgen.bounds import stirling_limits
 
-    rows = [{"limit": name, "computed": str(computed), "expected": str(expected), "ok": bool(computed == expected)}
-            for name, (computed, expected) in stirling_limits().items()]
+    rows = [
+        {
+            "limit": name,
+            "computed": str(computed),
+            "expected": str(expected),
+            "ok": bool(computed == expected),
+        }
+        for name, (computed, expected) in stirling_limits().items()
+    ]
     table = pd.DataFrame(rows)
     return "sympy.limit of the spec's Stirling asymptotics", table, bool(table.ok.all())
 

@@ -30,7 +30,6 @@ def main() -> None:
     a = ap.parse_args()
 
     import pandas as pd
-
     from toolkit_frog.demo import DEMO_SPEC, write_demo_sqlite
     from toolkit_frog.simulation import DatabaseParams, database
 
@@ -54,8 +53,11 @@ def main() -> None:
     table.to_csv(out / "results.csv", index=False)
     metric = next(c for c in table.columns if c.startswith("test_"))
     summary = table.groupby("model", sort=False).agg(
-        test_mean=(metric, "mean"), test_sd=(metric, "std"), val_mean=(metric.replace("test_", "val_"), "mean"),
-        pi_line_item=("pi_line_item", "mean"))
+        test_mean=(metric, "mean"),
+        test_sd=(metric, "std"),
+        val_mean=(metric.replace("test_", "val_"), "mean"),
+        pi_line_item=("pi_line_item", "mean"),
+    )
     with pd.option_context("display.width", 160):
         print(summary.round(3))
     frog = table[table.model == "frog"]

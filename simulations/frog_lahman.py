@@ -15,34 +15,46 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
-from toolkit_frog.lahman import LAHMAN_TASKS  # noqa: E402  (pandas, no torch)
+from toolkit_frog.lahman import LAHMAN_TASKS
+
+from toolkit.argtypes import comma_list
 
 MODELS = ("row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tasks", type=comma_list(choices=LAHMAN_TASKS), default=list(LAHMAN_TASKS),
-                    help="comma-separated: " + ",".join(LAHMAN_TASKS))
-    ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
-                    help="comma-separated: " + ",".join(MODELS))
+    ap.add_argument(
+        "--tasks",
+        type=comma_list(choices=LAHMAN_TASKS),
+        default=list(LAHMAN_TASKS),
+        help="comma-separated: " + ",".join(LAHMAN_TASKS),
+    )
+    ap.add_argument(
+        "--models",
+        type=comma_list(choices=MODELS),
+        default=list(MODELS),
+        help="comma-separated: " + ",".join(MODELS),
+    )
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
     ap.add_argument("--quick", action="store_true", help="few seasons and epochs")
     ap.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
     ap.add_argument("--out", default="results/frog/lahman", help="output folder")
     args = ap.parse_args()
 
+    import matplotlib
     import pandas as pd
     import torch
 
-    import matplotlib
-
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from toolkit_frog.experiments import (LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, lahman_runs,
-                                          plot_lahman_roles)
+    from toolkit_frog.experiments import (
+        LAHMAN_FULL,
+        LAHMAN_QUICK,
+        lahman_comparisons,
+        lahman_runs,
+        plot_lahman_roles,
+    )
 
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -66,7 +78,10 @@ def main() -> None:
     agg = summary.groupby(["task", "model"])[metric_cols].agg(["mean", "std"]).round(3)
     lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
     if (summary.task == "allstar").any():
-        lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in lahman_comparisons(summary, args.quick)]
+        lines += [
+            f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |"
+            for c in lahman_comparisons(summary, args.quick)
+        ]
     (out / "comparisons.md").write_text("```\n" + agg.to_string() + "\n```\n\n" + "\n".join(lines) + "\n")
     print(agg.to_string())
     print("\n".join(lines))

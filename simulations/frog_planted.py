@@ -15,18 +15,27 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from toolkit.argtypes import comma_list  # noqa: E402  (light: argparse only)
-from toolkit_frog.planted import SIGNAL_KINDS  # noqa: E402  (numpy and pandas, no torch)
+from toolkit_frog.planted import SIGNAL_KINDS
+
+from toolkit.argtypes import comma_list
 
 MODELS = ("row2node", "row2edge", "frog", "frog_annealed")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kinds", type=comma_list(choices=SIGNAL_KINDS), default=["edge_easy", "edge_hard", "node"],
-                    help="comma-separated signal kinds: " + ",".join(SIGNAL_KINDS))
-    ap.add_argument("--models", type=comma_list(choices=MODELS), default=list(MODELS),
-                    help="comma-separated: " + ",".join(MODELS))
+    ap.add_argument(
+        "--kinds",
+        type=comma_list(choices=SIGNAL_KINDS),
+        default=["edge_easy", "edge_hard", "node"],
+        help="comma-separated signal kinds: " + ",".join(SIGNAL_KINDS),
+    )
+    ap.add_argument(
+        "--models",
+        type=comma_list(choices=MODELS),
+        default=list(MODELS),
+        help="comma-separated: " + ",".join(MODELS),
+    )
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
     ap.add_argument("--quick", action="store_true", help="small databases and few epochs")
     ap.add_argument("--strength", type=float, default=1.0, help="planted signal strength in [0, 1]")
@@ -38,8 +47,13 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import torch
-
-    from toolkit_frog.experiments import PLANTED_FULL, PLANTED_QUICK, _plot_pi, planted_comparisons, planted_runs
+    from toolkit_frog.experiments import (
+        PLANTED_FULL,
+        PLANTED_QUICK,
+        _plot_pi,
+        planted_comparisons,
+        planted_runs,
+    )
 
     torch.set_num_threads(1)
     out = Path(args.out)

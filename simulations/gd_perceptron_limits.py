@@ -33,9 +33,7 @@ def main() -> None:
     args = ap.parse_args()
 
     import matplotlib.pyplot as plt
-    import numpy as np
     import pandas as pd
-
     from toolkit_gd_perceptron import measures
     from toolkit_gd_perceptron import simulation as sims
 
@@ -55,23 +53,42 @@ def main() -> None:
     fig.tight_layout()
     fig.savefig(out / "limits_regimes.png", dpi=120)
     s = reg.summary
-    lines += [f"## Regime sweep ({seeds} seeds, {t_reg:.1f} s): median iterations", "",
-              "| rho | " + " | ".join(f"{r:g}" for r in ratios) + " |", "|---|" + "---|" * len(ratios)]
+    lines += [
+        f"## Regime sweep ({seeds} seeds, {t_reg:.1f} s): median iterations",
+        "",
+        "| rho | " + " | ".join(f"{r:g}" for r in ratios) + " |",
+        "|---|" + "---|" * len(ratios),
+    ]
     for form in sims.LIMIT_FORMS[2:]:
         lines.append(f"| {form} | " + " | ".join(f"{s[f'median_{form}_rho_{r:g}']:g}" for r in ratios) + " |")
-    lines += ["", f"vanishing_init (rho = inf): {s['vanishing_init_median']:g}; gd_limit (rho = inf): "
-              f"{s['gd_limit_median']:g}; meet_ratio: {s['meet_ratio']:g}; gd_scaled_init = from_init on "
-              f"{100 * s['gd_scaled_equals_from_init_fraction']:.0f}% of (rho, seed); capped {s['capped']}, "
-              f"stalled {s['stalled']}", ""]
+    lines += [
+        "",
+        f"vanishing_init (rho = inf): {s['vanishing_init_median']:g}; gd_limit (rho = inf): "
+        f"{s['gd_limit_median']:g}; meet_ratio: {s['meet_ratio']:g}; gd_scaled_init = from_init on "
+        f"{100 * s['gd_scaled_equals_from_init_fraction']:.0f}% of (rho, seed); capped {s['capped']}, "
+        f"stalled {s['stalled']}",
+        "",
+    ]
     print("\n".join(lines), flush=True)
 
     d_values = [8, 16, 32, 64, 128] if args.quick else [8, 16, 32, 64, 128, 256, 512]
     frames, curves = [], {}
     for limit in ("vanishing_init", "from_init"):
         start = time.perf_counter()
-        res = sims.scaling(sims.ScalingParams(dataset="staircase", model="two_layer", activation="leaky_relu",
-                                              width=20, gammas=[math.inf], n_seeds=seeds, d_values=d_values,
-                                              limit=limit, eta=1.0), seed=0)
+        res = sims.scaling(
+            sims.ScalingParams(
+                dataset="staircase",
+                model="two_layer",
+                activation="leaky_relu",
+                width=20,
+                gammas=[math.inf],
+                n_seeds=seeds,
+                d_values=d_values,
+                limit=limit,
+                eta=1.0,
+            ),
+            seed=0,
+        )
         wall = time.perf_counter() - start
         t = pd.DataFrame(res.records).assign(limit=limit)
         frames.append(t)
@@ -80,10 +97,17 @@ def main() -> None:
         curves[limit] = (med, slope)
         lines.append(f"## staircase, leaky-ReLU m = 20, limit = {limit}: {wall:.1f} s")
         lines.append("")
-        lines.append("d: " + ", ".join(str(d) for d in med.index) + "; median iterations: "
-                     + ", ".join(f"{v:g}" for v in med.values) + f"; slope {slope:.3f}; capped "
-                     f"{res.summary['capped']}, stalled {res.summary['stalled']}")
-        lines.append(f"linear Batch Perceptron: {', '.join(str(int(v)) for v in t.groupby('d')['linear_bp_iterations'].first())}")
+        lines.append(
+            "d: "
+            + ", ".join(str(d) for d in med.index)
+            + "; median iterations: "
+            + ", ".join(f"{v:g}" for v in med.values)
+            + f"; slope {slope:.3f}; capped "
+            f"{res.summary['capped']}, stalled {res.summary['stalled']}"
+        )
+        lines.append(
+            f"linear Batch Perceptron: {', '.join(str(int(v)) for v in t.groupby('d')['linear_bp_iterations'].first())}"
+        )
         lines.append("")
         print("\n".join(lines[-5:]), flush=True)
     pd.concat(frames).to_csv(out / "limits_scaling.csv", index=False)

@@ -29,16 +29,17 @@ def main() -> None:
     matplotlib.use("Agg")
     import pandas as pd
     from matplotlib.figure import Figure
-
     from toolkit_gd_perceptron import simulation as sims
     from toolkit_gd_perceptron.experiments import run_margins, run_reduction
     from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cases = [("R1 d=16", dict(dataset="r1", d=16, T=60)),
-             ("Thm 4.1", dict(dataset="thm41", T=10)),
-             ("Thm 5.1 n=1000", dict(dataset="thm51", n=1000, T=120 if args.quick else 400))]
+    cases = [
+        ("R1 d=16", dict(dataset="r1", d=16, T=60)),
+        ("Thm 4.1", dict(dataset="thm41", T=10)),
+        ("Thm 5.1 n=1000", dict(dataset="thm51", n=1000, T=120 if args.quick else 400)),
+    ]
     fig = Figure(figsize=(12, 6), layout="constrained")
     axes = fig.subplots(2, len(cases), sharex="col")
     tables = []
@@ -50,8 +51,11 @@ def main() -> None:
         ax = axes[0, k]
         ax.plot(t["t"], t["loss_over_gamma"], label="f(v_t)/gamma")
         ax.plot(t["t"], t["perceptron_loss"], "--", label="perceptron loss")
-        ax.set_title(f"{label}, gamma={args.gamma:g}: {res.summary['non_monotone_steps']} non-monotone steps, "
-                     f"period {res.summary['mistake_period']}", fontsize=8)
+        ax.set_title(
+            f"{label}, gamma={args.gamma:g}: {res.summary['non_monotone_steps']} non-monotone steps, "
+            f"period {res.summary['mistake_period']}",
+            fontsize=8,
+        )
         ax.legend(fontsize=7)
         axes[1, k].step(t["t"], t["n_mistakes"], where="post")
         axes[1, k].set_xlabel("t")

@@ -26,9 +26,10 @@ import json
 import sys
 from pathlib import Path
 
+from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
+
 from toolkit.argtypes import comma_list  # light: argparse only
 
-from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
 def _value(text: str):
     try:
@@ -38,17 +39,30 @@ def _value(text: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="MUTAG")
     parser.add_argument("--n-clients", type=int, default=5)
     parser.add_argument("--noise", type=float, default=0.3, help="one noise level p")
     parser.add_argument("--n-rounds", type=int, default=50)
-    parser.add_argument("--seeds", type=seed_selection, default="100:105",
-                        help="pilot seeds (a:b or comma list), disjoint from the study's")
+    parser.add_argument(
+        "--seeds",
+        type=seed_selection,
+        default="100:105",
+        help="pilot seeds (a:b or comma list), disjoint from the study's",
+    )
     parser.add_argument("--algorithm", default="graphpfl")
-    parser.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
-                        help="a noise_robustness parameter and its candidate values (repeatable; product)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)")
+    parser.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="a noise_robustness parameter and its candidate values (repeatable; product)",
+    )
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)"
+    )
     parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -64,20 +78,35 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"argument --grid {name.strip()}: {exc}")
 
     import pandas as pd
-
-    import toolkit
     from toolkit_graphpfl.stats import paired_ci
 
-    fixed = {"dataset": args.dataset, "n_clients": args.n_clients, "n_rounds": args.n_rounds, "noise_p": args.noise}
+    import toolkit
+
+    fixed = {
+        "dataset": args.dataset,
+        "n_clients": args.n_clients,
+        "n_rounds": args.n_rounds,
+        "noise_p": args.noise,
+    }
     for item in args.set:
         name, _, text = item.partition("=")
         fixed[name.strip()] = _value(text.strip())
 
-    base = toolkit.sweep("graphpfl.noise_robustness", grid={"algorithm": ["fedavg"]}, seeds=args.seeds,
-                         params=fixed, store=args.store).summary_table
+    base = toolkit.sweep(
+        "graphpfl.noise_robustness",
+        grid={"algorithm": ["fedavg"]},
+        seeds=args.seeds,
+        params=fixed,
+        store=args.store,
+    ).summary_table
     base = base.set_index("seed")["val_acc_pooled"]
-    runs = toolkit.sweep("graphpfl.noise_robustness", grid={"algorithm": [args.algorithm], **grid}, seeds=args.seeds,
-                         params=fixed, store=args.store).summary_table
+    runs = toolkit.sweep(
+        "graphpfl.noise_robustness",
+        grid={"algorithm": [args.algorithm], **grid},
+        seeds=args.seeds,
+        params=fixed,
+        store=args.store,
+    ).summary_table
     rows = []
     names = list(grid)
     for combo in itertools.product(*grid.values()):
@@ -87,15 +116,25 @@ def main(argv: list[str] | None = None) -> int:
         v = sel.set_index("seed")["val_acc_pooled"]
         common = v.index.intersection(base.index)
         m, lo, hi = paired_ci(100 * (v.loc[common] - base.loc[common]).to_numpy())
-        rows.append({**dict(zip(names, combo)), "n_seeds": len(common), "val_mean": 100 * v.mean(),
-                     "val_gain_vs_fedavg": m, "ci_low": lo, "ci_high": hi})
+        rows.append(
+            {
+                **dict(zip(names, combo)),
+                "n_seeds": len(common),
+                "val_mean": 100 * v.mean(),
+                "val_gain_vs_fedavg": m,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
     scores = pd.DataFrame(rows).sort_values("val_gain_vs_fedavg", ascending=False)
     out = Path(args.out or Path("results") / "graphpfl" / "tune" / args.dataset)
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     scores.to_csv(out / "scores.csv", index=False)
-    print(f"{args.algorithm} on {args.dataset}, p = {args.noise}, {args.n_rounds} rounds, pilot seeds {','.join(map(str, args.seeds))}; "
-          f"FedAvg validation {100 * base.mean():.1f}")
+    print(
+        f"{args.algorithm} on {args.dataset}, p = {args.noise}, {args.n_rounds} rounds, pilot seeds {','.join(map(str, args.seeds))}; "
+        f"FedAvg validation {100 * base.mean():.1f}"
+    )
     metrics = ["val_mean", "val_gain_vs_fedavg", "ci_low", "ci_high"]
     print(scores.round({m: 1 for m in metrics}).to_string(index=False))  # grid values (e.g. lr) unrounded
     return 0

@@ -16,16 +16,18 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-import toolkit  # noqa: E402
+import toolkit
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="results/langgen", help="output folder (default results/langgen)")
-    ap.add_argument("--full", action="store_true", help="larger ranges (m <= 3 races, LTT up to (3,1), (2,2))")
+    ap.add_argument(
+        "--full", action="store_true", help="larger ranges (m <= 3 races, LTT up to (3,1), (2,2))"
+    )
     ap.add_argument("--store", default=None, help="run store path (default: toolkit settings)")
     args = ap.parse_args()
     out = Path(args.out)
@@ -37,22 +39,34 @@ def main() -> None:
     rows = []
     for m in range(6 if args.full else 4):
         rows.append({"class": "counting H_m", "n": m + 2, "C": comb(2 * m + 2, m + 1) - 1, "kind": "exact"})
-    cd = toolkit.sweep("langgen.closure_dimension", grid={"n": [1, 2, 3]}, params={"family": "dfa"}, **store).table
+    cd = toolkit.sweep(
+        "langgen.closure_dimension", grid={"n": [1, 2, 3]}, params={"family": "dfa"}, **store
+    ).table
     for _, r in cd.iterrows():
-        rows.append({"class": "DFA_n", "n": int(r.n), "C": int(r.closure_dimension),
-                     "kind": f"{r.status} (power-free closed sets)"})
+        rows.append(
+            {
+                "class": "DFA_n",
+                "n": int(r.n),
+                "C": int(r.closure_dimension),
+                "kind": f"{r.status} (power-free closed sets)",
+            }
+        )
     pair = pairwise_lower_bound(dfa_class(3))["lower_bound"]
     assert pair <= int(cd.set_index("n").loc[3, "closure_dimension"]), "pair bound above the exact value"
     rows.append({"class": "DFA_n", "n": 4, "C": comb(6, 3) - 1, "kind": "lower bound (counting family)"})
-    for k, t in ([(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (3, 1)] if args.full else [(1, 1), (1, 2), (2, 1)]):
+    for k, t in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (3, 1)] if args.full else [(1, 1), (1, 2), (2, 1)]:
         info = ltt_closure_dimension(k, t)
         rows.append({"class": f"LTT(k,{t})", "n": k, "C": info["closure_dimension"], "kind": "exact"})
     table = pd.DataFrame(rows)
     table.to_csv(out / "closure_dimension.csv", index=False)
 
     ms = list(range(4 if args.full else 3))
-    race = toolkit.sweep("langgen.generator_race", grid={"m": ms, "generator": ["closure", "km", "greedy"]},
-                         params={"adversary": "intersection_first"}, **store).table
+    race = toolkit.sweep(
+        "langgen.generator_race",
+        grid={"m": ms, "generator": ["closure", "km", "greedy"]},
+        params={"adversary": "intersection_first"},
+        **store,
+    ).table
     race = race[["m", "generator", "closure_dimension", "worst_first_correct"]]
     race.to_csv(out / "sample_complexity.csv", index=False)
 

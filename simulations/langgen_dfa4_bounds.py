@@ -26,27 +26,40 @@ from toolkit_langgen.languages import all_words
 
 
 def has_power(w: str, k: int) -> bool:
-    return any(w[i:i + p] * k == w[i:i + k * p] for p in range(1, len(w) // k + 1) for i in range(len(w) - k * p + 1))
+    return any(
+        w[i : i + p] * k == w[i : i + k * p]
+        for p in range(1, len(w) // k + 1)
+        for i in range(len(w) - k * p + 1)
+    )
 
 
 def split_words(max_length: int, pump_length: int, k: int = 3):
     """(k-power-free words up to max_length, words with a k-th power factor up to pump_length)."""
     words = all_words("ab", max(max_length, pump_length))
-    return ([w for w in words if len(w) <= max_length and not has_power(w, k)],
-            [w for w in words if len(w) <= pump_length and has_power(w, k)])
+    return (
+        [w for w in words if len(w) <= max_length and not has_power(w, k)],
+        [w for w in words if len(w) <= pump_length and has_power(w, k)],
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=4)
     ap.add_argument("--max-length", type=int, default=8)
-    ap.add_argument("--pump-length", type=int, default=9,
-                    help="words with a cube up to this length certify infinite closures from the matrix")
+    ap.add_argument(
+        "--pump-length",
+        type=int,
+        default=9,
+        help="words with a cube up to this length certify infinite closures from the matrix",
+    )
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--restarts", type=int, default=20, help="greedy restarts from random single words")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", default=None,
-                    help="a certificate JSON (langgen_dfa4_certificate.py output): climb from its words first")
+    ap.add_argument(
+        "--start",
+        default=None,
+        help="a certificate JSON (langgen_dfa4_certificate.py output): climb from its words first",
+    )
     ap.add_argument("--out", default="results/langgen/dfa4_bounds.json")
     args = ap.parse_args()
     start_words = None
@@ -62,12 +75,19 @@ def main() -> None:
     langs, inf = enumerate_dfa_languages(args.n, method="numba" if args.n >= 3 else "numpy")
     H = [L for L, i in zip(langs, inf) if i]
     G, P = split_words(args.max_length, args.pump_length, k=max(args.n - 1, 1))
-    state = {"n": args.n, "languages": len(H), "ground": f"cube-free words of length <= {args.max_length}",
-             "ground_size": len(G)}
+    state = {
+        "n": args.n,
+        "languages": len(H),
+        "ground": f"cube-free words of length <= {args.max_length}",
+        "ground_size": len(G),
+    }
 
     def save(extra):
-        state.update(extra, seconds=round(time.perf_counter() - t0, 1),
-                     max_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+        state.update(
+            extra,
+            seconds=round(time.perf_counter() - t0, 1),
+            max_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        )
         out.write_text(json.dumps(state, indent=1))
 
     def progress(value, words, secs):
@@ -85,10 +105,14 @@ def main() -> None:
     if start_words is not None:
         missing = [w for w in start_words if w not in set(G)]
         if missing:
-            ap.error(f"--start: {len(missing)} start words are not in the ground set (e.g. {missing[0]!r}); "
-                     "raise --max-length")
+            ap.error(
+                f"--start: {len(missing)} start words are not in the ground set (e.g. {missing[0]!r}); "
+                "raise --max-length"
+            )
         starts = [(f"words of {args.start}", start_words)]
-    starts += [(f"random word (seed {args.seed}, restart {r})", [rng.choice(G)]) for r in range(args.restarts)]
+    starts += [
+        (f"random word (seed {args.seed}, restart {r})", [rng.choice(G)]) for r in range(args.restarts)
+    ]
     runs, best = [], None
     deadline = t0 + args.time_limit
     for label, words in starts:
@@ -96,22 +120,46 @@ def main() -> None:
         if left <= 0:
             break
         res = greedy_growth(oracle, [w for w in words if w in set(G)], G, time_limit=left, progress=progress)
-        runs.append({"start": label, "value": res["value"], "local_maximum": res["local_maximum"],
-                     "closures_tried": res["closures_tried"], "seconds": round(res["seconds"], 1)})
+        runs.append(
+            {
+                "start": label,
+                "value": res["value"],
+                "local_maximum": res["local_maximum"],
+                "closures_tried": res["closures_tried"],
+                "seconds": round(res["seconds"], 1),
+            }
+        )
         if best is None or res["value"] > best["value"]:
             best = res
-        save({"lower_bound": best["value"], "witness_words": list(best["words"]), "witness_family": list(best["family"]),
-              "runs": runs, "status": "running"})
+        save(
+            {
+                "lower_bound": best["value"],
+                "witness_words": list(best["words"]),
+                "witness_family": list(best["family"]),
+                "runs": runs,
+                "status": "running",
+            }
+        )
     if best is None:
-        raise SystemExit(f"--time-limit {args.time_limit} s was used up before the first climb started "
-                         f"(loading DFA_{args.n} took {time.perf_counter() - t0:.0f} s)")
+        raise SystemExit(
+            f"--time-limit {args.time_limit} s was used up before the first climb started "
+            f"(loading DFA_{args.n} took {time.perf_counter() - t0:.0f} s)"
+        )
     # re-check on the Python core by the prefix argument (intersecting the whole family in turn can
     # pass through DFAs of ~10^5 states before it becomes finite)
     from toolkit_langgen.certificate import prefix_certificate
 
     prefix_certificate([H[i] for i in best["family"]], best["words"])  # raises if the intersection differs
-    save({"lower_bound": best["value"], "witness_words": list(best["words"]), "witness_family": list(best["family"]),
-          "certificate_rechecked_on_python_core": True, "runs": runs, "status": "done"})
+    save(
+        {
+            "lower_bound": best["value"],
+            "witness_words": list(best["words"]),
+            "witness_family": list(best["family"]),
+            "certificate_rechecked_on_python_core": True,
+            "runs": runs,
+            "status": "done",
+        }
+    )
     print(json.dumps({k: v for k, v in state.items() if k != "witness_family"}, indent=1))
 
 

@@ -34,9 +34,15 @@ from toolkit_langgen.dfa import DFA, enumerate_dfa_languages
 
 def family_from_checkpoint(doc: dict) -> list[DFA]:
     if "members" in doc:  # tables (written by langgen_dfa4_families.py)
-        return [DFA.from_table({int(q): row for q, row in m["transitions"].items()}, m["start"], m["accepting"],
-                               doc.get("alphabet", "ab"))
-                for m in doc["members"]]
+        return [
+            DFA.from_table(
+                {int(q): row for q, row in m["transitions"].items()},
+                m["start"],
+                m["accepting"],
+                doc.get("alphabet", "ab"),
+            )
+            for m in doc["members"]
+        ]
     family = doc.get("witness_family") or doc["pair"]
     langs, inf = enumerate_dfa_languages(doc["n"], method="numba")
     H = [L for L, i in zip(langs, inf) if i]
@@ -73,22 +79,34 @@ def main() -> None:
     t_automata = time.perf_counter() - t0
     out = Path(args.out or (str(path) + ".certificate.json"))
     result = {
-        "n": n, "value": len(words), "words": words, "family_size": len(members),
-        "support_size": len(support), "members": tables,
-        "check_1": {"by": "toolkit_langgen core: prefix argument (toolkit_langgen.certificate.prefix_certificate)",
-                    "prefixes": cert["prefixes"], "boundary_words": cert["boundary_words"],
-                    "rejected_by": cert["rejected_by"],
-                    "killed_by": {p: [cert["support"].index(i) for i in g] for p, g in cert["killed_by"].items()},
-                    "seconds": round(t_prefix, 2)},
-        "check_2": {"by": "automata-lib alone (minify, isfinite, &, iteration)", **check,
-                    "seconds": round(t_automata, 2)},
+        "n": n,
+        "value": len(words),
+        "words": words,
+        "family_size": len(members),
+        "support_size": len(support),
+        "members": tables,
+        "check_1": {
+            "by": "toolkit_langgen core: prefix argument (toolkit_langgen.certificate.prefix_certificate)",
+            "prefixes": cert["prefixes"],
+            "boundary_words": cert["boundary_words"],
+            "rejected_by": cert["rejected_by"],
+            "killed_by": {p: [cert["support"].index(i) for i in g] for p, g in cert["killed_by"].items()},
+            "seconds": round(t_prefix, 2),
+        },
+        "check_2": {
+            "by": "automata-lib alone (minify, isfinite, &, iteration)",
+            **check,
+            "seconds": round(t_automata, 2),
+        },
         "seconds_loading_family": round(t_load, 1),
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     out.write_text(json.dumps(result, indent=1))
-    print(f"certificate of C(DFA_{n}) >= {len(words)}: {len(support)} of the {len(members)} languages suffice "
-          f"(prefix argument on our core, {t_prefix:.2f} s); automata-lib alone: all <= {n} states, infinite, "
-          f"intersection = the {check['intersection_size']} words ({t_automata:.2f} s); written to {out}")
+    print(
+        f"certificate of C(DFA_{n}) >= {len(words)}: {len(support)} of the {len(members)} languages suffice "
+        f"(prefix argument on our core, {t_prefix:.2f} s); automata-lib alone: all <= {n} states, infinite, "
+        f"intersection = the {check['intersection_size']} words ({t_automata:.2f} s); written to {out}"
+    )
 
 
 if __name__ == "__main__":

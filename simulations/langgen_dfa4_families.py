@@ -50,15 +50,28 @@ def main() -> None:
     langs, inf = enumerate_dfa_languages(args.n, method="numba" if args.n >= 3 else "numpy")
     H = [L for L, i in zip(langs, inf) if i]
     index = {L.key(): i for i, L in enumerate(H)}
-    start = [index[DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"],
-                                  "ab").minimize().key()] for m in start_members]
+    start = [
+        index[
+            DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"], "ab")
+            .minimize()
+            .key()
+        ]
+        for m in start_members
+    ]
     scorer = FamilyScorer(*stack_padded(H))
-    state = {"n": args.n, "languages": len(H), "method": "iterated local search over k-member families",
-             "runs": [], "status": "running"}
+    state = {
+        "n": args.n,
+        "languages": len(H),
+        "method": "iterated local search over k-member families",
+        "runs": [],
+        "status": "running",
+    }
 
     def save():
-        state.update(seconds=round(time.perf_counter() - t0, 1),
-                     max_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+        state.update(
+            seconds=round(time.perf_counter() - t0, 1),
+            max_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        )
         out.write_text(json.dumps(state, indent=1))
 
     def record(value, family, label):
@@ -67,23 +80,51 @@ def main() -> None:
             inter = DFA("ab", BT.tolist(), BF.tolist(), 0)
             words = sorted(inter.words(inter.n_states), key=lambda w: (len(w), w))
             assert len(words) == value, "scorer and word enumeration disagree"
-            state.update(lower_bound=value, witness_words=words, witness_family=sorted(family),
-                         members=[dfa_table(H[i]) for i in sorted(family)], found_by=label)
+            state.update(
+                lower_bound=value,
+                witness_words=words,
+                witness_family=sorted(family),
+                members=[dfa_table(H[i]) for i in sorted(family)],
+                found_by=label,
+            )
             save()
-            print(f"{time.perf_counter() - t0:8.1f} s  {label}: |∩F| = {value} with {len(family)} members", flush=True)
+            print(
+                f"{time.perf_counter() - t0:8.1f} s  {label}: |∩F| = {value} with {len(family)} members",
+                flush=True,
+            )
 
     for k in args.k:
         for seed in args.seeds:
             rng = random.Random(seed)
             s = None
             if start:
-                s = list(start[:k]) + [j for j in rng.sample(range(len(H)), k + len(start)) if j not in start][:max(0, k - len(start))]
+                s = (
+                    list(start[:k])
+                    + [j for j in rng.sample(range(len(H)), k + len(start)) if j not in start][
+                        : max(0, k - len(start))
+                    ]
+                )
             label = f"k={k}, seed={seed}" + (", from --start" if s else "")
-            res = iterated_local_search(scorer, k, seed, args.time_limit, start=s,
-                                        progress=lambda v, f, secs, label=label: record(v, f, label))
+            res = iterated_local_search(
+                scorer,
+                k,
+                seed,
+                args.time_limit,
+                start=s,
+                progress=lambda v, f, secs, label=label: record(v, f, label),
+            )
             record(res["value"], res["family"], label)
-            state["runs"].append({"k": k, "seed": seed, "from_start": bool(s), "value": res["value"],
-                                  "kicks": res["kicks"], "scans": res["scans"], "seconds": round(res["seconds"], 1)})
+            state["runs"].append(
+                {
+                    "k": k,
+                    "seed": seed,
+                    "from_start": bool(s),
+                    "value": res["value"],
+                    "kicks": res["kicks"],
+                    "scans": res["scans"],
+                    "seconds": round(res["seconds"], 1),
+                }
+            )
             save()
     state["status"] = "done"
     save()

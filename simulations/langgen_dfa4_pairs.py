@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from toolkit_langgen.compiled import pair_scan
 from toolkit_langgen.dfa import enumerate_dfa_languages
 
@@ -38,12 +37,21 @@ def main() -> None:
     F = np.zeros((N, n), np.bool_)
     sizes = np.array([L.n_states for L in H], np.int32)
     for i, L in enumerate(H):
-        T[i, :L.n_states] = L.trans
-        F[i, :L.n_states] = L.accept
+        T[i, : L.n_states] = L.trans
+        F[i, : L.n_states] = L.accept
     pair_scan(T, F, sizes, 0, 0)  # compile (or load from the cache) outside the time bound
     t0 = time.perf_counter()
-    state = {"n": n, "languages": N, "pairs_total": N * (N - 1) // 2, "rows_done": 0, "pairs_scanned": 0,
-             "finite_pairs": 0, "best": -1, "pair": None, "seconds": 0.0}
+    state = {
+        "n": n,
+        "languages": N,
+        "pairs_total": N * (N - 1) // 2,
+        "rows_done": 0,
+        "pairs_scanned": 0,
+        "finite_pairs": 0,
+        "best": -1,
+        "pair": None,
+        "seconds": 0.0,
+    }
     if args.resume and out.exists():
         state = json.loads(out.read_text())
     spent = state["seconds"]
@@ -61,7 +69,10 @@ def main() -> None:
         state["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         state["complete"] = state["rows_done"] == N
         out.write_text(json.dumps(state, indent=1))
-        print(f"rows {hi}/{N}  pairs {state['pairs_scanned']:,}  best {state['best']}  {state['seconds']} s", flush=True)
+        print(
+            f"rows {hi}/{N}  pairs {state['pairs_scanned']:,}  best {state['best']}  {state['seconds']} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -19,15 +19,24 @@ from pathlib import Path
 from toolkit_langgen.certificate import dfa_table
 from toolkit_langgen.closure import dfa_class
 from toolkit_langgen.dfa import DFA
-from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, is_suffix_closed,
-                                            stack_padded)
+from toolkit_langgen.family_search import (
+    FamilyScorer,
+    exhaustive_triples,
+    is_prefix_closed,
+    is_suffix_closed,
+    stack_padded,
+)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=4)
-    ap.add_argument("--subclass", choices=("prefix", "prefix-or-suffix"), default="prefix",
-                    help="members: prefix-closed languages, or prefix- and suffix-closed ones together")
+    ap.add_argument(
+        "--subclass",
+        choices=("prefix", "prefix-or-suffix"),
+        default="prefix",
+        help="members: prefix-closed languages, or prefix- and suffix-closed ones together",
+    )
     ap.add_argument("--out", default="results/langgen/dfa4_prefix_closed.json")
     args = ap.parse_args()
     if args.n < 1:
@@ -37,8 +46,11 @@ def main() -> None:
     t0 = time.perf_counter()
     H = dfa_class(args.n)
     scorer = FamilyScorer(*stack_padded(H))
-    closed = is_prefix_closed if args.subclass == "prefix" else (
-        lambda L: is_prefix_closed(L) or is_suffix_closed(L))
+    closed = (
+        is_prefix_closed
+        if args.subclass == "prefix"
+        else (lambda L: is_prefix_closed(L) or is_suffix_closed(L))
+    )
     S = [i for i, L in enumerate(H) if closed(L)]
     t1 = time.perf_counter()
     res = exhaustive_triples(scorer, S)
@@ -46,13 +58,21 @@ def main() -> None:
     inter = DFA("ab", BT.tolist(), BF.tolist(), 0)
     words = sorted(inter.words(inter.n_states), key=lambda w: (len(w), w))
     assert len(words) == res["value"]
-    doc = {"n": args.n, "languages": len(H), "subclass": args.subclass, "candidates": len(S),
-           "lower_bound": res["value"],
-           "method": f"exhaustive over all families of <= 3 {args.subclass}-closed languages",
-           "finite_intersections": res["finite_intersections"], "witness_words": words,
-           "witness_family": list(res["family"]), "members": [dfa_table(H[i]) for i in res["family"]],
-           "seconds_search": round(time.perf_counter() - t1, 1), "seconds": round(time.perf_counter() - t0, 1),
-           "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    doc = {
+        "n": args.n,
+        "languages": len(H),
+        "subclass": args.subclass,
+        "candidates": len(S),
+        "lower_bound": res["value"],
+        "method": f"exhaustive over all families of <= 3 {args.subclass}-closed languages",
+        "finite_intersections": res["finite_intersections"],
+        "witness_words": words,
+        "witness_family": list(res["family"]),
+        "members": [dfa_table(H[i]) for i in res["family"]],
+        "seconds_search": round(time.perf_counter() - t1, 1),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
     out.write_text(json.dumps(doc, indent=1))
     print(json.dumps({k: v for k, v in doc.items() if k not in ("witness_words", "members")}, indent=1))
 

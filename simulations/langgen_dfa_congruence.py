@@ -57,8 +57,11 @@ def build_levels(T: np.ndarray, max_depth: int, max_classes: int):
                 succ.append(j)
             trans[q] = succ
         levels.append((words, len(nxt)))
-        print(f"length {_depth}: {words} words from new classes, {len(nxt)} new classes, {len(ids)} in all",
-              file=sys.stderr, flush=True)
+        print(
+            f"length {_depth}: {words} words from new classes, {len(nxt)} new classes, {len(ids)} in all",
+            file=sys.stderr,
+            flush=True,
+        )
         frontier = nxt
         if not frontier or len(ids) > max_classes:
             break
@@ -106,8 +109,13 @@ def main() -> None:
     T, _, _ = stack_padded(H)
     levels, trans, closed = build_levels(T, args.max_depth, args.max_classes)
     classes = sum(new for _, new in levels)
-    out = {"n": args.n, "members": len(H), "closed": closed, "classes": classes,
-           "levels": [{"length": d, "words_expanded": w, "new_classes": c} for d, (w, c) in enumerate(levels)]}
+    out = {
+        "n": args.n,
+        "members": len(H),
+        "closed": closed,
+        "classes": classes,
+        "levels": [{"length": d, "words_expanded": w, "new_classes": c} for d, (w, c) in enumerate(levels)],
+    }
     d = 0
     while d + 1 < len(levels) and levels[d + 1][1] == 2 ** (d + 1):
         d += 1

@@ -63,13 +63,21 @@ def ltt_rows(k: int, t: int) -> dict:
     agree = len(words_b) == a["closure_dimension"] and set(words_b) == set(witness)
     n_finite = a["states"] - a["infinite_classes"]
     shown = witness if len(witness) <= 2000 else witness[:2000] + [f"... ({len(witness) - 2000} more)"]
-    return {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": a["closure_dimension"],
-            "check": len(words_b), "agree": agree, "status": "exact" if agree else "DISAGREE",
-            "method_a": f"profile automaton, coded states, one pass ({a['states']} states = classes, "
-                        f"{n_finite} finite)",
-            "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words_b))})",
-            "seconds_a": round(secs_a, 2), "seconds_b": round(secs_b, 2),
-            "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in shown)}
+    return {
+        "class": f"LTT({k},{t})",
+        "k": k,
+        "t": t,
+        "closure_dimension": a["closure_dimension"],
+        "check": len(words_b),
+        "agree": agree,
+        "status": "exact" if agree else "DISAGREE",
+        "method_a": f"profile automaton, coded states, one pass ({a['states']} states = classes, "
+        f"{n_finite} finite)",
+        "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words_b))})",
+        "seconds_a": round(secs_a, 2),
+        "seconds_b": round(secs_b, 2),
+        "witness": "F = {U ∪ [a^N], U ∪ [b^N]}, U = the finite classes: " + " ".join(w or "ε" for w in shown),
+    }
 
 
 def ltt_word_search_row(k: int, t: int) -> dict:
@@ -83,17 +91,30 @@ def ltt_word_search_row(k: int, t: int) -> dict:
     t0 = time.perf_counter()
     words = ltt_finite_class_words(k, t)
     secs_b = time.perf_counter() - t0
-    row = {"class": f"LTT({k},{t})", "k": k, "t": t, "closure_dimension": len(words), "check": None,
-           "agree": None, "status": "one computation", "method_a": None,
-           "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
-           "seconds_a": None, "seconds_b": round(secs_b, 2),
-           "witness": f"{len(words)} words, the union of the finite profile classes"}
+    row = {
+        "class": f"LTT({k},{t})",
+        "k": k,
+        "t": t,
+        "closure_dimension": len(words),
+        "check": None,
+        "agree": None,
+        "status": "one computation",
+        "method_a": None,
+        "method_b": f"word search, saturated factor graph acyclic (longest word {max(map(len, words))})",
+        "seconds_a": None,
+        "seconds_b": round(secs_b, 2),
+        "witness": f"{len(words)} words, the union of the finite profile classes",
+    }
     if t == 1 and k >= 2:
         t0 = time.perf_counter()
         check = _short_words(k) + simple_paths(k)
-        row.update(check=check, agree=check == len(words), status="exact" if check == len(words) else "DISAGREE",
-                   method_a=f"t = 1: {_short_words(k)} short words + the simple paths of B_{k}",
-                   seconds_a=round(time.perf_counter() - t0, 2))
+        row.update(
+            check=check,
+            agree=check == len(words),
+            status="exact" if check == len(words) else "DISAGREE",
+            method_a=f"t = 1: {_short_words(k)} short words + the simple paths of B_{k}",
+            seconds_a=round(time.perf_counter() - t0, 2),
+        )
     return row
 
 
@@ -102,12 +123,20 @@ def sl_rows(k: int) -> dict:
 
     a = sl_closure_dimension_orders(k)
     b = sl_closure_dimension_dfa(k)
-    return {"class": f"SL_{k}", "k": k, "t": None, "closure_dimension": a["closure_dimension"],
-            "check": b["closure_dimension"], "agree": a["closure_dimension"] == b["closure_dimension"],
-            "status": "exact", "method_a": "all linear orders of the de Bruijn nodes",
-            "method_b": f"DFA core over every edge subset ({b['finite_edge_sets']} finite)",
-            "seconds_a": round(a["seconds"], 2), "seconds_b": round(b["seconds"], 2),
-            "witness": "A = shorts, entries, exits and edges " + b["edges"] + f" (order {a['order']})"}
+    return {
+        "class": f"SL_{k}",
+        "k": k,
+        "t": None,
+        "closure_dimension": a["closure_dimension"],
+        "check": b["closure_dimension"],
+        "agree": a["closure_dimension"] == b["closure_dimension"],
+        "status": "exact",
+        "method_a": "all linear orders of the de Bruijn nodes",
+        "method_b": f"DFA core over every edge subset ({b['finite_edge_sets']} finite)",
+        "seconds_a": round(a["seconds"], 2),
+        "seconds_b": round(b["seconds"], 2),
+        "witness": "A = shorts, entries, exits and edges " + b["edges"] + f" (order {a['order']})",
+    }
 
 
 def sl_bound_row(k: int, seed: int, time_limit: float) -> dict:
@@ -115,16 +144,29 @@ def sl_bound_row(k: int, seed: int, time_limit: float) -> dict:
 
     r = sl_closure_dimension_bounds(k, seed=seed, time_limit=time_limit)
     upper = r["upper_bound"]  # None beyond 16 nodes (the simple paths are not counted there)
-    return {"class": f"SL_{k}", "k": k, "t": None, "closure_dimension": r["closure_dimension"], "check": None,
-            "agree": None, "status": f"bounds [{r['closure_dimension']}, {upper}]" if upper else "lower bound",
-            "method_a": r["method"], "method_b": "upper: simple paths of the de Bruijn graph" if upper else None,
-            "seconds_a": round(r["seconds"], 2), "seconds_b": None, "witness": f"order {r['order']}"}
+    return {
+        "class": f"SL_{k}",
+        "k": k,
+        "t": None,
+        "closure_dimension": r["closure_dimension"],
+        "check": None,
+        "agree": None,
+        "status": f"bounds [{r['closure_dimension']}, {upper}]" if upper else "lower bound",
+        "method_a": r["method"],
+        "method_b": "upper: simple paths of the de Bruijn graph" if upper else None,
+        "seconds_a": round(r["seconds"], 2),
+        "seconds_b": None,
+        "witness": f"order {r['order']}",
+    }
 
 
 def sl_exact_row(k: int) -> dict:
     """k <= 5: the dynamic programme and the branch and bound, and the witness on the DFA core."""
-    from toolkit_langgen.strictly_local_closure import (sl_closure_dimension_branch_and_bound,
-                                                        sl_closure_dimension_pareto, sl_language)
+    from toolkit_langgen.strictly_local_closure import (
+        sl_closure_dimension_branch_and_bound,
+        sl_closure_dimension_pareto,
+        sl_language,
+    )
 
     a = sl_closure_dimension_pareto(k)
     b = sl_closure_dimension_branch_and_bound(k)
@@ -133,14 +175,22 @@ def sl_exact_row(k: int) -> dict:
     witness_ok = bool(L.is_finite()) and int(L.cardinality()) == a["closure_dimension"]
     secs_w = time.perf_counter() - t0
     agree = a["closure_dimension"] == b["closure_dimension"] and witness_ok
-    return {"class": f"SL_{k}", "k": k, "t": None, "closure_dimension": a["closure_dimension"],
-            "check": b["closure_dimension"], "agree": agree, "status": "exact" if agree else "DISAGREE",
-            "method_a": f"dynamic programme over placed node sets, undominated states ({a['states_kept']} kept, "
-                        f"largest front {a['largest_front']})",
-            "method_b": f"branch and bound over orders, simple-path bound ({b['visited']} nodes visited); "
-                        f"witness on the DFA core: finite, {L.cardinality()} words ({secs_w:.2f} s)",
-            "seconds_a": round(a["seconds"], 2), "seconds_b": round(b["seconds"], 2),
-            "witness": f"order {a['order']}; A = " + " ".join(a["witness_factors"])}
+    return {
+        "class": f"SL_{k}",
+        "k": k,
+        "t": None,
+        "closure_dimension": a["closure_dimension"],
+        "check": b["closure_dimension"],
+        "agree": agree,
+        "status": "exact" if agree else "DISAGREE",
+        "method_a": f"dynamic programme over placed node sets, undominated states ({a['states_kept']} kept, "
+        f"largest front {a['largest_front']})",
+        "method_b": f"branch and bound over orders, simple-path bound ({b['visited']} nodes visited); "
+        f"witness on the DFA core: finite, {L.cardinality()} words ({secs_w:.2f} s)",
+        "seconds_a": round(a["seconds"], 2),
+        "seconds_b": round(b["seconds"], 2),
+        "witness": f"order {a['order']}; A = " + " ".join(a["witness_factors"]),
+    }
 
 
 def main() -> None:
@@ -150,11 +200,22 @@ def main() -> None:
     ap.add_argument("--sl-exact", type=int, nargs="*", default=[5], help="k <= 5: exact by two methods")
     ap.add_argument("--sl-bounds", type=int, nargs="*", default=[], help="bounds only (any k >= 2)")
     ap.add_argument("--sl-time", type=float, default=120.0, help="seconds of local search per bounded SL_k")
-    ap.add_argument("--ltt", type=ltt_pairs, nargs="*",
-                    default=[[(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3),
-                              (4, 1), (4, 2)]], help="pairs k,t: both computations")
-    ap.add_argument("--ltt-words", type=ltt_pairs, nargs="*", default=[],
-                    help="pairs k,t (e.g. 5,1): word search only (one computation)")
+    ap.add_argument(
+        "--ltt",
+        type=ltt_pairs,
+        nargs="*",
+        default=[
+            [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3), (4, 1), (4, 2)]
+        ],
+        help="pairs k,t: both computations",
+    )
+    ap.add_argument(
+        "--ltt-words",
+        type=ltt_pairs,
+        nargs="*",
+        default=[],
+        help="pairs k,t (e.g. 5,1): word search only (one computation)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if any(not 2 <= k <= 5 for k in args.sl_exact):

@@ -13,12 +13,17 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import toolkit  # noqa: E402
+import toolkit
 
-GRID = {"counting": [0, 1, 2, 3, 4, 5], "counting3": [0, 1, 2], "ltt_threshold": [1, 2, 3, 4, 5],
-        "sl_staircase": [2, 3, 4, 5, 6], "cfg_power": [1, 2, 3, 4]}
+GRID = {
+    "counting": [0, 1, 2, 3, 4, 5],
+    "counting3": [0, 1, 2],
+    "ltt_threshold": [1, 2, 3, 4, 5],
+    "sl_staircase": [2, 3, 4, 5, 6],
+    "cfg_power": [1, 2, 3, 4],
+}
 
 
 def main() -> None:
@@ -31,15 +36,18 @@ def main() -> None:
     store = {"store": args.store} if args.store else {}
     tables = []
     for family, params in GRID.items():
-        res = toolkit.sweep("langgen.witness_family", grid={"param": params}, params={"family": family}, **store)
+        res = toolkit.sweep(
+            "langgen.witness_family", grid={"param": params}, params={"family": family}, **store
+        )
         tables.append(res.table)
         bad = res.checks[res.checks.holds == False] if len(res.checks) else res.checks  # noqa: E712
         if len(bad):
             print(f"BOUND VIOLATIONS for {family}:\n{bad}")
     import pandas as pd
 
-    table = pd.concat(tables, ignore_index=True)[["family", "param", "max_size", "intersection_size", "closed_form",
-                                                  "matches", "evidence"]]
+    table = pd.concat(tables, ignore_index=True)[
+        ["family", "param", "max_size", "intersection_size", "closed_form", "matches", "evidence"]
+    ]
     table.to_csv(out / "witness_families.csv", index=False)
     fig, ax = plt.subplots(figsize=(6, 4))
     for family, grp in table.groupby("family"):

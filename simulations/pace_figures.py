@@ -14,12 +14,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from toolkit_pace.experiments import SHIFT_STREAMS, evaluate
+from toolkit_pace.metrics import forward_local
 
-import toolkit  # noqa: E402
-from toolkit_pace.experiments import SHIFT_STREAMS, evaluate  # noqa: E402
-from toolkit_pace.metrics import forward_local  # noqa: E402
+import toolkit
 
 OUT = Path(__file__).resolve().parents[1] / "plugins" / "pace" / "figures"
 
@@ -32,7 +32,7 @@ def local_coverage(path: Path) -> None:
             res = toolkit.run("pace.stream", {"method": method, "stream": stream, "gamma0": 0.005}, seed=100)
             t = res.table
             local = forward_local(t.err.to_numpy(), 100)
-            ax.plot(t.t.to_numpy()[:local.size], local, lw=0.9, color=color, label=method)
+            ax.plot(t.t.to_numpy()[: local.size], local, lw=0.9, color=color, label=method)
             if method == "pace":
                 ax_g.semilogy(t.t, t.gamma_t, color=color, lw=0.8)
         cps = {"abrupt_variance": (1500, 2500), "llm_factuality": (1000, 2000, 3000)}[stream]
@@ -56,7 +56,10 @@ def recovery(path: Path, seeds=range(100, 105)) -> None:
     labels = [("aci", 0.005), ("pace", 0.005), ("aci", 0.01), ("pace", 0.01), ("dtaci", 0.005)]
     width = 0.16
     for i, (method, g0) in enumerate(labels):
-        means = [np.mean([evaluate(method, s, g0, seed)["recovery_total"] for seed in seeds]) for s in SHIFT_STREAMS]
+        means = [
+            np.mean([evaluate(method, s, g0, seed)["recovery_total"] for seed in seeds])
+            for s in SHIFT_STREAMS
+        ]
         name = method if method == "dtaci" else f"{method}, gamma_0={g0}"
         ax.bar(np.arange(len(SHIFT_STREAMS)) + (i - 2) * width, means, width, label=name)
     ax.set_xticks(range(len(SHIFT_STREAMS)), SHIFT_STREAMS)

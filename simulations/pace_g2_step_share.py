@@ -32,7 +32,6 @@ import time
 
 import numpy as np
 from scipy import stats
-
 from toolkit_pace.methods import PACE, aci, ledger_step, pace, pace_kappa
 from toolkit_pace.metrics import violation_rate
 from toolkit_pace.streams import synthetic
@@ -58,7 +57,7 @@ def reactive_signal(err: np.ndarray) -> np.ndarray:
     margin = 2 * math.sqrt(ALPHA * (1 - ALPHA) / GAP_WINDOW)
     c = np.concatenate([[0], np.cumsum(err)])
     mean = np.full(err.size, np.nan)
-    mean[GAP_WINDOW - 1:] = (c[GAP_WINDOW:] - c[:-GAP_WINDOW]) / GAP_WINDOW
+    mean[GAP_WINDOW - 1 :] = (c[GAP_WINDOW:] - c[:-GAP_WINDOW]) / GAP_WINDOW
     r = np.maximum(0.0, np.abs(mean - ALPHA) - margin) / max(ALPHA, 1 - ALPHA)
     return np.nan_to_num(r, nan=0.0)
 
@@ -78,13 +77,17 @@ def arithmetic() -> float:
     fires = counts[excess > 0]
     p_fire = float(binom.pmf(fires).sum())
     print("1. arithmetic of the rule (spec constants)")
-    print(f"   reactive margin 2 sqrt(a(1-a)/50) = {margin:.4f}: fires when the error count in 50 rounds is "
-          f"<= {int(fires[fires < ALPHA * GAP_WINDOW].max())} or >= {int(fires[fires > ALPHA * GAP_WINDOW].min())}")
+    print(
+        f"   reactive margin 2 sqrt(a(1-a)/50) = {margin:.4f}: fires when the error count in 50 rounds is "
+        f"<= {int(fires[fires < ALPHA * GAP_WINDOW].max())} or >= {int(fires[fires > ALPHA * GAP_WINDOW].min())}"
+    )
     print(f"   smallest non-zero R_t = {smallest:.5f}, so gamma* - gamma_0 >= {jump:.3g}")
     for g0 in (0.005, 0.01):
-        print(f"   gamma_0 = {g0}: one trigger keeps gamma~ > 1.01 gamma_0 for >= "
-              f"{rounds_above_after_trigger(jump, g0)} rounds; float64 stalls gamma~ - gamma_0 at "
-              f"{_stall(g0):.2g} (never 0)")
+        print(
+            f"   gamma_0 = {g0}: one trigger keeps gamma~ > 1.01 gamma_0 for >= "
+            f"{rounds_above_after_trigger(jump, g0)} rounds; float64 stalls gamma~ - gamma_0 at "
+            f"{_stall(g0):.2g} (never 0)"
+        )
     print(f"   P(R_t > 0) per round under iid Bernoulli({ALPHA}) errors: {p_fire:.4f} (exact binomial)")
     return jump
 
@@ -107,10 +110,12 @@ def iid_case(rounds: int) -> None:
     print(f"   share of rounds with R_t > 0: {np.mean(r > 0):.4f}")
     for g0 in (0.005, 0.01):
         g = smoothed(np.minimum(0.128, g0 + GAIN * r), g0)
-        blocks = (g[:rounds // 3900 * 3900] <= (1 + TOLERANCE) * g0).reshape(-1, 3900).mean(axis=1)
-        print(f"   gamma_0 = {g0}: share gamma~ <= 1.01 gamma_0 = {np.mean(g <= (1 + TOLERANCE) * g0):.3f} "
-              f"(per 3900-round block: 10th-90th pct {np.percentile(blocks, 10):.3f}..{np.percentile(blocks, 90):.3f}, "
-              f"max {blocks.max():.3f}); exactly gamma_0: {np.mean(g == g0):.4f}")
+        blocks = (g[: rounds // 3900 * 3900] <= (1 + TOLERANCE) * g0).reshape(-1, 3900).mean(axis=1)
+        print(
+            f"   gamma_0 = {g0}: share gamma~ <= 1.01 gamma_0 = {np.mean(g <= (1 + TOLERANCE) * g0):.3f} "
+            f"(per 3900-round block: 10th-90th pct {np.percentile(blocks, 10):.3f}..{np.percentile(blocks, 90):.3f}, "
+            f"max {blocks.max():.3f}); exactly gamma_0: {np.mean(g == g0):.4f}"
+        )
 
 
 def shift_signal(scores: np.ndarray) -> np.ndarray:
@@ -119,14 +124,15 @@ def shift_signal(scores: np.ndarray) -> np.ndarray:
     span = SHIFT_WINDOW + REFERENCE_WINDOW
     out = np.zeros(scores.size)
     for t in range(span - 1, scores.size):
-        window = scores[t + 1 - span:t + 1]
+        window = scores[t + 1 - span : t + 1]
         d = ks_statistic(window[REFERENCE_WINDOW:], window[:REFERENCE_WINDOW])
         out[t] = max(0.0, d - kappa) / (1 - kappa)
     return out
 
 
-def full_rule_steps(shift: np.ndarray, gap: np.ndarray, err: np.ndarray, gamma0: float,
-                    phi_cap: float = PHI_CAP) -> np.ndarray:
+def full_rule_steps(
+    shift: np.ndarray, gap: np.ndarray, err: np.ndarray, gamma0: float, phi_cap: float = PHI_CAP
+) -> np.ndarray:
     """gamma_t of the spec's whole rule (cap, smoothing, ledger) from given signals and errors."""
     out = np.empty(err.size)
     smooth, phi = gamma0, 0.0
@@ -145,22 +151,30 @@ def oracle_case(rounds: int) -> None:
     scores = np.abs(rng.standard_normal(rounds))
     err = (scores > stats.norm.ppf(1 - ALPHA / 2)).astype(float)  # the true quantile: iid Bernoulli(alpha)
     shift, gap = shift_signal(scores), reactive_signal(err)
-    print(f"\n   oracle threshold, the spec's whole rule (KS + gap + cap + smoothing + ledger), {rounds} rounds "
-          f"(seed 301): error rate {err.mean():.4f}; rounds with R_t > 0: {np.mean(gap > 0):.4f}, KS > 0: "
-          f"{np.mean(shift > 0):.4f}")
+    print(
+        f"\n   oracle threshold, the spec's whole rule (KS + gap + cap + smoothing + ledger), {rounds} rounds "
+        f"(seed 301): error rate {err.mean():.4f}; rounds with R_t > 0: {np.mean(gap > 0):.4f}, KS > 0: "
+        f"{np.mean(shift > 0):.4f}"
+    )
     for g0 in (0.005, 0.01):
         g = full_rule_steps(shift, gap, err, g0)
-        blocks = (g[:rounds // 3900 * 3900] <= (1 + TOLERANCE) * g0).reshape(-1, 3900).mean(axis=1)
-        print(f"   gamma_0 = {g0}: share gamma_t <= 1.01 gamma_0 = {np.mean(g <= (1 + TOLERANCE) * g0):.3f} "
-              f"(per 3900-round block: 10th-90th pct {np.percentile(blocks, 10):.3f}..{np.percentile(blocks, 90):.3f}, "
-              f"max {blocks.max():.3f})")
+        blocks = (g[: rounds // 3900 * 3900] <= (1 + TOLERANCE) * g0).reshape(-1, 3900).mean(axis=1)
+        print(
+            f"   gamma_0 = {g0}: share gamma_t <= 1.01 gamma_0 = {np.mean(g <= (1 + TOLERANCE) * g0):.3f} "
+            f"(per 3900-round block: 10th-90th pct {np.percentile(blocks, 10):.3f}..{np.percentile(blocks, 90):.3f}, "
+            f"max {blocks.max():.3f})"
+        )
 
 
 def measured(seeds: range) -> None:
-    print(f"\n3. PACE on the exchangeable stream, T = {T}, seeds {seeds.start}..{seeds.stop - 1} (means over seeds)")
-    print("   gamma_0 | share gamma_t <= 1.01 g0 | exactly g0 | ledger binds | first signal (median round) | "
-          "reactive alone | KS alone | rounds with R>0 / KS>0 | no signal (gamma* = g0) | burn-in counted | "
-          "tolerance for 0.9")
+    print(
+        f"\n3. PACE on the exchangeable stream, T = {T}, seeds {seeds.start}..{seeds.stop - 1} (means over seeds)"
+    )
+    print(
+        "   gamma_0 | share gamma_t <= 1.01 g0 | exactly g0 | ledger binds | first signal (median round) | "
+        "reactive alone | KS alone | rounds with R>0 / KS>0 | no signal (gamma* = g0) | burn-in counted | "
+        "tolerance for 0.9"
+    )
     for g0 in (0.005, 0.01):
         rows, ratios = [], []
         for seed in seeds:
@@ -172,43 +186,65 @@ def measured(seeds: range) -> None:
             for i in range(n):
                 model.threshold()
                 model.update(x[BURN_IN + i])
-                shift[i], gap[i], smooth[i], gamma[i] = (model.shift_signal, model.gap_signal, model.gamma_smooth,
-                                                         model.gamma_t)
-            assert np.array_equal(pace(x, ALPHA, g0, CALIBRATION_WINDOW, BURN_IN, engine="numba").gamma_t, gamma)
+                shift[i], gap[i], smooth[i], gamma[i] = (
+                    model.shift_signal,
+                    model.gap_signal,
+                    model.gamma_smooth,
+                    model.gamma_t,
+                )
+            assert np.array_equal(
+                pace(x, ALPHA, g0, CALIBRATION_WINDOW, BURN_IN, engine="numba").gamma_t, gamma
+            )
             signal = np.flatnonzero((shift > 0) | (gap > 0))
             limit = (1 + TOLERANCE) * g0
-            rows.append((np.mean(gamma <= limit), np.mean(gamma == g0), np.mean(gamma < smooth),
-                         signal[0] if signal.size else n,
-                         np.mean(smoothed(np.minimum(0.128, g0 + GAIN * gap), g0) <= limit),
-                         np.mean(smoothed(np.minimum(0.128, g0 + GAIN * shift), g0) <= limit),
-                         np.mean(gap > 0), np.mean(shift > 0), np.mean((gap == 0) & (shift == 0)),
-                         (signal[0] if signal.size else n) / n))
+            rows.append(
+                (
+                    np.mean(gamma <= limit),
+                    np.mean(gamma == g0),
+                    np.mean(gamma < smooth),
+                    signal[0] if signal.size else n,
+                    np.mean(smoothed(np.minimum(0.128, g0 + GAIN * gap), g0) <= limit),
+                    np.mean(smoothed(np.minimum(0.128, g0 + GAIN * shift), g0) <= limit),
+                    np.mean(gap > 0),
+                    np.mean(shift > 0),
+                    np.mean((gap == 0) & (shift == 0)),
+                    (signal[0] if signal.size else n) / n,
+                )
+            )
             ratios.append(gamma / g0 - 1)
         a = np.array(rows, dtype=float)
         needed = float(np.quantile(np.concatenate(ratios), 0.9))
         m = a.mean(axis=0)
-        print(f"   {g0:<7} | {m[0]:.3f} (seeds {a[:, 0].min():.3f}..{a[:, 0].max():.3f}) | {m[1]:.3f} | "
-              f"{round(a[:, 2].sum() * (T - BURN_IN))} of {len(seeds) * (T - BURN_IN)} rounds | "
-              f"{np.median(a[:, 3]):.0f} (share of rounds before it: {m[9]:.3f}) | {m[4]:.3f} | {m[5]:.3f} | "
-              f"{m[6]:.4f} / {m[7]:.4f} | {m[8]:.3f} | {(m[0] * n + BURN_IN) / T:.3f} | "
-              f"gamma_t <= {1 + needed:.2f} gamma_0")
+        print(
+            f"   {g0:<7} | {m[0]:.3f} (seeds {a[:, 0].min():.3f}..{a[:, 0].max():.3f}) | {m[1]:.3f} | "
+            f"{round(a[:, 2].sum() * (T - BURN_IN))} of {len(seeds) * (T - BURN_IN)} rounds | "
+            f"{np.median(a[:, 3]):.0f} (share of rounds before it: {m[9]:.3f}) | {m[4]:.3f} | {m[5]:.3f} | "
+            f"{m[6]:.4f} / {m[7]:.4f} | {m[8]:.3f} | {(m[0] * n + BURN_IN) / T:.3f} | "
+            f"gamma_t <= {1 + needed:.2f} gamma_0"
+        )
 
 
 def violation_ratio(seeds: range, gamma0: float = 0.01) -> None:
     rates = []
     for seed in seeds:
         x = synthetic("exchangeable", T, seed).scores
-        rates.append([violation_rate(method(x, ALPHA, gamma0, CALIBRATION_WINDOW, BURN_IN).err, ALPHA)
-                      for method in (aci, pace)])
+        rates.append(
+            [
+                violation_rate(method(x, ALPHA, gamma0, CALIBRATION_WINDOW, BURN_IN).err, ALPHA)
+                for method in (aci, pace)
+            ]
+        )
     r = np.array(rates)
     rng = np.random.default_rng(302)
     picks = rng.integers(0, len(r), size=(2000, len(r)))
     boot = r[picks, 1].mean(axis=1) / r[picks, 0].mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    print(f"\n4. exchangeable violation rate, gamma_0 = {gamma0}, seeds {seeds.start}..{seeds.stop - 1}: ACI "
-          f"{r[:, 0].mean():.4f}, PACE {r[:, 1].mean():.4f}, ratio {r[:, 1].mean() / r[:, 0].mean():.3f} "
-          f"[95% seed bootstrap {lo:.3f}, {hi:.3f}] (gate: within [0.9, 1.1]); PACE lower in "
-          f"{int(np.sum(r[:, 1] < r[:, 0]))}/{len(r)} seeds")
+    print(
+        f"\n4. exchangeable violation rate, gamma_0 = {gamma0}, seeds {seeds.start}..{seeds.stop - 1}: ACI "
+        f"{r[:, 0].mean():.4f}, PACE {r[:, 1].mean():.4f}, ratio {r[:, 1].mean() / r[:, 0].mean():.3f} "
+        f"[95% seed bootstrap {lo:.3f}, {hi:.3f}] (gate: within [0.9, 1.1]); PACE lower in "
+        f"{int(np.sum(r[:, 1] < r[:, 0]))}/{len(r)} seeds"
+    )
 
 
 def main(argv=None) -> None:

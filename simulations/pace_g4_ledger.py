@@ -25,7 +25,6 @@ import argparse
 import time
 
 import numpy as np
-
 from toolkit_pace.methods import aci, pace
 from toolkit_pace.metrics import LOCAL_WINDOW, POST_SHIFT_ROUNDS, post_shift_deviation
 from toolkit_pace.streams import llm_factuality, synthetic
@@ -61,24 +60,30 @@ def _ratio(pairs) -> str:
 
 def block_deviation(err: np.ndarray, change_points) -> float:
     """Mean over change points of |mean err_{tau..tau+299} - alpha|."""
-    return float(np.mean([abs(err[tau:tau + POST_SHIFT_ROUNDS].mean() - ALPHA) for tau in change_points]))
+    return float(np.mean([abs(err[tau : tau + POST_SHIFT_ROUNDS].mean() - ALPHA) for tau in change_points]))
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10, help="how many seeds (default 10)")
-    ap.add_argument("--first-seed", type=int, default=200, help="the first seed (default 200; the gate's are 100..119)")
+    ap.add_argument(
+        "--first-seed", type=int, default=200, help="the first seed (default 200; the gate's are 100..119)"
+    )
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.first_seed < 0:
         ap.error("--seeds must be >= 1 and --first-seed >= 0")
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     start = time.process_time()
-    print(f"seeds {seeds.start}..{seeds.stop - 1}, T = {T}; means over seeds "
-          "(post-shift deviation: PACE/ACI ratio in brackets)")
-    print("stream | gamma_0 | ACI | PACE | ledger binds (post-shift share) | max |phi| | post-shift max gamma_t, mean "
-          "gamma_t | PACE without ledger (counterfactual) | trailing-window reading [95% seed bootstrap] | centred | "
-          "300-round block | "
-          "gains 0.3 (counterfactual)")
+    print(
+        f"seeds {seeds.start}..{seeds.stop - 1}, T = {T}; means over seeds "
+        "(post-shift deviation: PACE/ACI ratio in brackets)"
+    )
+    print(
+        "stream | gamma_0 | ACI | PACE | ledger binds (post-shift share) | max |phi| | post-shift max gamma_t, mean "
+        "gamma_t | PACE without ledger (counterfactual) | trailing-window reading [95% seed bootstrap] | centred | "
+        "300-round block | "
+        "gains 0.3 (counterfactual)"
+    )
     for name in ("abrupt_variance", "multi_block", "llm_factuality"):
         for g0 in (0.005, 0.01):
             dev_aci, dev_pace, dev_free, binds, phi_max, g_max, g_mean = [], [], [], [], [], [], []
@@ -101,18 +106,20 @@ def main(argv=None) -> None:
                 strong = pace(s.scores, ALPHA, g0, W, BURN_IN, side=side, shift_gain=0.3, gap_gain=0.3)
                 big.append(post_shift_deviation(strong.err, ALPHA, cps))
                 bound = np.abs(p.phi) >= PHI * (1 - 1e-9)
-                binds.append(np.mean([bound[c:c + POST_SHIFT_ROUNDS].mean() for c in cps]))
+                binds.append(np.mean([bound[c : c + POST_SHIFT_ROUNDS].mean() for c in cps]))
                 phi_max.append(np.abs(p.phi).max())
-                post = np.concatenate([p.gamma_t[c:c + POST_SHIFT_ROUNDS] for c in cps])
+                post = np.concatenate([p.gamma_t[c : c + POST_SHIFT_ROUNDS] for c in cps])
                 g_max.append(post.max())
                 g_mean.append(post.mean())
             da, dp, df = np.mean(dev_aci), np.mean(dev_pace), np.mean(dev_free)
-            print(f"{name} | {g0} | {da:.4f} | {dp:.4f} {_ratio(forward)} | {np.mean(binds):.3f} | "
-                  f"{np.max(phi_max):.2f} | "
-                  f"{np.mean(g_max):.3f}, {np.mean(g_mean):.4f} | {df:.4f} ({df / da:.2f}) | "
-                  f"{_ratio(trail)} | {_ratio(centred)} | "
-                  f"({np.mean(block, axis=0)[1] / np.mean(block, axis=0)[0]:.2f}) | "
-                  f"{np.mean(big):.4f} ({np.mean(big) / da:.2f})")
+            print(
+                f"{name} | {g0} | {da:.4f} | {dp:.4f} {_ratio(forward)} | {np.mean(binds):.3f} | "
+                f"{np.max(phi_max):.2f} | "
+                f"{np.mean(g_max):.3f}, {np.mean(g_mean):.4f} | {df:.4f} ({df / da:.2f}) | "
+                f"{_ratio(trail)} | {_ratio(centred)} | "
+                f"({np.mean(block, axis=0)[1] / np.mean(block, axis=0)[0]:.2f}) | "
+                f"{np.mean(big):.4f} ({np.mean(big) / da:.2f})"
+            )
     print(f"\nCPU {time.process_time() - start:.1f} s")
 
 

@@ -18,16 +18,21 @@ import time
 
 import numpy as np
 import pandas as pd
-
 from toolkit_pace import experiments as E
 
 
 def _ratio_spread(table: pd.DataFrame, column: str, stream: str, gamma0: float) -> str:
-    a = table[(table.method == "aci") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index("seed")[column]
-    p = table[(table.method == "pace") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index("seed")[column]
+    a = table[(table.method == "aci") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index(
+        "seed"
+    )[column]
+    p = table[(table.method == "pace") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index(
+        "seed"
+    )[column]
     r = (p / a).dropna()
-    return f"per-seed PACE/ACI {np.percentile(r, 10):.2f}..{np.percentile(r, 90):.2f}, worse than gate in " \
-           f"{int((r > (0.5 if column == 'recovery_total' else 0.75)).sum())}/{r.size} seeds"
+    return (
+        f"per-seed PACE/ACI {np.percentile(r, 10):.2f}..{np.percentile(r, 90):.2f}, worse than gate in "
+        f"{int((r > (0.5 if column == 'recovery_total' else 0.75)).sum())}/{r.size} seeds"
+    )
 
 
 def main() -> None:
@@ -52,18 +57,36 @@ def main() -> None:
     lines += ["", "Seed spread of the G3/G4 ratios:", ""]
     for g0 in E.GAMMA0S:
         for stream in E.SHIFT_STREAMS:
-            lines.append(f"- {stream}, gamma0={g0}: recovery {_ratio_spread(table, 'recovery_total', stream, g0)}; "
-                         f"post-shift {_ratio_spread(table, 'post_shift_deviation', stream, g0)}")
-    dt = table[table.method == "dtaci"].groupby("stream")[["recovery_total", "post_shift_deviation",
-                                                            "long_run_deviation", "violation_rate"]].mean()
-    pace = table[(table.method == "pace") & (table.gamma0 == 0.005)].groupby("stream")[
-        ["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]].mean()
-    lines += ["", "DtACI vs PACE (gamma0 = .005), means over seeds:", "", "```",
-              pace.add_prefix("pace_").join(dt.add_prefix("dtaci_")).round(4).to_string(), "```"]
+            lines.append(
+                f"- {stream}, gamma0={g0}: recovery {_ratio_spread(table, 'recovery_total', stream, g0)}; "
+                f"post-shift {_ratio_spread(table, 'post_shift_deviation', stream, g0)}"
+            )
+    dt = (
+        table[table.method == "dtaci"]
+        .groupby("stream")[["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]]
+        .mean()
+    )
+    pace = (
+        table[(table.method == "pace") & (table.gamma0 == 0.005)]
+        .groupby("stream")[["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]]
+        .mean()
+    )
+    lines += [
+        "",
+        "DtACI vs PACE (gamma0 = .005), means over seeds:",
+        "",
+        "```",
+        pace.add_prefix("pace_").join(dt.add_prefix("dtaci_")).round(4).to_string(),
+        "```",
+    ]
     g1 = outcomes["G1"].table
-    lines += ["", f"G1 runs per method: {g1.groupby('method').size().to_dict()}; min margin per method: "
-              f"{g1.groupby('method').min_margin.min().round(4).to_dict()}",
-              "", f"wall time {time.time() - start:.0f} s"]
+    lines += [
+        "",
+        f"G1 runs per method: {g1.groupby('method').size().to_dict()}; min margin per method: "
+        f"{g1.groupby('method').min_margin.min().round(4).to_dict()}",
+        "",
+        f"wall time {time.time() - start:.0f} s",
+    ]
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -16,11 +16,15 @@ import argparse
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from toolkit.argtypes import comma_list
 from toolkit.argtypes import seeds as seeds_arg
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BINS = np.array([0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 1.0])
 
@@ -64,16 +68,29 @@ def fit_rows(link: str, seed: int, settings: dict, laplace_pips: bool = False) -
     rows = []
     for r, pips in enumerate(model.all_inclusion_probabilities_):
         for j, q in enumerate(pips):
-            rows.append(dict(link=link, seed=seed, candidate=r, chosen=r == model.best_restart_, column=j,
-                             pip=float(q), averaged_pip=float(averaged[j]), truly_in=bool(truth[j]),
-                             mass_in_region=float(mass[j]), mostly_in=bool(mass[j] >= 0.5),
-                             laplace_pip=float(laplace[j]) if r == model.best_restart_ else float("nan"),
-                             log_evidence=float(ev[r])))
+            rows.append(
+                dict(
+                    link=link,
+                    seed=seed,
+                    candidate=r,
+                    chosen=r == model.best_restart_,
+                    column=j,
+                    pip=float(q),
+                    averaged_pip=float(averaged[j]),
+                    truly_in=bool(truth[j]),
+                    mass_in_region=float(mass[j]),
+                    mostly_in=bool(mass[j] >= 0.5),
+                    laplace_pip=float(laplace[j]) if r == model.best_restart_ else float("nan"),
+                    log_evidence=float(ev[r]),
+                )
+            )
     print(link, seed, "chosen", model.best_restart_, "selected", list(model.selected_), flush=True)
     return rows
 
 
-def run(links, seeds, settings: dict, laplace_pips: bool = False, log=None, setting: str = "quick") -> "pd.DataFrame":
+def run(
+    links, seeds, settings: dict, laplace_pips: bool = False, log=None, setting: str = "quick"
+) -> pd.DataFrame:
     """The study's table; with a :class:`~toolkit_sbayfdnn.study_rows.RowLog` ``log`` (key: link, seed, setting,
     laplace_pips) each fit is appended as soon as it is done and the ones already in the log are not refitted."""
     import pandas as pd
@@ -100,8 +117,11 @@ def binned(table, column: str, truth: str = "truly_in"):
     import pandas as pd
 
     cut = pd.cut(table[column], BINS, include_lowest=True)
-    return table.groupby(cut, observed=True)[truth].agg(["mean", "count"]).rename(
-        columns={"mean": f"frequency_{truth}"})
+    return (
+        table.groupby(cut, observed=True)[truth]
+        .agg(["mean", "count"])
+        .rename(columns={"mean": f"frequency_{truth}"})
+    )
 
 
 def calibration_scores(table, column: str, truth: str) -> dict:
@@ -113,19 +133,32 @@ def calibration_scores(table, column: str, truth: str) -> dict:
     cut = pd.cut(table[column], BINS, include_lowest=True)
     groups = table.assign(_t=t).groupby(cut, observed=True)
     ece = float(sum(len(g) * abs(g[column].mean() - g["_t"].mean()) for _, g in groups) / len(table))
-    return {"pip": column, "truth": truth, "brier": float(np.mean((p - t) ** 2)), "ece": ece, "columns": len(table)}
+    return {
+        "pip": column,
+        "truth": truth,
+        "brier": float(np.mean((p - t) ** 2)),
+        "ece": ece,
+        "columns": len(table),
+    }
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     from toolkit_sbayfdnn.experiments import LINKS
 
-    parser.add_argument("--links", type=comma_list(choices=LINKS), default=list(LINKS),
-                        help=f"comma-separated, from {', '.join(LINKS)}")
+    parser.add_argument(
+        "--links",
+        type=comma_list(choices=LINKS),
+        default=list(LINKS),
+        help=f"comma-separated, from {', '.join(LINKS)}",
+    )
     parser.add_argument("--seeds", type=seeds_arg, default=[0, 1], help="comma-separated seeds")
     parser.add_argument("--full", action="store_true", help="the gate settings (3000 epochs, 3 restarts)")
-    parser.add_argument("--laplace-pips", action="store_true",
-                        help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)")
+    parser.add_argument(
+        "--laplace-pips",
+        action="store_true",
+        help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)",
+    )
     parser.add_argument("--out", default="results/sbayfdnn/calibration")
     args = parser.parse_args(argv)
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
@@ -137,8 +170,14 @@ def main(argv=None) -> None:
 
     out = Path(args.out)
     log = RowLog(out / "rows.jsonl", key=("link", "seed", "setting", "laplace_pips"))
-    table = run(args.links, seeds, settings, laplace_pips=args.laplace_pips, log=log,
-                setting="full" if args.full else "quick")
+    table = run(
+        args.links,
+        seeds,
+        settings,
+        laplace_pips=args.laplace_pips,
+        log=log,
+        setting="full" if args.full else "quick",
+    )
     table.to_csv(out / "pips.csv", index=False)
     chosen = table[table["chosen"]]
     per_fit = chosen.drop_duplicates(["link", "seed", "column"])
@@ -147,12 +186,16 @@ def main(argv=None) -> None:
     import pandas as pd
 
     columns = ["pip", "averaged_pip"] + (["laplace_pip"] if args.laplace_pips else [])
-    scores = pd.DataFrame([calibration_scores(per_fit, c, truth) for truth in ("mostly_in", "truly_in")
-                           for c in columns])
+    scores = pd.DataFrame(
+        [calibration_scores(per_fit, c, truth) for truth in ("mostly_in", "truly_in") for c in columns]
+    )
     scores.to_csv(out / "calibration_scores.csv", index=False)
     print(scores.to_string())
     if args.laplace_pips:
-        print("Laplace (Savage-Dickey) PIPs vs mostly_in:\n", binned(per_fit, "laplace_pip", "mostly_in").to_string())
+        print(
+            "Laplace (Savage-Dickey) PIPs vs mostly_in:\n",
+            binned(per_fit, "laplace_pip", "mostly_in").to_string(),
+        )
     exact = float(np.mean((per_fit["pip"] < 1e-6) | (per_fit["pip"] > 1 - 1e-6)))
     print(f"share of chosen PIPs within 1e-6 of 0 or 1: {exact:.3f}; {time.perf_counter() - start:.0f} s")
     import matplotlib

@@ -32,7 +32,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from toolkit.argtypes import comma_list  # noqa: E402
+from toolkit.argtypes import comma_list
 
 LRS = (5e-4, 2e-3, 5e-3)
 WIDTHS = ((32, 16), (64, 32), (128, 64))
@@ -42,7 +42,6 @@ WEIGHT_DECAY_VARS = (0.1, 1.0, float("inf"))
 def dense_rows(data, seed):
     import numpy as np
     import torch
-
     from toolkit_sbayfdnn.baselines import DenseNetwork, _split
     from toolkit_sbayfdnn.network import forward
 
@@ -50,18 +49,27 @@ def dense_rows(data, seed):
     tr, va = _split(len(data.y), 0.2, seed)  # the split DenseNetwork early-stops on
     for lr, widths, wd in itertools.product(LRS, WIDTHS, WEIGHT_DECAY_VARS):
         model = DenseNetwork(24, 3, widths=widths, lr=lr, weight_decay_var=wd, random_state=seed).fit(
-            data.X, data.y, data.grid)
+            data.X, data.y, data.grid
+        )
         Z = torch.as_tensor(data.X[va] @ model.projection_ - model.z_mean_, dtype=torch.float32)
         with torch.no_grad():
             val_pred = forward(model.params_, Z)[0].double().numpy() * model.y_scale_ + model.y_mean_
-        rows.append({"lr": lr, "widths": str(widths), "weight_decay_var": wd, "best_epoch": model.best_epoch_,
-                     "val_rmse": float(np.sqrt(np.mean((val_pred - data.y[va]) ** 2))),
-                     "test_ratio": float(np.sqrt(np.mean((model.predict(data.X_test) - data.y_test) ** 2)))
-                     / data.oracle_rmse,
-                     "default": lr == 2e-3 and widths == (64, 32) and wd == 1.0})
+        rows.append(
+            {
+                "lr": lr,
+                "widths": str(widths),
+                "weight_decay_var": wd,
+                "best_epoch": model.best_epoch_,
+                "val_rmse": float(np.sqrt(np.mean((val_pred - data.y[va]) ** 2))),
+                "test_ratio": float(np.sqrt(np.mean((model.predict(data.X_test) - data.y_test) ** 2)))
+                / data.oracle_rmse,
+                "default": lr == 2e-3 and widths == (64, 32) and wd == 1.0,
+            }
+        )
     default = next(r for r in rows if r["default"])
-    refit = DenseNetwork(24, 3, epochs=max(25, default["best_epoch"]), early_stopping=False, random_state=seed).fit(
-        data.X, data.y, data.grid)
+    refit = DenseNetwork(
+        24, 3, epochs=max(25, default["best_epoch"]), early_stopping=False, random_state=seed
+    ).fit(data.X, data.y, data.grid)
     refit_ratio = float(np.sqrt(np.mean((refit.predict(data.X_test) - data.y_test) ** 2))) / data.oracle_rmse
     return rows, refit_ratio
 
@@ -69,7 +77,6 @@ def dense_rows(data, seed):
 def sparse_rows(data, seed, finetune_steps=(250,) * 6):
     import numpy as np
     import torch
-
     from toolkit_sbayfdnn import basis
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
     from toolkit_sbayfdnn.network import forward, init_params, train
@@ -91,25 +98,47 @@ def sparse_rows(data, seed, finetune_steps=(250,) * 6):
         return np.sqrt(((out - data.y_test[None]) ** 2).mean(axis=1)) / data.oracle_rmse
 
     params = init_params(est.n_restarts, est.n_basis, est.widths, torch.Generator().manual_seed(seed))
-    params, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=est.epochs, lr=est.lr,
-                      anneal_epochs=est.anneal_epochs)
-    pips = inclusion_probability((params[0] ** 2).sum(dim=1).double().numpy(), est.widths[0], est.lam,
-                                 est.sigma0_sq, est.sigma1_sq)
+    params, _ = train(
+        params,
+        Zt,
+        yt,
+        task="regression",
+        prior=est.prior_,
+        epochs=est.epochs,
+        lr=est.lr,
+        anneal_epochs=est.anneal_epochs,
+    )
+    pips = inclusion_probability(
+        (params[0] ** 2).sum(dim=1).double().numpy(), est.widths[0], est.lam, est.sigma0_sq, est.sigma1_sq
+    )
     mask = torch.as_tensor(pips > est.threshold, dtype=torch.float32)
-    rows = [{"stage": "MAP", "epochs": 0, "ratios": ratios(params)},
-            {"stage": "masked", "epochs": 0, "ratios": ratios(params, mask)}]
-    low, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.finetune_step_size, mask=mask)
+    rows = [
+        {"stage": "MAP", "epochs": 0, "ratios": ratios(params)},
+        {"stage": "masked", "epochs": 0, "ratios": ratios(params, mask)},
+    ]
+    low, _ = train(
+        params, Zt, yt, task="regression", prior=est.prior_, epochs=500, lr=est.finetune_step_size, mask=mask
+    )
     rows.append({"stage": "fine-tuned at finetune_lr (default)", "epochs": 500, "ratios": ratios(low, mask)})
     done = 0
     for step in finetune_steps:
-        params, _ = train(params, Zt, yt, task="regression", prior=est.prior_, epochs=step, lr=est.lr, mask=mask)
+        params, _ = train(
+            params, Zt, yt, task="regression", prior=est.prior_, epochs=step, lr=est.lr, mask=mask
+        )
         done += step
         rows.append({"stage": "fine-tuned at lr", "epochs": done, "ratios": ratios(params, mask)})
     out = []
     for row in rows:
         for r, value in enumerate(row["ratios"]):
-            out.append({"stage": row["stage"], "finetune_epochs": row["epochs"], "restart": r,
-                        "n_selected": int(mask[r].sum()), "test_ratio": float(value)})
+            out.append(
+                {
+                    "stage": row["stage"],
+                    "finetune_epochs": row["epochs"],
+                    "restart": r,
+                    "n_selected": int(mask[r].sum()),
+                    "test_ratio": float(value),
+                }
+            )
     return out
 
 
@@ -118,11 +147,16 @@ def evidence_pruning(data, seed, finetune_epochs=500):
     the Laplace log evidence: would backward elimination by evidence remove the false columns only?"""
     import numpy as np
     import torch
-
     from toolkit_sbayfdnn import basis
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
-    from toolkit_sbayfdnn.network import (data_loss, forward, gauss_newton_hessian, laplace_log_evidence,
-                                          laplace_objective, train)
+    from toolkit_sbayfdnn.network import (
+        data_loss,
+        forward,
+        gauss_newton_hessian,
+        laplace_log_evidence,
+        laplace_objective,
+        train,
+    )
 
     model = SparseBayesianFDNN(random_state=seed).fit(data.X, data.y, data.grid)
     Zt, Zte = model._scores(data.X), model._scores(data.X_test)
@@ -133,25 +167,50 @@ def evidence_pruning(data, seed, finetune_epochs=500):
         with torch.no_grad():
             noise_var = float(data_loss(forward(params, Zt, mask), yt, "regression")[0])
             pred = forward(params, Zte, mask)[0].numpy() * model.y_scale_ + model.y_mean_
-        objective, theta, shapes, keep = laplace_objective([p.double() for p in params], Zt.double(), yt.double(),
-                                                           task="regression", prior=model.prior_,
-                                                           mask=mask.double(), noise_var=noise_var)
-        hess = gauss_newton_hessian(shapes, theta, Zt.double()[:, keep], yt.double(), task="regression",
-                                    prior=model.prior_, noise_var=noise_var)
+        objective, theta, shapes, keep = laplace_objective(
+            [p.double() for p in params],
+            Zt.double(),
+            yt.double(),
+            task="regression",
+            prior=model.prior_,
+            mask=mask.double(),
+            noise_var=noise_var,
+        )
+        hess = gauss_newton_hessian(
+            shapes,
+            theta,
+            Zt.double()[:, keep],
+            yt.double(),
+            task="regression",
+            prior=model.prior_,
+            noise_var=noise_var,
+        )
         evidence = laplace_log_evidence(objective, theta, len(data.y), hessian=hess)["log_evidence"]
-        regions = [(float(basis.from_unit(lo, data.grid)), float(basis.from_unit(hi, data.grid)))
-                   for lo, hi in basis.selected_regions(np.asarray(selected, dtype=int), model.n_basis, model.degree)]
-        return {"log_evidence": evidence,
-                "test_ratio": float(np.sqrt(np.mean((pred - data.y_test) ** 2))) / data.oracle_rmse,
-                **basis.region_metrics(basis.region_mask(data.grid, regions), true_mask)}
+        regions = [
+            (float(basis.from_unit(lo, data.grid)), float(basis.from_unit(hi, data.grid)))
+            for lo, hi in basis.selected_regions(np.asarray(selected, dtype=int), model.n_basis, model.degree)
+        ]
+        return {
+            "log_evidence": evidence,
+            "test_ratio": float(np.sqrt(np.mean((pred - data.y_test) ** 2))) / data.oracle_rmse,
+            **basis.region_metrics(basis.region_mask(data.grid, regions), true_mask),
+        }
 
     selected = [int(j) for j in model.selected_]
     rows = [{"dropped": "none", **evaluate(model.params_, model.mask_, selected)}]
     for j in selected:
         mask = model.mask_.clone()
         mask[0, j] = 0
-        params, _ = train(model.params_, Zt, yt, task="regression", prior=model.prior_, epochs=finetune_epochs,
-                          lr=model.finetune_step_size, mask=mask)
+        params, _ = train(
+            model.params_,
+            Zt,
+            yt,
+            task="regression",
+            prior=model.prior_,
+            epochs=finetune_epochs,
+            lr=model.finetune_step_size,
+            mask=mask,
+        )
         rows.append({"dropped": str(j), **evaluate(params, mask, [k for k in selected if k != j])})
     for row in rows:
         row["evidence_gain"] = row["log_evidence"] - rows[0]["log_evidence"]
@@ -169,21 +228,31 @@ def link_seed(text: str) -> tuple[str, int]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     from toolkit_sbayfdnn.experiments import LINKS
 
-    parser.add_argument("--links", type=comma_list(choices=LINKS), default=list(LINKS),
-                        help=f"comma-separated, from {', '.join(LINKS)}")
+    parser.add_argument(
+        "--links",
+        type=comma_list(choices=LINKS),
+        default=list(LINKS),
+        help=f"comma-separated, from {', '.join(LINKS)}",
+    )
     parser.add_argument("--seeds", type=int, default=1, help="number of seeds (0..N-1)")
     parser.add_argument("--no-sparse", action="store_true", help="skip the sparse model's fine-tuning trace")
-    parser.add_argument("--evidence-pruning", type=comma_list(link_seed), default=[], metavar="LINK:SEED[,LINK:SEED]",
-                        help="also write evidence_pruning.csv for these fits (e.g. square:3)")
+    parser.add_argument(
+        "--evidence-pruning",
+        type=comma_list(link_seed),
+        default=[],
+        metavar="LINK:SEED[,LINK:SEED]",
+        help="also write evidence_pruning.csv for these fits (e.g. square:3)",
+    )
     parser.add_argument("--out", default="results/sbayfdnn/dense_gap")
     args = parser.parse_args(argv)
 
     import pandas as pd
     import torch
-
     from toolkit_sbayfdnn.designs import simulate
 
     torch.set_num_threads(1)
@@ -205,14 +274,27 @@ def main(argv=None) -> int:
                 data = simulate("two_region", link, 5.0, 500, 2000, 100, seed) if data is None else data
                 if part == "dense":
                     rows, refit = dense_rows(data, seed)
-                    unit = [{"kind": "grid", **r} for r in rows] + [{"kind": "refit", "refit_all_curves_ratio": refit}]
+                    unit = [{"kind": "grid", **r} for r in rows] + [
+                        {"kind": "refit", "refit_all_curves_ratio": refit}
+                    ]
                 else:
                     unit = sparse_rows(data, seed)
                 log.append(unit, part=part, link=link, seed=seed)
-            units = {p: [r for r in log.rows if (r["part"], r["link"], r["seed"]) == (p, link, seed)] for p in parts}
+            units = {
+                p: [r for r in log.rows if (r["part"], r["link"], r["seed"]) == (p, link, seed)]
+                for p in parts
+            }
             # JSON keeps no infinity: the log stores weight_decay_var = inf (no weight decay) as null
-            grid += [{**r, "weight_decay_var": float("inf") if r["weight_decay_var"] is None else r["weight_decay_var"]}
-                     for r in units["dense"] if r["kind"] == "grid"]
+            grid += [
+                {
+                    **r,
+                    "weight_decay_var": float("inf")
+                    if r["weight_decay_var"] is None
+                    else r["weight_decay_var"],
+                }
+                for r in units["dense"]
+                if r["kind"] == "grid"
+            ]
             refits += [r for r in units["dense"] if r["kind"] == "refit"]
             sparse += units.get("sparse", [])
             print(f"{link} seed {seed} done ({time.perf_counter() - start:.0f} s)", flush=True)
@@ -223,14 +305,23 @@ def main(argv=None) -> int:
         for (link, seed), g in grid.groupby(["link", "seed"], sort=False):
             default = g[g["default"]].iloc[0]
             picked = g.loc[g["val_rmse"].idxmin()]
-            refit = next(r["refit_all_curves_ratio"] for r in refits if r["link"] == link and r["seed"] == seed)
-            summary.append({"link": link, "seed": seed, "dense_default": default["test_ratio"],
-                            "dense_grid_min": g["test_ratio"].min(), "dense_grid_max": g["test_ratio"].max(),
-                            "dense_val_selected": picked["test_ratio"],
-                            "val_selected_setting": f"lr {picked['lr']:g}, {picked['widths']}, wd var {picked['weight_decay_var']:g}",
-                            "dense_refit_all_curves": refit,
-                            "oracle_over_best_dense": 1.0 / min(g["test_ratio"].min(), refit),
-                            "oracle_over_default_dense": 1.0 / default["test_ratio"]})
+            refit = next(
+                r["refit_all_curves_ratio"] for r in refits if r["link"] == link and r["seed"] == seed
+            )
+            summary.append(
+                {
+                    "link": link,
+                    "seed": seed,
+                    "dense_default": default["test_ratio"],
+                    "dense_grid_min": g["test_ratio"].min(),
+                    "dense_grid_max": g["test_ratio"].max(),
+                    "dense_val_selected": picked["test_ratio"],
+                    "val_selected_setting": f"lr {picked['lr']:g}, {picked['widths']}, wd var {picked['weight_decay_var']:g}",
+                    "dense_refit_all_curves": refit,
+                    "oracle_over_best_dense": 1.0 / min(g["test_ratio"].min(), refit),
+                    "oracle_over_default_dense": 1.0 / default["test_ratio"],
+                }
+            )
         summary = pd.DataFrame(summary)
         summary.to_csv(out / "summary.csv", index=False)
         with pd.option_context("display.width", 200):
@@ -238,8 +329,16 @@ def main(argv=None) -> int:
             if sparse:
                 sparse = pd.DataFrame(sparse)
                 sparse.to_csv(out / "sparse_finetune.csv", index=False)
-                print(sparse.pivot_table(index=["link", "seed", "restart"], columns=["stage", "finetune_epochs"],
-                                         values="test_ratio", sort=False).round(3).to_string())
+                print(
+                    sparse.pivot_table(
+                        index=["link", "seed", "restart"],
+                        columns=["stage", "finetune_epochs"],
+                        values="test_ratio",
+                        sort=False,
+                    )
+                    .round(3)
+                    .to_string()
+                )
     pruning = []
     for link, seed in args.evidence_pruning:
         if not log.done(part="pruning", link=link, seed=seed):

@@ -15,7 +15,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--link", default="linear", choices=["linear", "sin", "square", "exp"])
     parser.add_argument("--design", default="two_region", choices=["two_region", "one_region", "null"])
     parser.add_argument("--snr", type=float, default=5.0)
@@ -32,7 +34,6 @@ def main(argv=None) -> int:
     import numpy as np
     import pandas as pd
     import torch
-
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
     from toolkit_sbayfdnn.designs import simulate
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
@@ -85,13 +86,21 @@ def main(argv=None) -> int:
     fig.tight_layout()
     fig.savefig(out / f"intervals_{tag}.png", dpi=120)
 
-    pd.DataFrame({"basis": np.arange(model.n_basis), "pip": model.inclusion_probabilities_,
-                  "norm_sq": model.column_norms_sq_}).to_csv(out / f"pip_{tag}.csv", index=False)
-    pd.DataFrame({"y": d.y_test, "pred": pred, "lower": lo, "upper": hi}).to_csv(out / f"intervals_{tag}.csv",
-                                                                                index=False)
-    print(f"selected regions {model.selected_regions_} (region PIPs "
-          f"{np.round(model.region_inclusion_probabilities_, 3).tolist()}); coverage {coverage:.3f}; "
-          f"figures in {out}")
+    pd.DataFrame(
+        {
+            "basis": np.arange(model.n_basis),
+            "pip": model.inclusion_probabilities_,
+            "norm_sq": model.column_norms_sq_,
+        }
+    ).to_csv(out / f"pip_{tag}.csv", index=False)
+    pd.DataFrame({"y": d.y_test, "pred": pred, "lower": lo, "upper": hi}).to_csv(
+        out / f"intervals_{tag}.csv", index=False
+    )
+    print(
+        f"selected regions {model.selected_regions_} (region PIPs "
+        f"{np.round(model.region_inclusion_probabilities_, 3).tolist()}); coverage {coverage:.3f}; "
+        f"figures in {out}"
+    )
     return 0
 
 

@@ -83,35 +83,60 @@ def run_case(case: str, seed: int, **settings) -> dict:
     default_pred = model.predict(d.X_test)  # the default's prediction (the FLM's when the inner CV chose it)
     flm_pred = flm.predict(d.X_test)
     flm_rmse = _rmse(d.y_test, flm_pred)
-    return dict(case=case, seed=seed, settings=json.dumps(settings), flm_r2=_r2(d.y_test, flm_pred),
-                flm_rmse=flm_rmse, full_evidence=json.dumps(np.round(full, 1).tolist()),
-                first_layer_evidence=json.dumps(np.round(region, 1).tolist()), columns=json.dumps(ncols),
-                linear_loo_r2=model.linear_loo_r2_, guard_overrode=bool(model.guard_overrode_),
-                first_layer_n_selected=ncols[first_layer], first_layer_r2=_r2(d.y_test, pred[first_layer]),
-                old_n_selected=ncols[old], new_n_selected=ncols[new],
-                old_r2=_r2(d.y_test, pred[old]), new_r2=_r2(d.y_test, pred[new]),
-                old_rmse=_rmse(d.y_test, pred[old]), new_rmse=_rmse(d.y_test, pred[new]),
-                new_vs_flm=_rmse(d.y_test, pred[new]) / flm_rmse,
-                inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
-                inner_cv_reason=getattr(model, "inner_cv_reason_", ""),
-                inner_cv_mse=json.dumps({k: round(v, 4) for k, v in getattr(model, "inner_cv_mse_", {}).items()}),
-                inner_cv_gain=model.inner_cv_gain_, inner_cv_gain_se=model.inner_cv_gain_se_,
-                network_train_rmse=model.network_train_rmse_, linear_loo_rmse=model.linear_loo_rmse_,
-                default_r2=_r2(d.y_test, default_pred), default_rmse=_rmse(d.y_test, default_pred),
-                default_vs_flm=_rmse(d.y_test, default_pred) / flm_rmse,
-                wall_time=time.perf_counter() - start)
+    return dict(
+        case=case,
+        seed=seed,
+        settings=json.dumps(settings),
+        flm_r2=_r2(d.y_test, flm_pred),
+        flm_rmse=flm_rmse,
+        full_evidence=json.dumps(np.round(full, 1).tolist()),
+        first_layer_evidence=json.dumps(np.round(region, 1).tolist()),
+        columns=json.dumps(ncols),
+        linear_loo_r2=model.linear_loo_r2_,
+        guard_overrode=bool(model.guard_overrode_),
+        first_layer_n_selected=ncols[first_layer],
+        first_layer_r2=_r2(d.y_test, pred[first_layer]),
+        old_n_selected=ncols[old],
+        new_n_selected=ncols[new],
+        old_r2=_r2(d.y_test, pred[old]),
+        new_r2=_r2(d.y_test, pred[new]),
+        old_rmse=_rmse(d.y_test, pred[old]),
+        new_rmse=_rmse(d.y_test, pred[new]),
+        new_vs_flm=_rmse(d.y_test, pred[new]) / flm_rmse,
+        inner_cv_ran=bool(model.inner_cv_ran_),
+        inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
+        inner_cv_reason=getattr(model, "inner_cv_reason_", ""),
+        inner_cv_mse=json.dumps({k: round(v, 4) for k, v in getattr(model, "inner_cv_mse_", {}).items()}),
+        inner_cv_gain=model.inner_cv_gain_,
+        inner_cv_gain_se=model.inner_cv_gain_se_,
+        network_train_rmse=model.network_train_rmse_,
+        linear_loo_rmse=model.linear_loo_rmse_,
+        default_r2=_r2(d.y_test, default_pred),
+        default_rmse=_rmse(d.y_test, default_pred),
+        default_vs_flm=_rmse(d.y_test, default_pred) / flm_rmse,
+        wall_time=time.perf_counter() - start,
+    )
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=comma_list(choices=CASES), default=["toy40", "offset_linear", "offset_square", "null"],
-                        help=f"comma-separated, from {', '.join(CASES)}")
+    parser.add_argument(
+        "--cases",
+        type=comma_list(choices=CASES),
+        default=["toy40", "offset_linear", "offset_square", "null"],
+        help=f"comma-separated, from {', '.join(CASES)}",
+    )
     parser.add_argument("--seeds", type=seeds, default=[100, 101, 102], help="comma-separated seeds")
-    parser.add_argument("--diagnose", action="store_true", help="toy40 and offset_linear, seed 0, n_basis 24 and 8")
+    parser.add_argument(
+        "--diagnose", action="store_true", help="toy40 and offset_linear, seed 0, n_basis 24 and 8"
+    )
     parser.add_argument("--out", default=None, help="CSV file for the rows")
     args = parser.parse_args(argv)
-    jobs = ([(c, 0, {"n_basis": j}) for c in ("toy40", "offset_linear") for j in (24, 8)] if args.diagnose
-            else [(c, s, {}) for s in args.seeds for c in args.cases])
+    jobs = (
+        [(c, 0, {"n_basis": j}) for c in ("toy40", "offset_linear") for j in (24, 8)]
+        if args.diagnose
+        else [(c, s, {}) for s in args.seeds for c in args.cases]
+    )
     log = None
     if args.out:
         from toolkit_sbayfdnn.study_rows import RowLog

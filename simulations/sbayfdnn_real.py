@@ -35,8 +35,15 @@ def load(name: str):
     if name == "elnino":
         d = designs.elnino_curves()
         split = 45
-        return designs.FunctionalData(X=d.X[:split], y=d.y[:split], grid=d.grid, X_test=d.X[split:],
-                                      y_test=d.y[split:], true_regions=None, description=d.description)
+        return designs.FunctionalData(
+            X=d.X[:split],
+            y=d.y[:split],
+            grid=d.grid,
+            X_test=d.X[split:],
+            y_test=d.y[split:],
+            true_regions=None,
+            description=d.description,
+        )
     return {"tecator": designs.tecator_curves, "covid": designs.covid_curves}[name]()
 
 
@@ -62,12 +69,19 @@ def run(datasets, seeds, methods, epochs: int, fit: dict, log=None) -> list[dict
             unit = []
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                records = compare_methods(data, methods, sbay_kwargs=fit, epochs=epochs, n_basis=J, seed=seed,
-                                          keep_models=True)
+                records = compare_methods(
+                    data, methods, sbay_kwargs=fit, epochs=epochs, n_basis=J, seed=seed, keep_models=True
+                )
             for rec in records:
                 model = rec.pop("model", None)
-                rec.update(dataset=name, seed=seed, n_basis=J, n_train=len(data.y), n_test=len(data.y_test),
-                           sd_y_test=float(np.std(data.y_test)))
+                rec.update(
+                    dataset=name,
+                    seed=seed,
+                    n_basis=J,
+                    n_train=len(data.y),
+                    n_test=len(data.y_test),
+                    sd_y_test=float(np.std(data.y_test)),
+                )
                 if rec["method"] == "sbayfdnn":
                     rec["inner_cv_ran"] = bool(getattr(model, "inner_cv_ran_", False))
                     rec["inner_cv_choice"] = getattr(model, "inner_cv_choice_", "")
@@ -112,23 +126,46 @@ def summarise(table):
         ratio = part["rmse"].to_numpy() / flm.loc[list(zip(part["dataset"], part["seed"]))].to_numpy()
         lo, hi = t_interval(part["rmse"])
         rlo, rhi = t_interval(ratio)
-        rows.append(dict(dataset=dataset, method=method, seeds=len(part), rmse_mean=part["rmse"].mean(),
-                         rmse_sd=part["rmse"].std(ddof=1), rmse_ci_low=lo, rmse_ci_high=hi,
-                         ratio_to_flm_mean=ratio.mean(), ratio_ci_low=rlo, ratio_ci_high=rhi,
-                         ratio_to_flm_max=ratio.max()))
+        rows.append(
+            dict(
+                dataset=dataset,
+                method=method,
+                seeds=len(part),
+                rmse_mean=part["rmse"].mean(),
+                rmse_sd=part["rmse"].std(ddof=1),
+                rmse_ci_low=lo,
+                rmse_ci_high=hi,
+                ratio_to_flm_mean=ratio.mean(),
+                ratio_ci_low=rlo,
+                ratio_ci_high=rhi,
+                ratio_to_flm_max=ratio.max(),
+            )
+        )
     return pd.DataFrame(rows).round(4)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=seeds_arg, default=[0, 1], help="comma-separated seeds (default 0,1)")
-    parser.add_argument("--datasets", type=comma_list(choices=DATASETS), default=list(DATASETS),
-                        help=f"comma-separated, from {', '.join(DATASETS)}")
-    parser.add_argument("--methods", type=comma_list(choices=METHODS), default=list(METHODS),
-                        help=f"comma-separated, from {', '.join(METHODS)}")
+    parser.add_argument(
+        "--datasets",
+        type=comma_list(choices=DATASETS),
+        default=list(DATASETS),
+        help=f"comma-separated, from {', '.join(DATASETS)}",
+    )
+    parser.add_argument(
+        "--methods",
+        type=comma_list(choices=METHODS),
+        default=list(METHODS),
+        help=f"comma-separated, from {', '.join(METHODS)}",
+    )
     parser.add_argument("--quick", action="store_true", help="600 epochs, 2 restarts, seed 0")
-    parser.add_argument("--guard-refit-slab", type=float, default=None,
-                        help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)")
+    parser.add_argument(
+        "--guard-refit-slab",
+        type=float,
+        default=None,
+        help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)",
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     datasets, seeds = args.datasets, args.seeds

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from toolkit.argtypes import comma_list, seeds  # noqa: E402
+from toolkit.argtypes import comma_list, seeds
 
 CANDIDATES = ("network x1", "network x10", "linear")
 
@@ -72,10 +72,19 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
                 sq_errors[c][held] = (model.predict(d.X[held], d.grid) - d.y[held]) ** 2
                 committee[c] += model.predict(d.X_test, d.grid) / k
         for c in CANDIDATES:
-            rows.append(dict(case="toy40", seed=seed, folds=k, candidate=c, cv_mse=float(sq_errors[c].mean()),
-                             test_rmse=test_rmse[c], test_vs_flm=test_rmse[c] / flm_rmse,
-                             committee_test_vs_flm=test_rmse_of(committee[c]) / flm_rmse,
-                             sq_errors=json.dumps(np.round(sq_errors[c], 6).tolist())))
+            rows.append(
+                dict(
+                    case="toy40",
+                    seed=seed,
+                    folds=k,
+                    candidate=c,
+                    cv_mse=float(sq_errors[c].mean()),
+                    test_rmse=test_rmse[c],
+                    test_vs_flm=test_rmse[c] / flm_rmse,
+                    committee_test_vs_flm=test_rmse_of(committee[c]) / flm_rmse,
+                    sq_errors=json.dumps(np.round(sq_errors[c], 6).tolist()),
+                )
+            )
     for r in rows:
         r["seed_wall_time"] = time.perf_counter() - start
     return rows
@@ -96,15 +105,24 @@ def choose(rows: list[dict], rule: str) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=seeds, default=[100, 101, 102], help="toy40 seeds (list or START:STOP)")
-    parser.add_argument("--folds", type=comma_list(int, minimum=2), default=[3, 10],
-                        help="comma-separated fold counts (2 to 40)")
-    parser.add_argument("--out", required=True, help="CSV file for the rows (a .jsonl beside it resumes a stopped run)")
+    parser.add_argument(
+        "--seeds", type=seeds, default=[100, 101, 102], help="toy40 seeds (list or START:STOP)"
+    )
+    parser.add_argument(
+        "--folds",
+        type=comma_list(int, minimum=2),
+        default=[3, 10],
+        help="comma-separated fold counts (2 to 40)",
+    )
+    parser.add_argument(
+        "--out", required=True, help="CSV file for the rows (a .jsonl beside it resumes a stopped run)"
+    )
     args = parser.parse_args(argv)
     if any(k > 40 for k in args.folds):
-        parser.error(f"--folds: every fold count must be at most 40 (the toy has 40 curves), got {args.folds}")
+        parser.error(
+            f"--folds: every fold count must be at most 40 (the toy has 40 curves), got {args.folds}"
+        )
     import pandas as pd
-
     from toolkit_sbayfdnn.study_rows import RowLog
 
     log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("seed", "folds"))
@@ -119,9 +137,16 @@ def main(argv=None) -> None:
             picks = {rule: choose(of_k, rule) for rule in RULE_MARGINS}
             ratio = {r["candidate"]: r["test_vs_flm"] for r in of_k}
             committee = {r["candidate"]: r["committee_test_vs_flm"] for r in of_k}
-            print(f"seed {seed} K={k}: CV MSE " + ", ".join(f"{r['candidate']} {r['cv_mse']:.3f}" for r in of_k)
-                  + "; " + ", ".join(f"{rule} -> {c} ({ratio[c]:.3f} x FLM, committee {committee[c]:.3f})"
-                                    for rule, c in picks.items()), flush=True)
+            print(
+                f"seed {seed} K={k}: CV MSE "
+                + ", ".join(f"{r['candidate']} {r['cv_mse']:.3f}" for r in of_k)
+                + "; "
+                + ", ".join(
+                    f"{rule} -> {c} ({ratio[c]:.3f} x FLM, committee {committee[c]:.3f})"
+                    for rule, c in picks.items()
+                ),
+                flush=True,
+            )
     pd.DataFrame(log.rows).to_csv(args.out, index=False)
 
 

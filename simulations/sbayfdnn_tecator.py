@@ -30,11 +30,11 @@ from toolkit.argtypes import comma_list, seeds
 
 CONFIGS = {
     "default": {},
-    "no_inner_cv": {"cv_folds": 0},       # the default before the inner-CV model choice
-    "slab10": {"sigma1_sq": 5e-2},        # a 10x wider slab: is the prior's scale the limit?
-    "epochs3x": {"epochs": 9000},         # 3x longer MAP: is it the optimiser (ill-conditioned scores)?
-    "score_sd1": {"score_sd": 1.0},       # scores at sd 1 instead of 0.172: prior weaker per direction
-    "basis12": {"n_basis": 12},           # fewer basis functions for n = 138
+    "no_inner_cv": {"cv_folds": 0},  # the default before the inner-CV model choice
+    "slab10": {"sigma1_sq": 5e-2},  # a 10x wider slab: is the prior's scale the limit?
+    "epochs3x": {"epochs": 9000},  # 3x longer MAP: is it the optimiser (ill-conditioned scores)?
+    "score_sd1": {"score_sd": 1.0},  # scores at sd 1 instead of 0.172: prior weaker per direction
+    "basis12": {"n_basis": 12},  # fewer basis functions for n = 138
 }
 
 
@@ -69,15 +69,28 @@ def run(configs, splits, fit_seed: int = 0, log=None) -> list[dict]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 model = SparseBayesianFDNN(random_state=fit_seed, **settings).fit(X[tr], y[tr], grid)
-            row = dict(config=name, split=split, fit_seed=fit_seed, n_inner_train=len(tr), n_inner_val=len(va),
-                       train_rmse=rmse(model.predict(X[tr]), y[tr]), val_rmse=rmse(model.predict(X[va]), y[va]),
-                       flm_train_rmse=rmse(flm.predict(X[tr]), y[tr]), flm_val_rmse=rmse(flm.predict(X[va]), y[va]),
-                       flm_alpha=flm.alpha_, n_selected=int(len(model.selected_)),
-                       guard_overrode=bool(model.guard_overrode_), evidence_gap=model.evidence_gap_,
-                       wall_time=time.perf_counter() - start)
+            row = dict(
+                config=name,
+                split=split,
+                fit_seed=fit_seed,
+                n_inner_train=len(tr),
+                n_inner_val=len(va),
+                train_rmse=rmse(model.predict(X[tr]), y[tr]),
+                val_rmse=rmse(model.predict(X[va]), y[va]),
+                flm_train_rmse=rmse(flm.predict(X[tr]), y[tr]),
+                flm_val_rmse=rmse(flm.predict(X[va]), y[va]),
+                flm_alpha=flm.alpha_,
+                n_selected=int(len(model.selected_)),
+                guard_overrode=bool(model.guard_overrode_),
+                evidence_gap=model.evidence_gap_,
+                wall_time=time.perf_counter() - start,
+            )
             row["val_ratio_to_flm"] = row["val_rmse"] / row["flm_val_rmse"]
-            row.update(inner_cv_ran=bool(model.inner_cv_ran_), inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
-                       inner_cv_mse=str(model.inner_cv_mse_))
+            row.update(
+                inner_cv_ran=bool(model.inner_cv_ran_),
+                inner_cv_choice=getattr(model, "inner_cv_choice_", ""),
+                inner_cv_mse=str(model.inner_cv_mse_),
+            )
             rows.append(row)
             print(row, flush=True)
             if log is not None:
@@ -104,7 +117,9 @@ def candidate_rows(splits, pilot_seeds, fit_seed: int = 0) -> list[dict]:
     data = tecator_curves()
     for split in splits:
         tr, va = inner_split(len(data.y), split)
-        cases.append((f"tecator_inner_split{split}", data.X[tr], data.y[tr], data.X[va], data.y[va], data.grid))
+        cases.append(
+            (f"tecator_inner_split{split}", data.X[tr], data.y[tr], data.X[va], data.y[va], data.grid)
+        )
     for case in ("toy40", "offset_linear"):
         for seed in pilot_seeds:
             d = make_case(case, seed)
@@ -116,12 +131,22 @@ def candidate_rows(splits, pilot_seeds, fit_seed: int = 0) -> list[dict]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             default = SparseBayesianFDNN(random_state=fit_seed).fit(X, y, grid)
-            refit = (SparseBayesianFDNN(random_state=fit_seed, sigma1_sq=CANDIDATE_SLAB).fit(X, y, grid)
-                     if default.guard_overrode_ else default)
-        row = dict(case=name, fit_seed=fit_seed, guard_overrode=bool(default.guard_overrode_),
-                   flm_rmse=rmse(flm.predict(Xv), yv), default_rmse=rmse(default.predict(Xv), yv),
-                   candidate_rmse=rmse(refit.predict(Xv), yv), default_n_selected=int(len(default.selected_)),
-                   candidate_n_selected=int(len(refit.selected_)), wall_time=time.perf_counter() - start)
+            refit = (
+                SparseBayesianFDNN(random_state=fit_seed, sigma1_sq=CANDIDATE_SLAB).fit(X, y, grid)
+                if default.guard_overrode_
+                else default
+            )
+        row = dict(
+            case=name,
+            fit_seed=fit_seed,
+            guard_overrode=bool(default.guard_overrode_),
+            flm_rmse=rmse(flm.predict(Xv), yv),
+            default_rmse=rmse(default.predict(Xv), yv),
+            candidate_rmse=rmse(refit.predict(Xv), yv),
+            default_n_selected=int(len(default.selected_)),
+            candidate_n_selected=int(len(refit.selected_)),
+            wall_time=time.perf_counter() - start,
+        )
         row["default_ratio_to_flm"] = row["default_rmse"] / row["flm_rmse"]
         row["candidate_ratio_to_flm"] = row["candidate_rmse"] / row["flm_rmse"]
         rows.append(row)
@@ -137,16 +162,22 @@ def score_variance_shares(n_basis: int = 24, degree: int = 3) -> np.ndarray:
     data = tecator_curves()
     Z = data.X @ basis.projection_matrix(data.grid, n_basis, degree)
     s = np.linalg.svd(Z - Z.mean(axis=0), compute_uv=False)
-    return s ** 2 / np.sum(s ** 2)
+    return s**2 / np.sum(s**2)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", type=comma_list(choices=CONFIGS), default=["default"],
-                        help=f"comma-separated, from {', '.join(CONFIGS)}")
+    parser.add_argument(
+        "--configs",
+        type=comma_list(choices=CONFIGS),
+        default=["default"],
+        help=f"comma-separated, from {', '.join(CONFIGS)}",
+    )
     parser.add_argument("--splits", type=seeds, default=[0], help="comma-separated inner-split seeds")
     parser.add_argument("--candidate", action="store_true", help="evaluate the pre-registered fix")
-    parser.add_argument("--pcs", action="store_true", help="only print the scores' variance shares per direction")
+    parser.add_argument(
+        "--pcs", action="store_true", help="only print the scores' variance shares per direction"
+    )
     parser.add_argument("--pilot-seeds", type=seeds, default=[100], help="comma-separated seeds")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)

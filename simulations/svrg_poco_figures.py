@@ -15,10 +15,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from toolkit_svrg_poco.simulation import ConvergenceParams, convergence  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from toolkit_svrg_poco.simulation import ConvergenceParams, convergence
 
 
 def curve(**kw):
@@ -48,25 +47,37 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    least_squares = [("SGD (0.1/L)", dict(method="sgd", step=0.1)),
-                     ("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
-                     ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
-                     ("PoCo N(m, I) (= SVRG, step N eta)", dict(method="poco_iso", step=0.25)),
-                     ("VON-PoCo (eta = 1, m = N/10)", dict(method="von_poco", step=1.0, inner=0.1))]
-    convergence_figure(out / "convergence_ls.png", least_squares,
-                       [(f"least squares, kappa_H = {k:g}", dict(problem="least_squares", kappa=k)) for k in (10.0, 1000.0)])
-    logistic = [("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
-                ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
-                ("VON-PoCo (eta = 1, m = N/5)", dict(method="von_poco", step=1.0, inner=0.2))]
-    convergence_figure(out / "convergence_lr.png", logistic,
-                       [(f"logistic regression, {p}", dict(problem=p)) for p in ("digits", "breast_cancer")])
+    least_squares = [
+        ("SGD (0.1/L)", dict(method="sgd", step=0.1)),
+        ("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
+        ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
+        ("PoCo N(m, I) (= SVRG, step N eta)", dict(method="poco_iso", step=0.25)),
+        ("VON-PoCo (eta = 1, m = N/10)", dict(method="von_poco", step=1.0, inner=0.1)),
+    ]
+    convergence_figure(
+        out / "convergence_ls.png",
+        least_squares,
+        [(f"least squares, kappa_H = {k:g}", dict(problem="least_squares", kappa=k)) for k in (10.0, 1000.0)],
+    )
+    logistic = [
+        ("SVRG option II (0.25/L, m = 2N)", dict(method="svrg", step=0.25)),
+        ("SVRG option I", dict(method="svrg", step=0.25, option="I")),
+        ("VON-PoCo (eta = 1, m = N/5)", dict(method="von_poco", step=1.0, inner=0.2)),
+    ]
+    convergence_figure(
+        out / "convergence_lr.png",
+        logistic,
+        [(f"logistic regression, {p}", dict(problem=p)) for p in ("digits", "breast_cancer")],
+    )
 
     from toolkit_svrg_poco.mlp import train_mlp
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for label, method, lr, alpha, epochs in [("Adam 1e-3", "adam", 1e-3, None, 3 * args.mlp_epochs),
-                                             ("IVON 0.05", "ivon", 0.05, None, args.mlp_epochs),
-                                             ("IVON-PoCo 0.05, alpha = 0.5", "ivon_poco", 0.05, 0.5, args.mlp_epochs)]:
+    for label, method, lr, alpha, epochs in [
+        ("Adam 1e-3", "adam", 1e-3, None, 3 * args.mlp_epochs),
+        ("IVON 0.05", "ivon", 0.05, None, args.mlp_epochs),
+        ("IVON-PoCo 0.05, alpha = 0.5", "ivon_poco", 0.05, 0.5, args.mlp_epochs),
+    ]:
         t = pd.DataFrame(train_mlp(method, lr, 0, epochs=epochs, alpha=alpha))
         axes[0].semilogy(t.steps, t.train_loss, label=label)
         axes[1].semilogy(t.evals / 1438, t.train_loss, label=label)

@@ -20,10 +20,18 @@ GATES = ("g1", "g2", "g3", "g4")
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the quick setting of toolkit reproduce")
-    parser.add_argument("--only", type=comma_list(choices=GATES), default=list(GATES),
-                        help="comma-separated subset of " + ",".join(GATES))
-    parser.add_argument("--seeds", type=seeds, default=None,
-                        help="comma-separated seeds replacing each gate's own (default: 0-2; 0 with --quick)")
+    parser.add_argument(
+        "--only",
+        type=comma_list(choices=GATES),
+        default=list(GATES),
+        help="comma-separated subset of " + ",".join(GATES),
+    )
+    parser.add_argument(
+        "--seeds",
+        type=seeds,
+        default=None,
+        help="comma-separated seeds replacing each gate's own (default: 0-2; 0 with --quick)",
+    )
     parser.add_argument("--out", default="results/svrg_poco", help="folder for the tables (CSV)")
     args = parser.parse_args(argv)
     out = Path(args.out)
@@ -43,7 +51,9 @@ def main(argv=None) -> int:
         print(outcome.table.to_string(index=False))
         for comp in outcome.comparisons:
             failed += comp.ok is False
-            print(f"  [{'ok' if comp.ok else 'MISS'}] {comp.claim}: paper/spec {comp.paper}; measured {comp.measured}")
+            print(
+                f"  [{'ok' if comp.ok else 'MISS'}] {comp.claim}: paper/spec {comp.paper}; measured {comp.measured}"
+            )
     return 1 if failed else 0
 
 

@@ -20,9 +20,9 @@ _shared_data = REPO.parent / "shared" / "data"
 if "TOOLKIT_DATA_DIR" not in os.environ and _shared_data.is_dir():
     os.environ["TOOLKIT_DATA_DIR"] = str(_shared_data)
 
-import pytest  # noqa: E402
+import pytest
 
-from toolkit.testing.missing_data import (  # noqa: E402,F401  (hooks: missing data -> skip with the fetch command)
+from toolkit.testing.missing_data import (  # noqa: F401  (hooks: missing data -> skip with the fetch command)
     pytest_make_collect_report,
     pytest_runtest_call,
     pytest_runtest_setup,
@@ -39,5 +39,7 @@ except ImportError:  # pragma: no cover
 @pytest.fixture(autouse=True)
 def _isolated_store(tmp_path_factory, monkeypatch):
     """Never write to the user's real run store from a test."""
-    if "TOOLKIT_STORE" not in os.environ or not os.environ["TOOLKIT_STORE"].startswith(str(tmp_path_factory.getbasetemp())):
+    if "TOOLKIT_STORE" not in os.environ or not os.environ["TOOLKIT_STORE"].startswith(
+        str(tmp_path_factory.getbasetemp())
+    ):
         monkeypatch.setenv("TOOLKIT_STORE", str(tmp_path_factory.mktemp("store") / "runs.sqlite"))

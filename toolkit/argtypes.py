@@ -15,8 +15,13 @@ __all__ = ["comma_list", "seeds"]
 _KIND = {int: "integers", float: "numbers", str: "names"}
 
 
-def comma_list(item: Callable[[str], Any] = str, *, choices: Iterable[Any] | None = None,
-               minimum: float | None = None, allow_duplicates: bool = False) -> Callable[[str], list[Any]]:
+def comma_list(
+    item: Callable[[str], Any] = str,
+    *,
+    choices: Iterable[Any] | None = None,
+    minimum: float | None = None,
+    allow_duplicates: bool = False,
+) -> Callable[[str], list[Any]]:
     """An argparse ``type=`` that turns ``"a,b,c"`` into ``[item("a"), item("b"), item("c")]``.
 
     ``choices`` limits the items to the values given; ``minimum`` bounds numeric items from below.
@@ -36,7 +41,8 @@ def comma_list(item: Callable[[str], Any] = str, *, choices: Iterable[Any] | Non
                 value = item(part)
             except (TypeError, ValueError):
                 raise argparse.ArgumentTypeError(
-                    f"{part!r} is not one of the comma-separated {kind} expected, in {text!r}") from None
+                    f"{part!r} is not one of the comma-separated {kind} expected, in {text!r}"
+                ) from None
             if allowed is not None and value not in allowed:
                 shown = ", ".join(str(a) for a in allowed)
                 raise argparse.ArgumentTypeError(f"unknown value {part!r}; allowed: {shown}")

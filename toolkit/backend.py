@@ -44,7 +44,9 @@ def resolve_device(device: str | None = None) -> str:
     if base == "auto":
         return "cuda" if cuda else "cpu"
     if not cuda:
-        raise ParameterError("device 'cuda' was asked for but no CUDA GPU is available; use device=cpu or auto")
+        raise ParameterError(
+            "device 'cuda' was asked for but no CUDA GPU is available; use device=cpu or auto"
+        )
     return device
 
 
@@ -92,5 +94,12 @@ def device_description() -> str:
     return "cpu"
 
 
-__all__ = ["DEVICES", "device_description", "resolve_device", "seed_everything", "set_threads", "torch_available",
-           "torch_device"]
+__all__ = [
+    "DEVICES",
+    "device_description",
+    "resolve_device",
+    "seed_everything",
+    "set_threads",
+    "torch_available",
+    "torch_device",
+]

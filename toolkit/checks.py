@@ -64,18 +64,42 @@ def check_table(table: pd.DataFrame, bound: Bound) -> pd.DataFrame:
     rows = []
     for index, row in zip(table.index, table.to_dict("records")):
         metric = row[bound.metric]
-        skipped = (bound.applies is not None and not bound.applies(row)) or metric is None or (
-            isinstance(metric, float) and math.isnan(metric))
+        skipped = (
+            (bound.applies is not None and not bound.applies(row))
+            or metric is None
+            or (isinstance(metric, float) and math.isnan(metric))
+        )
         if skipped:
-            rows.append({"row": index, "bound": bound.name, "metric": bound.metric, "measured": metric,
-                         "bound_value": math.nan, "margin": math.nan, "holds": None, "skipped": True})
+            rows.append(
+                {
+                    "row": index,
+                    "bound": bound.name,
+                    "metric": bound.metric,
+                    "measured": metric,
+                    "bound_value": math.nan,
+                    "margin": math.nan,
+                    "holds": None,
+                    "skipped": True,
+                }
+            )
             continue
         limit = value_of(row)
         margin = (limit - metric) if bound.sense == "upper" else (metric - limit)
-        rows.append({"row": index, "bound": bound.name, "metric": bound.metric, "measured": metric,
-                     "bound_value": limit, "margin": margin, "holds": bool(margin >= -bound.slack),
-                     "skipped": False})
-    return pd.DataFrame(rows, columns=["row", "bound", "metric", "measured", "bound_value", "margin", "holds", "skipped"])
+        rows.append(
+            {
+                "row": index,
+                "bound": bound.name,
+                "metric": bound.metric,
+                "measured": metric,
+                "bound_value": limit,
+                "margin": margin,
+                "holds": bool(margin >= -bound.slack),
+                "skipped": False,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["row", "bound", "metric", "measured", "bound_value", "margin", "holds", "skipped"]
+    )
 
 
 def summarize_checks(checks: pd.DataFrame) -> str:
@@ -85,8 +109,10 @@ def summarize_checks(checks: pd.DataFrame) -> str:
         active = group[~group["skipped"].astype(bool)]
         held = int(active["holds"].astype(bool).sum())
         if len(active):
-            lines.append(f"{name}: {held}/{len(active)} rows hold (min margin {active['margin'].min():.4g})"
-                         + ("" if held == len(active) else "  <-- VIOLATED"))
+            lines.append(
+                f"{name}: {held}/{len(active)} rows hold (min margin {active['margin'].min():.4g})"
+                + ("" if held == len(active) else "  <-- VIOLATED")
+            )
         else:
             lines.append(f"{name}: no applicable rows")
     return "\n".join(lines)

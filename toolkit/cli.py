@@ -19,8 +19,10 @@ from toolkit import __version__
 from toolkit.errors import ToolkitError, UserError
 
 _ROWS_SHOWN = 20
-_INSTALL_PLUGINS = ("Plugins are distributions of their own: install one with `pip install theory-toolkit-langgen` "
-                    "(from a checkout: `pip install ./plugins/langgen`); `toolkit plugins` lists what is found.")
+_INSTALL_PLUGINS = (
+    "Plugins are distributions of their own: install one with `pip install theory-toolkit-langgen` "
+    "(from a checkout: `pip install ./plugins/langgen`); `toolkit plugins` lists what is found."
+)
 
 
 class _State:
@@ -36,8 +38,8 @@ class _State:
         if self._registry is None:
             import warnings
 
-            from toolkit.registry import Registry
             from toolkit.manager import get_plugin_manager
+            from toolkit.registry import Registry
 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -66,8 +68,10 @@ class ToolkitGroup(click.Group):
     def _plugin_commands(self, ctx: click.Context) -> click.Group:
         holder = click.Group("plugin-commands")
         if ctx.obj is None:
-            ctx.obj = _State(_disabled(ctx.params.get("plugin_opts", ())) + tuple(ctx.params.get("disable", ())),
-                             ctx.params.get("store"))
+            ctx.obj = _State(
+                _disabled(ctx.params.get("plugin_opts", ())) + tuple(ctx.params.get("disable", ())),
+                ctx.params.get("store"),
+            )
         try:
             ctx.obj.registry.manager.hook.toolkit_register_commands(cli=holder)
         except ToolkitError:
@@ -86,16 +90,30 @@ class ToolkitGroup(click.Group):
         return self._plugin_commands(ctx).commands.get(name)
 
 
-@click.group(cls=ToolkitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-             epilog="Commands added by plugins are not listed here: see `toolkit plugins --commands`.")
-@click.option("-p", "plugin_opts", multiple=True, metavar="no:NAME",
-              help="Disable plugin NAME (repeatable); TOOLKIT_DISABLE_PLUGINS=a,b does the same.")
+@click.group(
+    cls=ToolkitGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Commands added by plugins are not listed here: see `toolkit plugins --commands`.",
+)
+@click.option(
+    "-p",
+    "plugin_opts",
+    multiple=True,
+    metavar="no:NAME",
+    help="Disable plugin NAME (repeatable); TOOLKIT_DISABLE_PLUGINS=a,b does the same.",
+)
 @click.option("--disable", multiple=True, metavar="NAME", help="Disable plugin NAME (repeatable).")
-@click.option("--store", type=click.Path(dir_okay=False), default=None,
-              help="Run store file (default: TOOLKIT_STORE or ~/.cache/theory-toolkit/runs.sqlite).")
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Run store file (default: TOOLKIT_STORE or ~/.cache/theory-toolkit/runs.sqlite).",
+)
 @click.version_option(__version__, prog_name="theory-toolkit")
 @click.pass_context
-def cli(ctx: click.Context, plugin_opts: tuple[str, ...], disable: tuple[str, ...], store: str | None) -> None:
+def cli(
+    ctx: click.Context, plugin_opts: tuple[str, ...], disable: tuple[str, ...], store: str | None
+) -> None:
     """Seeded, cached, sweepable simulations and sympy-checked bounds from plugins."""
     if ctx.obj is None:
         ctx.obj = _State(_disabled(plugin_opts) + disable, store)
@@ -169,8 +187,17 @@ def plugins_cmd(ctx: click.Context, commands: bool) -> None:
     counts: dict[str, int] = {}
     for summary in state.registry.summaries():  # builds nothing: no plugin module is imported
         counts[summary.plugin] = counts.get(summary.plugin, 0) + 1
-    rows = [{"plugin": i.name, "distribution": i.distribution, "version": i.version, "status": i.status,
-             "registered": counts.get(i.name, 0), "module": i.module} for i in infos]
+    rows = [
+        {
+            "plugin": i.name,
+            "distribution": i.distribution,
+            "version": i.version,
+            "status": i.status,
+            "registered": counts.get(i.name, 0),
+            "module": i.module,
+        }
+        for i in infos
+    ]
     if not rows:
         click.echo("no plugins found in entry-point group toolkit.plugins. " + _INSTALL_PLUGINS)
         return
@@ -181,8 +208,12 @@ def plugins_cmd(ctx: click.Context, commands: bool) -> None:
 
 
 @cli.command("list")
-@click.option("--kind", type=click.Choice(["simulations", "bounds", "datasets", "experiments"]), default=None,
-              help="Only this kind.")
+@click.option(
+    "--kind",
+    type=click.Choice(["simulations", "bounds", "datasets", "experiments"]),
+    default=None,
+    help="Only this kind.",
+)
 @click.pass_obj
 def list_cmd(state: _State, kind: str | None) -> None:
     """List registered simulations, bounds, datasets and experiments."""
@@ -202,8 +233,12 @@ def list_cmd(state: _State, kind: str | None) -> None:
 
 @cli.command("show")
 @click.argument("name")
-@click.option("--kind", type=click.Choice(["simulation", "bound", "dataset", "experiment"]), default=None,
-              help="Only this kind (a plugin may give a dataset and a simulation the same name).")
+@click.option(
+    "--kind",
+    type=click.Choice(["simulation", "bound", "dataset", "experiment"]),
+    default=None,
+    help="Only this kind (a plugin may give a dataset and a simulation the same name).",
+)
 @click.pass_obj
 def show_cmd(state: _State, name: str, kind: str | None) -> None:
     """Show parameters (type, default, allowed range) and docs of a simulation, bound, dataset or experiment."""
@@ -220,8 +255,16 @@ def _show_spec(kind: str, spec: Any) -> None:
     click.echo(f"{spec.name}  ({kind}, plugin {spec.plugin})\n")
     params = getattr(spec, "params", None)
     if params is not None:
-        rows = [{"parameter": p.name, "type": p.type, "default": p.default, "allowed": p.allowed,
-                 "description": p.description} for p in describe_params(params)]
+        rows = [
+            {
+                "parameter": p.name,
+                "type": p.type,
+                "default": p.default,
+                "allowed": p.allowed,
+                "description": p.description,
+            }
+            for p in describe_params(params)
+        ]
         click.echo("parameters:")
         _echo_rows(rows)
         click.echo("")
@@ -237,7 +280,9 @@ def _show_spec(kind: str, spec: Any) -> None:
             op = "<=" if spec.sense == "upper" else ">="
             click.echo(f"\nholds results to: {spec.metric} {op} {spec.expression}")
         for claim in spec.claims:
-            click.echo(f"  claim {claim}" + ("" if claim.expect == "proved" else f"  (expected: {claim.expect})"))
+            click.echo(
+                f"  claim {claim}" + ("" if claim.expect == "proved" else f"  (expected: {claim.expect})")
+            )
     elif kind == "dataset":
         import inspect
 
@@ -246,10 +291,14 @@ def _show_spec(kind: str, spec: Any) -> None:
         click.echo(inspect.getdoc(spec.loader) or spec.description)
         if spec.source is not None:
             status = dataset_status(spec)
-            click.echo(f"\nsource: {spec.source.url} (licence: {spec.source.license or 'not stated'}; sha256: "
-                       f"{spec.source.sha256 or 'none published'})")
-            click.echo(f"location: {status.location} ({status.state})"
-                       + ("" if status.state == "present" else f"; get it with `{fetch_command(spec.name)}`"))
+            click.echo(
+                f"\nsource: {spec.source.url} (licence: {spec.source.license or 'not stated'}; sha256: "
+                f"{spec.source.sha256 or 'none published'})"
+            )
+            click.echo(
+                f"location: {status.location} ({status.state})"
+                + ("" if status.state == "present" else f"; get it with `{fetch_command(spec.name)}`")
+            )
     else:
         import inspect
 
@@ -277,7 +326,9 @@ def _report_checks(checks: Any) -> None:
 @click.option("--no-cache", is_flag=True, help="Recompute even if the run store has this point.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
 @click.pass_obj
-def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: str, no_cache: bool, out: str | None) -> None:
+def run_cmd(
+    state: _State, name: str, params: tuple[str, ...], seed: str, no_cache: bool, out: str | None
+) -> None:
     """Run one simulation point; the result goes to the run store."""
     from toolkit.config import parse_assignments
     from toolkit.runner import run
@@ -286,13 +337,19 @@ def run_cmd(state: _State, name: str, params: tuple[str, ...], seed: str, no_cac
     seed_value = _parse_one_seed(seed)
     sim = state.registry.simulation(name)
     values = parse_assignments(params, model=sim.params)
-    result = run(sim, values, seed=seed_value, cache=not no_cache, store=state.store_path(), registry=state.registry)
+    result = run(
+        sim, values, seed=seed_value, cache=not no_cache, store=state.store_path(), registry=state.registry
+    )
     _echo_rows(result.rows, limit=_ROWS_SHOWN)
     click.echo("summary: " + _format_summary(result.summary))
     if result.from_cache:
-        click.echo(f"run {result.run_id}: served from the run store {state.store_path()} (use --no-cache to recompute)")
+        click.echo(
+            f"run {result.run_id}: served from the run store {state.store_path()} (use --no-cache to recompute)"
+        )
     else:
-        click.echo(f"run {result.run_id}: computed in {result.provenance.get('wall_time', 0):.3g} s, stored in {state.store_path()}")
+        click.echo(
+            f"run {result.run_id}: computed in {result.provenance.get('wall_time', 0):.3g} s, stored in {state.store_path()}"
+        )
     _report_checks(result.checks)
     if out:
         _save(result.table, out)
@@ -305,7 +362,9 @@ def _parse_one_seed(text: str) -> int:
     try:
         seed = int(text)
     except ValueError:
-        raise ParameterError(f"--seed expects one integer from 0 to {SEED_MAX} (2**63 - 1), got {text!r}") from None
+        raise ParameterError(
+            f"--seed expects one integer from 0 to {SEED_MAX} (2**63 - 1), got {text!r}"
+        ) from None
     if not 0 <= seed <= SEED_MAX:
         raise ParameterError(f"--seed expects one integer from 0 to {SEED_MAX} (2**63 - 1), got {text!r}")
     return seed
@@ -313,21 +372,45 @@ def _parse_one_seed(text: str) -> int:
 
 @cli.command("sweep")
 @click.argument("name")
-@click.option("--grid", "grid", multiple=True, metavar="KEY=V1,V2,...", help="A swept parameter (repeatable).")
-@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="A fixed parameter (repeatable).")
-@click.option("--seeds", default="0", show_default=True, help="Seeds: START:STOP, a comma list, or one integer.")
-@click.option("--executor", type=click.Choice(["serial", "processes", "dask"]), default="serial", show_default=True)
-@click.option("--address", default=None, help="Dask scheduler address (tcp://host:8786); none starts a LocalCluster.")
+@click.option(
+    "--grid", "grid", multiple=True, metavar="KEY=V1,V2,...", help="A swept parameter (repeatable)."
+)
+@click.option(
+    "-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="A fixed parameter (repeatable)."
+)
+@click.option(
+    "--seeds", default="0", show_default=True, help="Seeds: START:STOP, a comma list, or one integer."
+)
+@click.option(
+    "--executor", type=click.Choice(["serial", "processes", "dask"]), default="serial", show_default=True
+)
+@click.option(
+    "--address", default=None, help="Dask scheduler address (tcp://host:8786); none starts a LocalCluster."
+)
 @click.option("--workers", type=int, default=None, help="Worker processes (processes / local Dask).")
 @click.option("--no-cache", is_flag=True, help="Recompute points already in the run store.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the table (.csv or .parquet).")
-@click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first point that raises (default: run every point).")
+@click.option(
+    "-x", "--fail-fast", is_flag=True, help="Stop at the first point that raises (default: run every point)."
+)
 @click.option("--yes", is_flag=True, help="Run a sweep of more than 10,000 points without asking.")
 @click.pass_obj
-def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str, ...], seeds: str, executor: str,
-              address: str | None, workers: int | None, no_cache: bool, no_progress: bool, out: str | None,
-              fail_fast: bool, yes: bool) -> None:
+def sweep_cmd(
+    state: _State,
+    name: str,
+    grid: tuple[str, ...],
+    params: tuple[str, ...],
+    seeds: str,
+    executor: str,
+    address: str | None,
+    workers: int | None,
+    no_cache: bool,
+    no_progress: bool,
+    out: str | None,
+    fail_fast: bool,
+    yes: bool,
+) -> None:
     """Run the product of the grid x seeds; interrupted sweeps resume where they stopped.
 
     A point that raises is recorded (error and traceback) and the sweep goes on; the summary says how
@@ -352,9 +435,21 @@ def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str
         else:
             limit = CONFIRM_POINTS
     try:
-        result = sweep(sim, grid_values, seeds, params=fixed, executor=executor, address=address, max_workers=workers,
-                       cache=not no_cache, store=state.store_path(), registry=state.registry,
-                       progress=not no_progress, fail_fast=fail_fast, max_points=limit)
+        result = sweep(
+            sim,
+            grid_values,
+            seeds,
+            params=fixed,
+            executor=executor,
+            address=address,
+            max_workers=workers,
+            cache=not no_cache,
+            store=state.store_path(),
+            registry=state.registry,
+            progress=not no_progress,
+            fail_fast=fail_fast,
+            max_points=limit,
+        )
         failed = None
     except SweepFailed as exc:
         result, failed = exc.result, exc
@@ -362,8 +457,10 @@ def sweep_cmd(state: _State, name: str, grid: tuple[str, ...], params: tuple[str
         _echo_table(result.summary_table)
     failed_text = f"{len(result.failures)} failed, " if result.failures else ""
     missing_text = f"{len(result.missing)} not run, " if result.missing else ""
-    click.echo(f"sweep {result.sweep_id}: {result.n_points} points, {result.n_computed} computed, {failed_text}"
-               f"{missing_text}{result.n_cached} served from the run store, {result.wall_time:.2f} s")
+    click.echo(
+        f"sweep {result.sweep_id}: {result.n_points} points, {result.n_computed} computed, {failed_text}"
+        f"{missing_text}{result.n_cached} served from the run store, {result.wall_time:.2f} s"
+    )
     _report_checks(result.checks)
     _save(result.status_table() if failed else result.table, out)
     if failed is not None:
@@ -397,19 +494,30 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
 
     with RunStore(state.store_path()) as st:
         unreadable: list[StoreError] = []
-        sweeps = [s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation]
+        sweeps = [
+            s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation
+        ]
         n_failed = st.count_failures()
-        click.echo(f"{st.count()} runs stored in {st.path}" + (f"; {n_failed} failed points recorded" if n_failed else ""))
+        click.echo(
+            f"{st.count()} runs stored in {st.path}"
+            + (f"; {n_failed} failed points recorded" if n_failed else "")
+        )
         for s in sweeps:
             keys = list(dict.fromkeys(s["keys"]))
             done = len(st.existing(keys))
             failed = len(st.get_failures(keys)) if n_failed else 0
             grid = s["spec"].get("grid") or {}
-            axes = "  ".join(f"{k}={_describe_values(list(v))}" for k, v in grid.items()) if isinstance(grid, dict) else ""
+            axes = (
+                "  ".join(f"{k}={_describe_values(list(v))}" for k, v in grid.items())
+                if isinstance(grid, dict)
+                else ""
+            )
             seeds = s["spec"].get("seeds") or []
             state_text = f"{done}/{len(keys)} stored" + (f", {failed} failed" if failed else "")
-            click.echo(f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
-                       f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip())
+            click.echo(
+                f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
+                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip()
+            )
         for exc in unreadable:
             click.echo(f"  unreadable: {exc}", err=True)
 
@@ -423,7 +531,9 @@ def _load(state: _State, ident: str) -> Any:
 @cli.command("export")
 @click.argument("ident", metavar="RUN_OR_SWEEP_ID")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output file: .csv or .parquet.")
-@click.option("--summary", is_flag=True, help="One row per run (parameters, seed, summary) instead of every record.")
+@click.option(
+    "--summary", is_flag=True, help="One row per run (parameters, seed, summary) instead of every record."
+)
 @click.pass_obj
 def export_cmd(state: _State, ident: str, out: str, summary: bool) -> None:
     """Write a stored run or sweep as CSV or Parquet.
@@ -437,9 +547,12 @@ def export_cmd(state: _State, ident: str, out: str, summary: bool) -> None:
         table = res.status_table(summary=summary)
         short = len(res.failures) + len(res.missing)
         if short:
-            click.echo(f"warning: sweep {res.sweep_id}: {len(res.runs)} of {res.n_points} points stored "
-                       f"({len(res.failures)} failed, {len(res.missing)} missing: rows with status failed / missing); "
-                       "run the sweep again to complete it.", err=True)
+            click.echo(
+                f"warning: sweep {res.sweep_id}: {len(res.runs)} of {res.n_points} points stored "
+                f"({len(res.failures)} failed, {len(res.missing)} missing: rows with status failed / missing); "
+                "run the sweep again to complete it.",
+                err=True,
+            )
     else:
         table = res.table
     _save(table, out)
@@ -447,7 +560,14 @@ def export_cmd(state: _State, ident: str, out: str, summary: bool) -> None:
 
 @cli.command("check")
 @click.argument("ident", metavar="RUN_OR_SWEEP_ID")
-@click.option("--against", "bounds", multiple=True, required=True, metavar="BOUND", help="A registered bound (repeatable).")
+@click.option(
+    "--against",
+    "bounds",
+    multiple=True,
+    required=True,
+    metavar="BOUND",
+    help="A registered bound (repeatable).",
+)
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the row-by-row checks.")
 @click.pass_obj
 def check_cmd(state: _State, ident: str, bounds: tuple[str, ...], out: str | None) -> None:
@@ -470,18 +590,31 @@ def check_cmd(state: _State, ident: str, bounds: tuple[str, ...], out: str | Non
 @cli.command("prove")
 @click.argument("names", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every registered bound.")
-@click.option("--plugin", "plugins", multiple=True, metavar="PLUGIN", help="Every bound of this plugin (repeatable).")
+@click.option(
+    "--plugin", "plugins", multiple=True, metavar="PLUGIN", help="Every bound of this plugin (repeatable)."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the numeric spot-checks.")
-@click.option("--strict", is_flag=True, help="Exit 1 when a verdict is not the expected one or a spot-check disagrees.")
+@click.option(
+    "--strict", is_flag=True, help="Exit 1 when a verdict is not the expected one or a spot-check disagrees."
+)
 @click.option("--out", type=click.Path(dir_okay=False), help="Save the verdict table.")
 @click.pass_obj
-def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, plugins: tuple[str, ...], seed: int, strict: bool,
-              out: str | None) -> None:
+def prove_cmd(
+    state: _State,
+    names: tuple[str, ...],
+    all_: bool,
+    plugins: tuple[str, ...],
+    seed: int,
+    strict: bool,
+    out: str | None,
+) -> None:
     """Check the symbolic claims of bounds: proved / refuted (with counterexample) / unknown."""
     from toolkit.proving import SHOWN_COLUMNS, prove_bounds, summary_line, unexpected
 
     if sum(map(bool, (names, all_, plugins))) != 1:
-        raise UserError("name one or more bounds, or use --plugin NAME, or --all (see `toolkit list --kind bounds`)")
+        raise UserError(
+            "name one or more bounds, or use --plugin NAME, or --all (see `toolkit list --kind bounds`)"
+        )
     table = prove_bounds(state.registry, list(names) or None, plugins=plugins, seed=seed)
     if table.empty:
         click.echo("no claims to check")
@@ -490,7 +623,9 @@ def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, plugins: tuple[
     click.echo(summary_line(table))
     disagree = int((table["numeric"] == "disagree").sum())
     if disagree:
-        click.echo(f"WARNING: {disagree} symbolic verdict(s) DISAGREE with their numeric spot-checks", err=True)
+        click.echo(
+            f"WARNING: {disagree} symbolic verdict(s) DISAGREE with their numeric spot-checks", err=True
+        )
     _save(table, out)
     if strict and not unexpected(table).empty:
         sys.exit(1)
@@ -504,7 +639,9 @@ def prove_cmd(state: _State, names: tuple[str, ...], all_: bool, plugins: tuple[
 @click.option("--logy", is_flag=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Figure file (.png, .pdf, .svg).")
 @click.pass_obj
-def report_cmd(state: _State, ident: str, x: str | None, y: str | None, logx: bool, logy: bool, out: str) -> None:
+def report_cmd(
+    state: _State, ident: str, x: str | None, y: str | None, logx: bool, logy: bool, out: str
+) -> None:
     """Plot a stored run or sweep (mean ± sd over seeds)."""
     from toolkit.report import plot_table
 
@@ -535,7 +672,11 @@ def data_list_cmd(state: _State) -> None:
     from toolkit.data import status_table
 
     settings = state.registry.manager.settings
-    origin = "from TOOLKIT_DATA_DIR" if os.environ.get("TOOLKIT_DATA_DIR") else "the default; set TOOLKIT_DATA_DIR to change it"
+    origin = (
+        "from TOOLKIT_DATA_DIR"
+        if os.environ.get("TOOLKIT_DATA_DIR")
+        else "the default; set TOOLKIT_DATA_DIR to change it"
+    )
     click.echo(f"data root: {settings.data_dir} ({origin})")
     statuses = status_table(state.registry.datasets.values(), settings)
     if not statuses:
@@ -544,17 +685,23 @@ def data_list_cmd(state: _State) -> None:
     with pd.option_context("display.max_colwidth", 80):
         _echo_table(pd.DataFrame([s.row() for s in statuses]), rows=1000)
     if any(s.state == "no source" for s in statuses):
-        click.echo("no source: the dataset declares no DataSource (generated by its plugin or shipped in a package; "
-                   "otherwise see its plugin's README)")
+        click.echo(
+            "no source: the dataset declares no DataSource (generated by its plugin or shipped in a package; "
+            "otherwise see its plugin's README)"
+        )
     missing = [s.name for s in statuses if s.state == "missing"]
     if missing:
-        click.echo(f"{len(missing)} missing; fetch with: " + "; ".join(f"toolkit data fetch {n}" for n in missing))
+        click.echo(
+            f"{len(missing)} missing; fetch with: " + "; ".join(f"toolkit data fetch {n}" for n in missing)
+        )
 
 
 @data_group.command("fetch")
 @click.argument("names", nargs=-1, required=True, metavar="NAME...")
 @click.option("--force", is_flag=True, help="Download again even when the dataset is present.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the server.")
+@click.option(
+    "--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the server."
+)
 @click.pass_obj
 def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: float) -> None:
     """Download datasets from their official source into the data root, verify the checksum, unpack.
@@ -579,14 +726,24 @@ def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: 
 @click.option("--only", multiple=True, metavar="EXPERIMENT", help="Only these experiments (repeatable).")
 @click.option("--jobs", type=int, default=1, show_default=True, help="Experiments run in parallel processes.")
 @click.pass_obj
-def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...], jobs: int) -> None:
+def reproduce_cmd(
+    state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...], jobs: int
+) -> None:
     """Run every plugin's headline experiments and write a report with figures and verdicts."""
     from toolkit.report import reproduce
 
     if jobs < 1:
         raise UserError(f"--jobs must be >= 1, got {jobs}")
-    path, reports = reproduce(state.registry, quick=quick, out_dir=out_dir, fmt=fmt, only=only, echo=click.echo,
-                              jobs=jobs, disable=state.disable)
+    path, reports = reproduce(
+        state.registry,
+        quick=quick,
+        out_dir=out_dir,
+        fmt=fmt,
+        only=only,
+        echo=click.echo,
+        jobs=jobs,
+        disable=state.disable,
+    )
     from toolkit.report import outcome_counts
 
     failed = [r.name for r in reports if r.failed]
@@ -599,7 +756,10 @@ def reproduce_cmd(state: _State, quick: bool, out_dir: str, fmt: str, only: tupl
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolkit`` console script."""
-    from toolkit.errors import SweepAborted, SweepInterrupted  # not toolkit.runner: --help and list need no pydantic
+    from toolkit.errors import (
+        SweepAborted,
+        SweepInterrupted,
+    )  # not toolkit.runner: --help and list need no pydantic
 
     try:
         cli.main(args=argv, prog_name="toolkit", standalone_mode=False)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import annotated_types
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field  # noqa: F401  (re-exported for plugins)
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolkit.errors import ParameterError
 
@@ -75,9 +75,16 @@ def _allowed(field: pydantic.fields.FieldInfo) -> str:
     for meta in field.metadata:
         for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
             value = getattr(meta, attr, None)
-            if value is not None and isinstance(meta, (annotated_types.Ge, annotated_types.Gt,
-                                                       annotated_types.Le, annotated_types.Lt,
-                                                       annotated_types.Interval)):
+            if value is not None and isinstance(
+                meta,
+                (
+                    annotated_types.Ge,
+                    annotated_types.Gt,
+                    annotated_types.Le,
+                    annotated_types.Lt,
+                    annotated_types.Interval,
+                ),
+            ):
                 parts.append(f"{sym} {value}")
         if isinstance(meta, annotated_types.MinLen):
             parts.append(f"length >= {meta.min_length}")
@@ -143,8 +150,11 @@ def _list_item_annotation(annotation: Any) -> Any | None:
 
 
 def _is_list_field(model: type[Params] | None, name: str) -> bool:
-    return model is not None and name in model.model_fields and \
-        _list_item_annotation(model.model_fields[name].annotation) is not None
+    return (
+        model is not None
+        and name in model.model_fields
+        and _list_item_annotation(model.model_fields[name].annotation) is not None
+    )
 
 
 def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> str:
@@ -165,7 +175,9 @@ def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> 
     return msg + "."
 
 
-def validate_params(model: type[Params], values: Mapping[str, Any] | Params | None, *, owner: str = "") -> Params:
+def validate_params(
+    model: type[Params], values: Mapping[str, Any] | Params | None, *, owner: str = ""
+) -> Params:
     """Validate ``values`` against ``model``; raise :class:`ParameterError` naming the culprit."""
     owner = owner or model.__name__
     if isinstance(values, model):
@@ -173,7 +185,9 @@ def validate_params(model: type[Params], values: Mapping[str, Any] | Params | No
     if isinstance(values, BaseModel):
         values = values.model_dump()
     if values is not None and not isinstance(values, Mapping):
-        raise ParameterError(f"parameters of {owner} must be a mapping of name -> value, got {type(values).__name__}")
+        raise ParameterError(
+            f"parameters of {owner} must be a mapping of name -> value, got {type(values).__name__}"
+        )
     try:
         return model.model_validate(dict(values or {}))
     except pydantic.ValidationError as exc:
@@ -202,8 +216,15 @@ def _is_text_field(model: type[Params] | None, name: str) -> bool:
 # One rule for the special floats: ``nan``, ``inf``, ``-inf`` (any case, ``infinity`` too) are numbers,
 # alone or inside lists; the parameter's model then decides whether it allows them.
 _SPECIAL_TOKEN = re.compile(r'(?<![\w".])([+-]?)(inf(?:inity)?|nan)(?![\w"])', re.IGNORECASE)
-_SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
-            "-inf": -math.inf, "-infinity": -math.inf}
+_SPECIAL = {
+    "nan": math.nan,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-inf": -math.inf,
+    "-infinity": -math.inf,
+}
 
 
 def _spell_special(match: re.Match) -> str:
@@ -261,7 +282,9 @@ def _parse_list(text: str, model: type[Params] | None, name: str) -> Any:
     if stripped.lower() in ("none", "null"):
         return None
     item = _list_item_annotation(model.model_fields[name].annotation) if model is not None else Any
-    text_items = item is str or (bool(_literal_values(item)) and all(isinstance(v, str) for v in _literal_values(item)))
+    text_items = item is str or (
+        bool(_literal_values(item)) and all(isinstance(v, str) for v in _literal_values(item))
+    )
     if not text_items and stripped.startswith("["):
         try:
             parsed = _loads(stripped)
@@ -316,7 +339,9 @@ def parse_grid(items: Iterable[str], *, model: type[Params] | None = None) -> di
     for item in items:
         key, value = _split_assignment(item, "--grid")
         if key in out:
-            raise ParameterError(f"--grid {key}= is given twice; give all its values in one --grid {key}=V1,V2,...")
+            raise ParameterError(
+                f"--grid {key}= is given twice; give all its values in one --grid {key}=V1,V2,..."
+            )
         if _is_list_field(model, key):
             # each grid value of a list parameter is a list: --grid d_values=[[16,32],[64]]
             whole = _parse_list(value, model, key)
@@ -334,7 +359,9 @@ def parse_grid(items: Iterable[str], *, model: type[Params] | None = None) -> di
                 continue
         out[key] = [parse_value(v, model=model, name=key) for v in value.split(",") if v != ""]
         if not out[key]:
-            raise ParameterError(f"--grid {key}= has no values; give a comma-separated list, e.g. {key}=1,2,3")
+            raise ParameterError(
+                f"--grid {key}= has no values; give a comma-separated list, e.g. {key}=1,2,3"
+            )
     return out
 
 
@@ -344,8 +371,9 @@ SEED_MAX = 2**63 - 1
 MAX_SWEEP_POINTS = 1_000_000
 """No sweep has more points (grid size x seeds) than this; split a bigger one."""
 
-_SEEDS_SYNTAX = ("seeds are START:STOP (e.g. 0:10), a comma list (1,2,3), one integer, or a list / array of "
-                 "integers")
+_SEEDS_SYNTAX = (
+    "seeds are START:STOP (e.g. 0:10), a comma list (1,2,3), one integer, or a list / array of integers"
+)
 
 
 def _seed(value: Any, shown: Any) -> int:
@@ -370,13 +398,15 @@ def parse_seeds(text: str | int | Sequence[int] | Any) -> list[int]:
     elif isinstance(text, (bytes, Mapping)) or not isinstance(text, Iterable) or isinstance(text, bool):
         raise ParameterError(f"{_SEEDS_SYNTAX}; got {text!r}")
     else:
-        if hasattr(text, "ndim") and getattr(text, "ndim") != 1:  # numpy arrays: one dimension
-            if getattr(text, "ndim") == 0:
+        if hasattr(text, "ndim") and text.ndim != 1:  # numpy arrays: one dimension
+            if text.ndim == 0:
                 return parse_seeds(text.item())
             raise ParameterError(f"{_SEEDS_SYNTAX}; got an array of shape {getattr(text, 'shape', '?')}")
         items = list(text)
         if len(items) > MAX_SWEEP_POINTS:
-            raise ParameterError(f"{len(items)} seeds is more than a sweep may have ({MAX_SWEEP_POINTS}); split it")
+            raise ParameterError(
+                f"{len(items)} seeds is more than a sweep may have ({MAX_SWEEP_POINTS}); split it"
+            )
         seeds = [_seed(s, s) for s in items]
         if not seeds:
             raise ParameterError(f"seeds {text!r} selects no seeds; {_SEEDS_SYNTAX}")
@@ -397,8 +427,10 @@ def _seeds_from_text(text: str) -> list[int]:
         if start < 0 or stop - 1 > SEED_MAX:
             raise ParameterError(f"--seeds {text!r}: seeds must be integers from 0 to {SEED_MAX} (2**63 - 1)")
         if stop - start > MAX_SWEEP_POINTS:
-            raise ParameterError(f"--seeds {text!r} selects {stop - start} seeds, more than a sweep may have "
-                                 f"({MAX_SWEEP_POINTS}); split it into several sweeps")
+            raise ParameterError(
+                f"--seeds {text!r} selects {stop - start} seeds, more than a sweep may have "
+                f"({MAX_SWEEP_POINTS}); split it into several sweeps"
+            )
         seeds = list(range(start, stop))
     else:
         seeds = listed
@@ -408,7 +440,9 @@ def _seeds_from_text(text: str) -> list[int]:
         raise ParameterError(f"seeds must be non-negative integers, got {text!r}")
     for s in seeds:
         if s > SEED_MAX:
-            raise ParameterError(f"--seeds {text!r}: seeds must be integers from 0 to {SEED_MAX} (2**63 - 1), got {s}")
+            raise ParameterError(
+                f"--seeds {text!r}: seeds must be integers from 0 to {SEED_MAX} (2**63 - 1), got {s}"
+            )
     return seeds
 
 

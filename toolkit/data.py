@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import tarfile
 import tempfile
 import time
@@ -37,7 +36,7 @@ from typing import Any
 
 from toolkit.errors import DatasetMissingError, ToolkitError, UserError
 from toolkit.settings import Settings, get_settings
-from toolkit.specs import DataSource, Dataset
+from toolkit.specs import Dataset, DataSource
 
 PROVENANCE_FILE = ".toolkit-fetch.json"
 UNPACK_KINDS = ("zip", "tar", None)
@@ -95,8 +94,14 @@ class DatasetStatus:
         size = human_size(self.size_bytes) if self.size_bytes is not None else "-"
         if self.state == "missing" and self.size_bytes is not None:
             size += " (download)"
-        return {"dataset": self.name, "status": self.state, "size": size, "location": self.location,
-                "licence": self.license or "-", "source": self.source}
+        return {
+            "dataset": self.name,
+            "status": self.state,
+            "size": size,
+            "location": self.location,
+            "licence": self.license or "-",
+            "source": self.source,
+        }
 
 
 def dataset_status(dataset: Dataset, settings: Settings | None = None) -> DatasetStatus:
@@ -107,8 +112,15 @@ def dataset_status(dataset: Dataset, settings: Settings | None = None) -> Datase
     assert path is not None
     present = is_present(dataset, settings)
     size = sum(f.stat().st_size for f in _files_under(path)) if present else source.size_bytes
-    return DatasetStatus(dataset.name, dataset.plugin, "present" if present else "missing", str(path), size,
-                         source.license, source.url)
+    return DatasetStatus(
+        dataset.name,
+        dataset.plugin,
+        "present" if present else "missing",
+        str(path),
+        size,
+        source.license,
+        source.url,
+    )
 
 
 def status_table(datasets: Iterable[Dataset], settings: Settings | None = None) -> list[DatasetStatus]:
@@ -150,8 +162,10 @@ def skip_reason(missing: DatasetMissingError, datasets: Mapping[str, Dataset] | 
         return f"data missing: {text}"
     dataset = datasets.get(name) if datasets is not None else None
     if datasets is not None and (dataset is None or dataset.source is None):
-        return (f"dataset {name} missing (it declares no download source: see its plugin's README, or set "
-                f"TOOLKIT_DATA_DIR to a folder that has it). {text}")
+        return (
+            f"dataset {name} missing (it declares no download source: see its plugin's README, or set "
+            f"TOOLKIT_DATA_DIR to a folder that has it). {text}"
+        )
     return f"dataset {name} missing; fetch it with `{fetch_command(name)}` (or set TOOLKIT_DATA_DIR). {text}"
 
 
@@ -160,14 +174,21 @@ def skip_reason(missing: DatasetMissingError, datasets: Mapping[str, Dataset] | 
 
 def _validate_source(name: str, source: DataSource) -> None:
     if source.unpack not in UNPACK_KINDS:
-        raise UserError(f"dataset {name}: DataSource.unpack must be 'zip', 'tar' or None, got {source.unpack!r}")
+        raise UserError(
+            f"dataset {name}: DataSource.unpack must be 'zip', 'tar' or None, got {source.unpack!r}"
+        )
     target = PurePosixPath(source.target)
     if not source.target or target.is_absolute() or ".." in target.parts:
-        raise UserError(f"dataset {name}: DataSource.target must be a relative folder inside the data root, "
-                        f"got {source.target!r}")
-    if source.sha256 is not None and (len(source.sha256) != 64 or any(c not in "0123456789abcdefABCDEF"
-                                                                       for c in source.sha256)):
-        raise UserError(f"dataset {name}: DataSource.sha256 must be 64 hex digits or None, got {source.sha256!r}")
+        raise UserError(
+            f"dataset {name}: DataSource.target must be a relative folder inside the data root, "
+            f"got {source.target!r}"
+        )
+    if source.sha256 is not None and (
+        len(source.sha256) != 64 or any(c not in "0123456789abcdefABCDEF" for c in source.sha256)
+    ):
+        raise UserError(
+            f"dataset {name}: DataSource.sha256 must be 64 hex digits or None, got {source.sha256!r}"
+        )
 
 
 def _download(name: str, url: str, into: Path, timeout: float) -> tuple[Path, str, int]:
@@ -185,18 +206,23 @@ def _download(name: str, url: str, into: Path, timeout: float) -> tuple[Path, st
                 fh.write(chunk)
                 size += len(chunk)
     except urllib.error.HTTPError as exc:
-        raise DataFetchError(f"cannot fetch {name}: {url} answered HTTP {exc.code} {exc.reason}; nothing was written") from None
-    except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+        raise DataFetchError(
+            f"cannot fetch {name}: {url} answered HTTP {exc.code} {exc.reason}; nothing was written"
+        ) from None
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise DataFetchError(f"cannot fetch {name}: {host} is unreachable ({reason}); offline? "
-                             "nothing was written") from None
+        raise DataFetchError(
+            f"cannot fetch {name}: {host} is unreachable ({reason}); offline? nothing was written"
+        ) from None
     return dest, digest.hexdigest(), size
 
 
 def _strip(member: str, n: int, name: str) -> PurePosixPath | None:
     path = PurePosixPath(member.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts:
-        raise DataFetchError(f"cannot fetch {name}: archive member {member!r} points outside the target; refused")
+        raise DataFetchError(
+            f"cannot fetch {name}: archive member {member!r} points outside the target; refused"
+        )
     parts = [p for p in path.parts if p not in ("", ".")]
     if len(parts) <= n:
         return None
@@ -238,18 +264,27 @@ def _unpack(name: str, archive: Path, kind: str, strip_components: int, into: Pa
                             shutil.copyfileobj(src, dst, _CHUNK)
                         count += 1
                     else:
-                        raise DataFetchError(f"cannot fetch {name}: archive member {member.name!r} is a link or "
-                                             "device; refused")
+                        raise DataFetchError(
+                            f"cannot fetch {name}: archive member {member.name!r} is a link or "
+                            "device; refused"
+                        )
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         if isinstance(exc, DataFetchError):
             raise
-        raise DataFetchError(f"cannot fetch {name}: the download is not a valid {kind} archive ({exc}); "
-                             "nothing was written") from None
+        raise DataFetchError(
+            f"cannot fetch {name}: the download is not a valid {kind} archive ({exc}); nothing was written"
+        ) from None
     return count
 
 
-def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = False,
-          echo: Callable[[str], Any] = print, timeout: float = 60.0) -> Path:
+def fetch(
+    dataset: Dataset,
+    settings: Settings | None = None,
+    *,
+    force: bool = False,
+    echo: Callable[[str], Any] = print,
+    timeout: float = 60.0,
+) -> Path:
     """Download ``dataset`` from its declared source into the data root; returns its folder.
 
     Verifies the SHA-256 (when the source declares one), unpacks, and moves the result into place
@@ -260,9 +295,11 @@ def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = F
     """
     source = dataset.source
     if source is None:
-        raise UserError(f"dataset {dataset.name} declares no download source (DataSource): it is generated by its "
-                        f"plugin or shipped with it, so there is nothing to fetch (load it with "
-                        f"toolkit.get_registry().dataset({dataset.name!r}).load())")
+        raise UserError(
+            f"dataset {dataset.name} declares no download source (DataSource): it is generated by its "
+            f"plugin or shipped with it, so there is nothing to fetch (load it with "
+            f"toolkit.get_registry().dataset({dataset.name!r}).load())"
+        )
     _validate_source(dataset.name, source)
     settings = settings or get_settings()
     dest = settings.data_dir / source.target
@@ -278,11 +315,15 @@ def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = F
         file, digest, n_bytes = _download(dataset.name, source.url, tmp_path / "download", timeout)
         if source.sha256 is not None:
             if digest.lower() != source.sha256.lower():
-                raise DataFetchError(f"cannot fetch {dataset.name}: checksum mismatch (sha256 {digest}, expected "
-                                     f"{source.sha256}); the download was discarded, nothing was written")
+                raise DataFetchError(
+                    f"cannot fetch {dataset.name}: checksum mismatch (sha256 {digest}, expected "
+                    f"{source.sha256}); the download was discarded, nothing was written"
+                )
             echo(f"sha256 verified: {digest}")
         else:
-            echo(f"no official checksum is published for {dataset.name}; sha256 of this download (unverified): {digest}")
+            echo(
+                f"no official checksum is published for {dataset.name}; sha256 of this download (unverified): {digest}"
+            )
         staged = tmp_path / "staged"
         staged.mkdir()
         if source.unpack is None:
@@ -291,11 +332,23 @@ def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = F
         else:
             n_files = _unpack(dataset.name, file, source.unpack, source.strip_components, staged)
             if n_files == 0:
-                raise DataFetchError(f"cannot fetch {dataset.name}: the archive has no files after stripping "
-                                     f"{source.strip_components} leading path component(s); nothing was written")
-        (staged / PROVENANCE_FILE).write_text(json.dumps({
-            "dataset": dataset.name, "url": source.url, "sha256": digest, "verified": source.sha256 is not None,
-            "bytes": n_bytes, "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=1))
+                raise DataFetchError(
+                    f"cannot fetch {dataset.name}: the archive has no files after stripping "
+                    f"{source.strip_components} leading path component(s); nothing was written"
+                )
+        (staged / PROVENANCE_FILE).write_text(
+            json.dumps(
+                {
+                    "dataset": dataset.name,
+                    "url": source.url,
+                    "sha256": digest,
+                    "verified": source.sha256 is not None,
+                    "bytes": n_bytes,
+                    "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                },
+                indent=1,
+            )
+        )
         if dest.exists():
             old = tmp_path / "previous"
             dest.rename(old)
@@ -304,5 +357,15 @@ def fetch(dataset: Dataset, settings: Settings | None = None, *, force: bool = F
     return dest
 
 
-__all__ = ["DataFetchError", "DatasetStatus", "dataset_status", "expected_path", "fetch", "fetch_command",
-           "is_present", "missing_dataset", "skip_reason", "status_table"]
+__all__ = [
+    "DataFetchError",
+    "DatasetStatus",
+    "dataset_status",
+    "expected_path",
+    "fetch",
+    "fetch_command",
+    "is_present",
+    "missing_dataset",
+    "skip_reason",
+    "status_table",
+]

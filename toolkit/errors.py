@@ -69,8 +69,9 @@ class MissingDependencyError(UserError, ImportError):
     def __init__(self, module: str, *, install: str, needed_for: str = ""):
         self.module, self.install = module, install
         what = f"{needed_for} needs" if needed_for else "this needs"
-        super().__init__(f"{what} the package {module!r}, which is not installed. Install it with: {install}",
-                         name=module)
+        super().__init__(
+            f"{what} the package {module!r}, which is not installed. Install it with: {install}", name=module
+        )
 
 
 class PluginBuildError(UserError):
@@ -82,8 +83,10 @@ class PluginBuildError(UserError):
         missing = getattr(cause, "name", None) if isinstance(cause, ModuleNotFoundError) else None
         if missing and not isinstance(cause, MissingDependencyError):
             dist = distribution if distribution and not distribution.startswith("(") else plugin
-            msg += (f" The package {missing!r} is missing: reinstall the plugin with its dependencies "
-                    f"(pip install {dist}) or disable it (-p no:{plugin}).")
+            msg += (
+                f" The package {missing!r} is missing: reinstall the plugin with its dependencies "
+                f"(pip install {dist}) or disable it (-p no:{plugin})."
+            )
         super().__init__(msg)
 
 
@@ -114,5 +117,18 @@ class DatasetMissingError(UserError, FileNotFoundError):
         super().__init__(message)
 
 
-__all__ = ["DatasetMissingError", "DuplicateNameError", "SweepAborted", "MissingDependencyError", "ParameterError", "PluginBuildError",
-           "PluginLoadWarning", "SpotCheckDisagreement", "StoreError", "SweepInterrupted", "ToolkitError", "UnknownNameError", "UserError"]
+__all__ = [
+    "DatasetMissingError",
+    "DuplicateNameError",
+    "SweepAborted",
+    "MissingDependencyError",
+    "ParameterError",
+    "PluginBuildError",
+    "PluginLoadWarning",
+    "SpotCheckDisagreement",
+    "StoreError",
+    "SweepInterrupted",
+    "ToolkitError",
+    "UnknownNameError",
+    "UserError",
+]

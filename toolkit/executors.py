@@ -43,7 +43,9 @@ def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
 def _init_pool_worker() -> None:
     _init_worker()
     # the ppid this worker starts with is the pool's owner (or, under forkserver, the server that exits with it)
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="toolkit-parent-watch").start()
+    threading.Thread(
+        target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="toolkit-parent-watch"
+    ).start()
 
 
 class SerialFuture:
@@ -140,7 +142,9 @@ class DaskExecutor:
 
     name = "dask"
 
-    def __init__(self, address: str | None = None, n_workers: int | None = None, connect_timeout: float | None = None) -> None:
+    def __init__(
+        self, address: str | None = None, n_workers: int | None = None, connect_timeout: float | None = None
+    ) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -153,11 +157,15 @@ class DaskExecutor:
                 timeout = connect_timeout or float(os.environ.get("TOOLKIT_DASK_TIMEOUT", "20"))
                 self.client = Client(address, timeout=f"{timeout}s")
             except (OSError, TimeoutError) as exc:
-                raise ParameterError(f"cannot reach the Dask scheduler at --address {address!r}: {exc}") from None
+                raise ParameterError(
+                    f"cannot reach the Dask scheduler at --address {address!r}: {exc}"
+                ) from None
         else:
             self.cluster = LocalCluster(
-                n_workers=n_workers or min(2, os.cpu_count() or 1), threads_per_worker=1,
-                processes=True, dashboard_address=None,
+                n_workers=n_workers or min(2, os.cpu_count() or 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
             )
             self.client = Client(self.cluster)
         self.client.run(_init_worker)
@@ -202,8 +210,9 @@ def process_pool(max_workers: int | None = None, *, method: str | None = None) -
     )
 
 
-def open_executor(kind: str | cf.Executor | Any = "serial", *, max_workers: int | None = None,
-                  address: str | None = None) -> SerialExecutor | FuturesExecutor | DaskExecutor:
+def open_executor(
+    kind: str | cf.Executor | Any = "serial", *, max_workers: int | None = None, address: str | None = None
+) -> SerialExecutor | FuturesExecutor | DaskExecutor:
     """An executor adapter for ``kind`` (a name from :data:`EXECUTORS` or an executor object)."""
     if isinstance(kind, cf.Executor):
         return FuturesExecutor(kind, owned=False)
@@ -218,7 +227,9 @@ def open_executor(kind: str | cf.Executor | Any = "serial", *, max_workers: int 
         return FuturesExecutor(process_pool(max_workers), owned=True, name="processes")
     if kind == "dask":
         return DaskExecutor(address, max_workers)
-    raise ParameterError(f"executor must be one of {', '.join(EXECUTORS)} or an Executor object, got {kind!r}")
+    raise ParameterError(
+        f"executor must be one of {', '.join(EXECUTORS)} or an Executor object, got {kind!r}"
+    )
 
 
 __all__ = ["EXECUTORS", "open_executor"]

@@ -23,8 +23,9 @@ def check_output_path(path: str | Path) -> Path:
         with open(path, "ab"):
             pass
     except OSError as exc:
-        raise ParameterError(f"--out {str(path)!r} cannot be written ({exc.strerror or exc}); "
-                             "choose another file") from None
+        raise ParameterError(
+            f"--out {str(path)!r} cannot be written ({exc.strerror or exc}); choose another file"
+        ) from None
     if not existed:
         path.unlink()
     return path

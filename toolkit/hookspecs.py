@@ -8,7 +8,7 @@ any subset of the arguments.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -169,9 +169,7 @@ def toolkit_run_finished(result: RunResult) -> None:
     """
 
 
-HOOK_NAMES: tuple[str, ...] = tuple(
-    name for name in dict(globals()) if name.startswith("toolkit_")
-)
+HOOK_NAMES: tuple[str, ...] = tuple(name for name in dict(globals()) if name.startswith("toolkit_"))
 """Every hook this module specifies (the meta-tests check each is documented and tested)."""
 
 __all__ = ["hookspec", "HOOK_NAMES", *HOOK_NAMES]

@@ -88,7 +88,11 @@ class ToolkitPluginManager(pluggy.PluginManager):
             if not version and not distribution:
                 distribution, version = _installed_distribution(plugin)
         self.plugin_infos[name] = PluginInfo(
-            name, distribution or "(registered directly)", version or "0", getattr(plugin, "__name__", repr(plugin)), "loaded"
+            name,
+            distribution or "(registered directly)",
+            version or "0",
+            getattr(plugin, "__name__", repr(plugin)),
+            "loaded",
         )
 
     def plugin_version(self, name: str) -> str:
@@ -107,13 +111,17 @@ class ToolkitPluginManager(pluggy.PluginManager):
             dist_name = dist.name if dist is not None else "?"
             dist_version = dist.version if dist is not None else "?"
             if ep.name in blocked:
-                self.plugin_infos[ep.name] = PluginInfo(ep.name, dist_name, dist_version, ep.value, "disabled")
+                self.plugin_infos[ep.name] = PluginInfo(
+                    ep.name, dist_name, dist_version, ep.value, "disabled"
+                )
                 continue
             try:
                 plugin = ep.load()
             except Exception as exc:  # a broken plugin must not take the host down
                 detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-                self.plugin_infos[ep.name] = PluginInfo(ep.name, dist_name, dist_version, ep.value, "failed", detail)
+                self.plugin_infos[ep.name] = PluginInfo(
+                    ep.name, dist_name, dist_version, ep.value, "failed", detail
+                )
                 warnings.warn(
                     f"plugin {ep.name!r} ({dist_name} {dist_version}, {ep.value}) failed to import and was skipped: {detail}",
                     PluginLoadWarning,

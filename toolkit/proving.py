@@ -28,8 +28,9 @@ def bound_claims(bound: Bound) -> list[Claim]:
     return [claim.with_domain(bound.domain) for claim in bound.claims]
 
 
-def prove_bounds(registry: Registry, names: Sequence[str] | None = None, *, plugins: Sequence[str] = (),
-                 seed: int = 0) -> pd.DataFrame:
+def prove_bounds(
+    registry: Registry, names: Sequence[str] | None = None, *, plugins: Sequence[str] = (), seed: int = 0
+) -> pd.DataFrame:
     """One row per claim of the named bounds, or of ``plugins``' bounds, or of every bound.
 
     Columns: ``bound``, ``claim``, ``kind``, ``verdict`` (proved / refuted / unknown), ``expected``
@@ -57,8 +58,11 @@ def prove_bounds(registry: Registry, names: Sequence[str] | None = None, *, plug
         return pd.DataFrame(columns=[*SHOWN_COLUMNS, "as_expected"])
     expected = [claim.expect for _, claim in claims]
     table.insert(table.columns.get_loc("verdict") + 1, "expected", expected)
-    table.insert(table.columns.get_loc("expected") + 1, "as_expected",
-                 [v.status == e and v.numeric.status != "disagree" for v, e in zip(verdicts, expected)])
+    table.insert(
+        table.columns.get_loc("expected") + 1,
+        "as_expected",
+        [v.status == e and v.numeric.status != "disagree" for v, e in zip(verdicts, expected)],
+    )
     table["description"] = [claim.description for _, claim in claims]
     return table
 
@@ -87,28 +91,42 @@ def summary_line(table: pd.DataFrame) -> str:
     cited = table["kind"] == "cited" if len(table) else []
     counts = table["verdict"][~cited].value_counts().to_dict() if len(table) else {}
     late = timed_out(table)
-    text = f"{len(table)} claims: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("proved", "refuted", "unknown"))
+    text = f"{len(table)} claims: " + ", ".join(
+        f"{counts.get(k, 0)} {k}" for k in ("proved", "refuted", "unknown")
+    )
     if len(table) and cited.any():
         text += f", {int(cited.sum())} cited (transcribed from the literature, not derived)"
     if len(late):
-        text += (f", {len(late)} unknown (timed out: {', '.join(late['claim'])}; not counted as failures, "
-                 "raise TOOLKIT_SYMBOLIC_SECONDS to give sympy more CPU time)")
+        text += (
+            f", {len(late)} unknown (timed out: {', '.join(late['claim'])}; not counted as failures, "
+            "raise TOOLKIT_SYMBOLIC_SECONDS to give sympy more CPU time)"
+        )
     bad = unexpected(table)
-    return text + ("; all as expected" if bad.empty else f"; {len(bad)} NOT as expected: {', '.join(bad['claim'])}")
+    return text + (
+        "; all as expected" if bad.empty else f"; {len(bad)} NOT as expected: {', '.join(bad['claim'])}"
+    )
 
 
 Extra = Callable[[], tuple[str, pd.DataFrame, bool]]
 
 
-def main(plugin: str, argv: Sequence[str] | None = None, *, description: str | None = None,
-         extras: Sequence[Extra] = (), registry: Registry | None = None) -> int:
+def main(
+    plugin: str,
+    argv: Sequence[str] | None = None,
+    *,
+    description: str | None = None,
+    extras: Sequence[Extra] = (),
+    registry: Registry | None = None,
+) -> int:
     """Print the verdicts of ``plugin``'s claims; exit status 1 when any is not as expected.
 
     ``extras`` are further checks a proof script adds (e.g. formulas measured on built objects):
     each returns ``(title, table, ok)``; the table is printed under the title and ``ok=False``
     fails the script.
     """
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the numeric spot-checks (default 0)")
     parser.add_argument("--csv", default=None, help="also write the verdict table to this CSV file")
     args = parser.parse_args(argv)

@@ -24,8 +24,8 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from types import ModuleType
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from toolkit.errors import DuplicateNameError, PluginBuildError, PluginLoadWarning, UnknownNameError
@@ -48,8 +48,10 @@ def namespace_problem(plugin: str, kind: str, name: Any) -> str:
     if isinstance(name, str) and name.startswith(prefix) and len(name) > len(prefix):
         return ""
     tail = str(name).rsplit(".", 1)[-1] or "name"
-    return (f"plugin {plugin!r} registers the {kind} {name!r} outside its namespace: every name a plugin registers "
-            f"must start with {prefix!r} (e.g. {prefix + tail!r}), so that plugins cannot clash")
+    return (
+        f"plugin {plugin!r} registers the {kind} {name!r} outside its namespace: every name a plugin registers "
+        f"must start with {prefix!r} (e.g. {prefix + tail!r}), so that plugins cannot clash"
+    )
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,10 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
             del self._specs[name]  # names the group lists but does not hold are unknown from now on
         for spec in specs:
             if not isinstance(spec, spec_type):
-                raise TypeError(f"plugin {group.plugin!r}: {group.deferred.target} must hold {spec_type.__name__} "
-                                f"objects, got {type(spec).__name__}")
+                raise TypeError(
+                    f"plugin {group.plugin!r}: {group.deferred.target} must hold {spec_type.__name__} "
+                    f"objects, got {type(spec).__name__}"
+                )
             self._add_spec(dataclasses.replace(spec, plugin=group.plugin))
             group.held[spec.name] = spec.description
 
@@ -157,8 +161,12 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
         if isinstance(entry, _Group):
             self._build(entry)
             if name not in self._specs:
-                raise PluginBuildError(entry.plugin, entry.distribution, entry.deferred.target,
-                                       LookupError(f"it lists {self.kind} {name!r} but does not hold it"))
+                raise PluginBuildError(
+                    entry.plugin,
+                    entry.distribution,
+                    entry.deferred.target,
+                    LookupError(f"it lists {self.kind} {name!r} but does not hold it"),
+                )
             return self._specs[name]
         return entry
 
@@ -188,8 +196,12 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
 
     def summaries(self) -> list[SpecSummary]:
         """Every spec's name, description and provider, building nothing."""
-        return [SpecSummary(self.kind, name, self._descriptions[name], entry.plugin, not isinstance(entry, _Group))
-                for name, entry in self._specs.items()]
+        return [
+            SpecSummary(
+                self.kind, name, self._descriptions[name], entry.plugin, not isinstance(entry, _Group)
+            )
+            for name, entry in self._specs.items()
+        ]
 
     def of_plugin(self, plugin: str) -> list[SpecT]:
         """The specs ``plugin`` registered, built (only that plugin's modules are imported)."""
@@ -207,9 +219,11 @@ class SpecTable(Mapping[str, SpecT], Generic[SpecT]):
                 extra = sorted(set(held) - set(listed))
                 changed = sorted(n for n in set(listed) & set(held) if listed[n] != held[n])
                 literal = "{\n" + "".join(f"    {n!r}: {d!r},\n" for n, d in held.items()) + "}"
-                problems.append(f"Deferred({group.deferred.target!r}) in plugin {plugin!r} lists names that are not "
-                                f"held {missing}, misses {extra}, describes differently {changed}; its names "
-                                f"should read:\n{literal}")
+                problems.append(
+                    f"Deferred({group.deferred.target!r}) in plugin {plugin!r} lists names that are not "
+                    f"held {missing}, misses {extra}, describes differently {changed}; its names "
+                    f"should read:\n{literal}"
+                )
         return problems
 
 
@@ -226,12 +240,22 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> Spe
         try:
             items = impl.function() or ()
         except Exception as exc:  # a broken plugin must not take the others down
-            broken[provider] = f"{hook_name} raised " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            broken[provider] = (
+                f"{hook_name} raised " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            )
             continue
         if isinstance(items, (spec_type, Deferred)):
             items = [items]
         info = pm.plugin_infos.get(provider)
-        problem = next((p for item in items for p in [namespace_problem(provider, kind, n) for n in _item_names(item)] if p), "")
+        problem = next(
+            (
+                p
+                for item in items
+                for p in [namespace_problem(provider, kind, n) for n in _item_names(item)]
+                if p
+            ),
+            "",
+        )
         if problem:
             broken[provider] = problem
             continue
@@ -241,8 +265,10 @@ def _collect(pm: ToolkitPluginManager, kind: str, broken: dict[str, str]) -> Spe
             elif isinstance(item, spec_type):
                 table._add_spec(dataclasses.replace(item, plugin=provider))
             else:
-                raise TypeError(f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} or Deferred "
-                                f"objects, got {type(item).__name__}")
+                raise TypeError(
+                    f"plugin {provider!r}: {hook_name} must return {spec_type.__name__} or Deferred "
+                    f"objects, got {type(item).__name__}"
+                )
     return table
 
 
@@ -261,8 +287,14 @@ def _drop_broken(pm: ToolkitPluginManager, tables: dict[str, SpecTable], broken:
         for table in tables.values():
             table._drop_plugin(provider)
         info = pm.plugin_infos.get(provider)
-        pm.plugin_infos[provider] = PluginInfo(provider, info.distribution if info else "?", info.version if info else "?",
-                                               info.module if info else provider, "failed", error)
+        pm.plugin_infos[provider] = PluginInfo(
+            provider,
+            info.distribution if info else "?",
+            info.version if info else "?",
+            info.module if info else provider,
+            "failed",
+            error,
+        )
         warnings.warn(f"plugin {provider!r} was skipped: {error}", PluginLoadWarning, stacklevel=3)
 
 
@@ -282,8 +314,13 @@ class Registry:
         broken: dict[str, str] = {}
         tables = {kind: _collect(pm, kind, broken) for kind in KINDS}
         _drop_broken(pm, tables, broken)
-        return cls(manager=pm, simulations=tables["simulation"], bounds=tables["bound"],
-                   datasets=tables["dataset"], experiments=tables["experiment"])
+        return cls(
+            manager=pm,
+            simulations=tables["simulation"],
+            bounds=tables["bound"],
+            datasets=tables["dataset"],
+            experiments=tables["experiment"],
+        )
 
     def _get(self, table: SpecTable[SpecT], kind: str, name: str) -> SpecT:
         try:
@@ -304,14 +341,20 @@ class Registry:
         return self._get(self.experiments, "experiment", name)
 
     def _tables(self) -> tuple[tuple[str, SpecTable[Any]], ...]:
-        return (("simulation", self.simulations), ("bound", self.bounds),
-                ("dataset", self.datasets), ("experiment", self.experiments))
+        return (
+            ("simulation", self.simulations),
+            ("bound", self.bounds),
+            ("dataset", self.datasets),
+            ("experiment", self.experiments),
+        )
 
     def find_all(self, name: str) -> list[tuple[str, Any]]:
         """Every ``(kind, spec)`` registered under ``name``; the error lists close matches of all kinds."""
         found = [(kind, table[name]) for kind, table in self._tables() if name in table]
         if not found:  # names are case-insensitive where that is unambiguous (graphpfl.MUTAG)
-            found = [(kind, table[k]) for kind, table in self._tables() for k in table if k.lower() == name.lower()]
+            found = [
+                (kind, table[k]) for kind, table in self._tables() for k in table if k.lower() == name.lower()
+            ]
         if not found:
             every = [n for _, table in self._tables() for n in table]
             raise UnknownNameError("name", name, every)
@@ -334,8 +377,10 @@ class Registry:
         if len(found) > 1:
             from toolkit.errors import ParameterError
 
-            raise ParameterError(f"{name!r} names a {' and a '.join(k for k, _ in found)}; choose one with kind="
-                                 f"{' or '.join(repr(k) for k, _ in found)}")
+            raise ParameterError(
+                f"{name!r} names a {' and a '.join(k for k, _ in found)}; choose one with kind="
+                f"{' or '.join(repr(k) for k, _ in found)}"
+            )
         return found[0]
 
     def by_plugin(self, plugin: str) -> dict[str, list[Any]]:
@@ -402,14 +447,20 @@ class RegistryHandle:
                 disabled += [name] if info.status == "disabled" else []
             elif info.status == "loaded":
                 plugin = pm.get_plugin(name)
-                direct.append(("module", plugin.__name__) if isinstance(plugin, ModuleType) else ("object", plugin))
+                direct.append(
+                    ("module", plugin.__name__) if isinstance(plugin, ModuleType) else ("object", plugin)
+                )
         return (_rebuild_handle, (self.token, direct, entry_points, disabled, pm.settings))
 
 
-def _rebuild_handle(token: str, direct: list, entry_points: bool, disabled: list, settings: Any) -> RegistryHandle:
+def _rebuild_handle(
+    token: str, direct: list, entry_points: bool, disabled: list, settings: Any
+) -> RegistryHandle:
     if token not in _REBUILT:
         plugins = [importlib.import_module(ref) if kind == "module" else ref for kind, ref in direct]
-        pm = get_plugin_manager(plugins=plugins, load_entrypoints=entry_points, disable=disabled, settings=settings)
+        pm = get_plugin_manager(
+            plugins=plugins, load_entrypoints=entry_points, disable=disabled, settings=settings
+        )
         _REBUILT.clear()  # one sweep at a time per worker
         _REBUILT[token] = Registry.from_manager(pm)
     return RegistryHandle(_REBUILT[token], token)

@@ -27,8 +27,13 @@ def new_figure(width: float = 6.4, height: float = 4.2) -> Any:
 
 def _numeric_columns(table: pd.DataFrame, exclude: Iterable[str]) -> list[str]:
     skip = set(exclude)
-    return [c for c in table.columns if c not in skip and pd.api.types.is_numeric_dtype(table[c])
-            and not pd.api.types.is_bool_dtype(table[c])]
+    return [
+        c
+        for c in table.columns
+        if c not in skip
+        and pd.api.types.is_numeric_dtype(table[c])
+        and not pd.api.types.is_bool_dtype(table[c])
+    ]
 
 
 MAX_LINES = 20  # a categorical column with more distinct values than this is not split into lines
@@ -65,8 +70,15 @@ def line_columns(table: pd.DataFrame, *, params: Sequence[str], x: str, y: str) 
     return out
 
 
-def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | None = None,
-               y: str | None = None, logx: bool = False, logy: bool = False) -> Any:
+def plot_table(
+    table: pd.DataFrame,
+    *,
+    sim: Simulation | None = None,
+    x: str | None = None,
+    y: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+) -> Any:
     """Plot a run or sweep: the simulation's own ``plot`` when it has one, else ``y`` vs ``x``.
 
     The default plot shows the mean over seeds with a band of one standard deviation, one line per
@@ -94,9 +106,16 @@ def plot_table(table: pd.DataFrame, *, sim: Simulation | None = None, x: str | N
         label = ", ".join(f"{k}={v}" for k, v in zip(others, key if isinstance(key, tuple) else (key,))) or y
         ax.plot(stats[x], stats["mean"], marker="o", label=label)
         if stats["std"].notna().any():
-            ax.fill_between(stats[x], stats["mean"] - stats["std"].fillna(0), stats["mean"] + stats["std"].fillna(0), alpha=0.2)
+            ax.fill_between(
+                stats[x],
+                stats["mean"] - stats["std"].fillna(0),
+                stats["mean"] + stats["std"].fillna(0),
+                alpha=0.2,
+            )
     ax.set_xlabel(x)
-    ax.set_ylabel(y + (" (mean ± sd over seeds)" if "seed" in table.columns and table["seed"].nunique() > 1 else ""))
+    ax.set_ylabel(
+        y + (" (mean ± sd over seeds)" if "seed" in table.columns and table["seed"].nunique() > 1 else "")
+    )
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -141,8 +160,9 @@ def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def execute_experiment(exp: Experiment, quick: bool, out_dir: Path,
-                       datasets: Mapping[str, Dataset] | None = None) -> ExperimentReport:
+def execute_experiment(
+    exp: Experiment, quick: bool, out_dir: Path, datasets: Mapping[str, Dataset] | None = None
+) -> ExperimentReport:
     """Run one experiment; save its table (CSV) and figure (PNG); never raises.
 
     An experiment whose data is missing (a :class:`~toolkit.errors.DatasetMissingError` anywhere in
@@ -158,13 +178,17 @@ def execute_experiment(exp: Experiment, quick: bool, out_dir: Path,
     except Exception as exc:
         missing = missing_dataset(exc)
         if missing is not None:
-            return ExperimentReport(exp.name, exp.description, time.perf_counter() - start,
-                                    skipped=skip_reason(missing, datasets))
-        return ExperimentReport(exp.name, exp.description, time.perf_counter() - start, error=traceback.format_exc())
+            return ExperimentReport(
+                exp.name, exp.description, time.perf_counter() - start, skipped=skip_reason(missing, datasets)
+            )
+        return ExperimentReport(
+            exp.name, exp.description, time.perf_counter() - start, error=traceback.format_exc()
+        )
     seconds = time.perf_counter() - start
     stem = exp.name.replace("/", "_")
-    rep = ExperimentReport(exp.name, exp.description, seconds, list(outcome.comparisons), outcome.notes,
-                           len(outcome.table))
+    rep = ExperimentReport(
+        exp.name, exp.description, seconds, list(outcome.comparisons), outcome.notes, len(outcome.table)
+    )
     outcome.table.to_csv(out_dir / f"{stem}.csv", index=False)
     rep.csv = f"{stem}.csv"
     if outcome.plot is not None:
@@ -192,9 +216,17 @@ def _prove_all(disable: tuple[str, ...]) -> pd.DataFrame:
     return prove_bounds(Registry.from_manager(get_plugin_manager(disable=disable)))
 
 
-def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: Path, echo: Any = print,
-                    jobs: int = 1, disable: Sequence[str] = (), prove: bool = False,
-                    registry: Registry | None = None) -> tuple[list[ExperimentReport], pd.DataFrame | None]:
+def run_experiments(
+    experiments: Sequence[Experiment],
+    *,
+    quick: bool,
+    out_dir: Path,
+    echo: Any = print,
+    jobs: int = 1,
+    disable: Sequence[str] = (),
+    prove: bool = False,
+    registry: Registry | None = None,
+) -> tuple[list[ExperimentReport], pd.DataFrame | None]:
     """Run each experiment (``jobs`` at a time), saving tables and figures under ``out_dir``.
 
     A failing experiment is reported (with its traceback) and the others still run. With ``prove``
@@ -212,7 +244,9 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
             echo(f"[reproduce] {rep.name} FAILED after {rep.seconds:.1f} s")
         else:
             judged = [c for c in rep.comparisons if c.ok is not None]
-            echo(f"[reproduce] {rep.name} done in {rep.seconds:.1f} s: {sum(1 for c in judged if c.ok)}/{len(judged)} claims met")
+            echo(
+                f"[reproduce] {rep.name} done in {rep.seconds:.1f} s: {sum(1 for c in judged if c.ok)}/{len(judged)} claims met"
+            )
         return rep
 
     if jobs <= 1:
@@ -228,19 +262,25 @@ def run_experiments(experiments: Sequence[Experiment], *, quick: bool, out_dir: 
     import concurrent.futures as cf
     import multiprocessing
 
-    echo(f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'})"
-         f"{' and the bounds' if prove else ''} on {jobs} processes ...")
+    echo(
+        f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'})"
+        f"{' and the bounds' if prove else ''} on {jobs} processes ..."
+    )
     by_name: dict[str, ExperimentReport] = {}
     ctx = multiprocessing.get_context("forkserver")
     with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
         proof = pool.submit(_prove_all, tuple(disable)) if prove else None  # the longest task goes first
-        futures = {pool.submit(_execute_by_name, e.name, quick, out_dir, tuple(disable)): e for e in experiments}
+        futures = {
+            pool.submit(_execute_by_name, e.name, quick, out_dir, tuple(disable)): e for e in experiments
+        }
         for fut in cf.as_completed(futures):
             exp = futures[fut]
             try:
                 by_name[exp.name] = done(fut.result())
             except Exception:
-                by_name[exp.name] = done(ExperimentReport(exp.name, exp.description, 0.0, error=traceback.format_exc()))
+                by_name[exp.name] = done(
+                    ExperimentReport(exp.name, exp.description, 0.0, error=traceback.format_exc())
+                )
         verdicts = proof.result() if proof is not None else None
         if proof is not None:
             echo("[reproduce] bounds proved")
@@ -251,23 +291,43 @@ def outcome_counts(reports: Sequence[ExperimentReport]) -> str:
     """``"7 experiments: 5 ran, 2 skipped (data missing), 0 failed"``."""
     skipped = sum(1 for r in reports if r.skipped)
     failed = sum(1 for r in reports if r.failed)
-    return (f"{len(reports)} experiments: {len(reports) - skipped - failed} ran, {skipped} skipped (data missing), "
-            f"{failed} failed")
+    return (
+        f"{len(reports)} experiments: {len(reports) - skipped - failed} ran, {skipped} skipped (data missing), "
+        f"{failed} failed"
+    )
 
 
 def _comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
-    rows = [{"claim": c.claim, "paper": c.paper, "measured": c.measured,
-             "met": "yes" if c.ok else ("no" if c.ok is False else "n/a")} for c in comparisons]
+    rows = [
+        {
+            "claim": c.claim,
+            "paper": c.paper,
+            "measured": c.measured,
+            "met": "yes" if c.ok else ("no" if c.ok is False else "n/a"),
+        }
+        for c in comparisons
+    ]
     return pd.DataFrame(rows, columns=["claim", "paper", "measured", "met"])
 
 
-def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *, quick: bool,
-                 out_dir: Path, fmt: str = "md", plugins: Sequence[str] = ()) -> Path:
+def write_report(
+    reports: Sequence[ExperimentReport],
+    verdicts: pd.DataFrame,
+    *,
+    quick: bool,
+    out_dir: Path,
+    fmt: str = "md",
+    plugins: Sequence[str] = (),
+) -> Path:
     """Write ``report.md`` (or ``report.html``) into ``out_dir`` and return its path."""
     total = sum(r.seconds for r in reports)
-    lines = ["# Reproduction report", "",
-             f"Setting: {'quick' if quick else 'full'}; {outcome_counts(reports)}; {total:.1f} s; "
-             f"plugins: {', '.join(plugins) or 'none'}; written {time.strftime('%Y-%m-%d %H:%M:%S')}.", ""]
+    lines = [
+        "# Reproduction report",
+        "",
+        f"Setting: {'quick' if quick else 'full'}; {outcome_counts(reports)}; {total:.1f} s; "
+        f"plugins: {', '.join(plugins) or 'none'}; written {time.strftime('%Y-%m-%d %H:%M:%S')}.",
+        "",
+    ]
     if not reports:
         lines += ["No experiments are registered (install or enable a plugin that registers some).", ""]
     lines += ["## Summary", "", "| experiment | seconds | claims met | status |", "|---|---|---|---|"]
@@ -280,7 +340,9 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
             continue
         judged = [c for c in r.comparisons if c.ok is not None]
         met = sum(1 for c in judged if c.ok)
-        lines.append(f"| {r.name} | {r.seconds:.1f} | {met}/{len(judged)} | {'ok' if met == len(judged) else 'MISSED'} |")
+        lines.append(
+            f"| {r.name} | {r.seconds:.1f} | {met}/{len(judged)} | {'ok' if met == len(judged) else 'MISSED'} |"
+        )
     lines.append("")
     for r in reports:
         lines += [f"## {r.name}", "", r.description, ""]
@@ -300,16 +362,25 @@ def write_report(reports: Sequence[ExperimentReport], verdicts: pd.DataFrame, *,
             lines += ["```", r.error.strip(), "```", ""]
     lines += ["## Verdicts of all bounds", ""]
     if len(verdicts):
-        lines += [summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
-                  "stated to show that something fails is expected `refuted`.", ""]
-        shown = verdicts.drop(columns=[c for c in ("as_expected", "n_points", "description", "timed_out") if c in verdicts.columns])
+        lines += [
+            summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
+            "stated to show that something fails is expected `refuted`.",
+            "",
+        ]
+        shown = verdicts.drop(
+            columns=[
+                c for c in ("as_expected", "n_points", "description", "timed_out") if c in verdicts.columns
+            ]
+        )
         lines += [_markdown_table(shown, max_rows=500)]
         if "description" in verdicts.columns:
             meant = verdicts[verdicts["expected"] != "proved"]
             if len(meant):
                 lines += ["Claims not expected to be proved, in their authors' words:", ""]
-                lines += [f"- `{r.bound}` / `{r.claim}` (expected {r.expected}): {r.description or '(no description)'}"
-                          for r in meant.itertuples()]
+                lines += [
+                    f"- `{r.bound}` / `{r.claim}` (expected {r.expected}): {r.description or '(no description)'}"
+                    for r in meant.itertuples()
+                ]
                 lines.append("")
     else:
         lines += ["(no claims registered)\n"]
@@ -328,9 +399,11 @@ def markdown_to_html(text: str) -> str:
     """The small Markdown subset the report uses (headings, tables, images, code) as HTML."""
     import re
 
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
-           "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>"]
+    out = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>",
+    ]
     in_code = False
     table: list[list[str]] = []
 
@@ -362,16 +435,28 @@ def markdown_to_html(text: str) -> str:
         elif m := re.match(r"^!\[(.*)\]\((.*)\)$", line):
             out.append(f"<p><img alt='{html.escape(m.group(1))}' src='{html.escape(m.group(2))}'></p>")
         elif line.strip():
-            line = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", lambda mm: f"<a href='{mm.group(2)}'>{mm.group(1)}</a>", html.escape(line))
+            line = re.sub(
+                r"\[([^\]]+)\]\(([^)]+)\)",
+                lambda mm: f"<a href='{mm.group(2)}'>{mm.group(1)}</a>",
+                html.escape(line),
+            )
             out.append(f"<p>{line}</p>")
     flush()
     out.append("</body></html>")
     return "\n".join(out)
 
 
-def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "reproduction",
-              fmt: str = "md", only: Sequence[str] = (), echo: Any = print, jobs: int = 1,
-              disable: Sequence[str] = ()) -> tuple[Path, list[ExperimentReport]]:
+def reproduce(
+    registry: Registry,
+    *,
+    quick: bool = True,
+    out_dir: str | Path = "reproduction",
+    fmt: str = "md",
+    only: Sequence[str] = (),
+    echo: Any = print,
+    jobs: int = 1,
+    disable: Sequence[str] = (),
+) -> tuple[Path, list[ExperimentReport]]:
     """Run all (or ``only`` the named) experiments and write the report; returns its path."""
     if fmt not in ("md", "html"):
         from toolkit.errors import ParameterError
@@ -379,7 +464,15 @@ def reproduce(registry: Registry, *, quick: bool = True, out_dir: str | Path = "
         raise ParameterError(f"--format must be 'md' or 'html', got {fmt!r}")
     out = Path(out_dir)
     experiments = [registry.experiment(n) for n in only] if only else list(registry.experiments.values())
-    reports, verdicts = run_experiments(experiments, quick=quick, out_dir=out, echo=echo, jobs=jobs, disable=disable,
-                                        prove=True, registry=registry)
+    reports, verdicts = run_experiments(
+        experiments,
+        quick=quick,
+        out_dir=out,
+        echo=echo,
+        jobs=jobs,
+        disable=disable,
+        prove=True,
+        registry=registry,
+    )
     plugins = [p for p, i in registry.manager.plugin_infos.items() if i.status == "loaded"]
     return write_report(reports, verdicts, quick=quick, out_dir=out, fmt=fmt, plugins=plugins), reports

@@ -28,7 +28,14 @@ from typing import Any
 
 from toolkit import __version__, backend
 from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
-from toolkit.errors import ParameterError, StoreError, SweepAborted, SweepInterrupted, ToolkitError, UserError  # the CLI catches these cheaply
+from toolkit.errors import (
+    ParameterError,
+    StoreError,
+    SweepAborted,
+    SweepInterrupted,
+    ToolkitError,
+    UserError,
+)  # the CLI catches these cheaply
 from toolkit.executors import SerialExecutor, open_executor
 from toolkit.registry import Registry, RegistryHandle, running_with
 from toolkit.specs import Simulation, SimulationOutput
@@ -55,7 +62,9 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def records_table(records: Sequence[Mapping[str, Any]], params: Mapping[str, Any], seed: int, simulation: str) -> list[dict[str, Any]]:
+def records_table(
+    records: Sequence[Mapping[str, Any]], params: Mapping[str, Any], seed: int, simulation: str
+) -> list[dict[str, Any]]:
     """Rows with the run's parameters and seed as columns in front (a record's own value wins)."""
     front = {"simulation": simulation, **{k: _cell(v) for k, v in params.items()}, "seed": seed}
     return [{**front, **rec} for rec in records] if records else [dict(front)]
@@ -151,16 +160,36 @@ class SweepResult:
         rows: list[dict[str, Any]] = []
         for r in self.runs:
             if summary:
-                rows.append({"simulation": r.simulation, **{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed,
-                             "status": "ok", **r.summary})
+                rows.append(
+                    {
+                        "simulation": r.simulation,
+                        **{k: _cell(v) for k, v in r.params.items()},
+                        "seed": r.seed,
+                        "status": "ok",
+                        **r.summary,
+                    }
+                )
             else:
                 rows += [{**row, "status": "ok"} for row in r.rows]
         for f in self.failures:
-            rows.append({"simulation": f.simulation, **{k: _cell(v) for k, v in f.params.items()}, "seed": f.seed,
-                         "status": "failed", "error": f.error})
+            rows.append(
+                {
+                    "simulation": f.simulation,
+                    **{k: _cell(v) for k, v in f.params.items()},
+                    "seed": f.seed,
+                    "status": "failed",
+                    "error": f.error,
+                }
+            )
         for m in self.missing:
-            rows.append({"simulation": self.simulation, **{k: _cell(v) for k, v in m.params.items()}, "seed": m.seed,
-                         "status": "missing"})
+            rows.append(
+                {
+                    "simulation": self.simulation,
+                    **{k: _cell(v) for k, v in m.params.items()},
+                    "seed": m.seed,
+                    "status": "missing",
+                }
+            )
         table = pd.DataFrame(rows)
         if "status" in table.columns:  # status right after the parameters and seed
             front = [c for c in table.columns if c != "status"]
@@ -177,15 +206,20 @@ class SweepResult:
             where = ", ".join([f"{k}={v}" for k, v in f.varying(self.spec).items()] + [f"seed {f.seed}"])
             parts.append(f"{f.error} ({where})")
         more = f"; ... {len(self.failures) - shown} more" if len(self.failures) > shown else ""
-        return f"{len(self.failures)} of {self.n_points or len(self.runs) + len(self.failures)} points failed: " + \
-            "; ".join(parts) + more
+        return (
+            f"{len(self.failures)} of {self.n_points or len(self.runs) + len(self.failures)} points failed: "
+            + "; ".join(parts)
+            + more
+        )
 
     @property
     def summary_table(self) -> Any:
         """One row per run: parameters, seed and the run's summary."""
         import pandas as pd
 
-        return pd.DataFrame([{**{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed, **r.summary} for r in self.runs])
+        return pd.DataFrame(
+            [{**{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed, **r.summary} for r in self.runs]
+        )
 
 
 # -- executing one point (module level so that it pickles for processes and Dask) -------------------
@@ -214,7 +248,9 @@ def _default_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {k: v for k, v in last.items() if isinstance(v, (int, float, bool)) and not isinstance(v, complex)}
 
 
-def execute_point(func: Any, params: Params, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
+def execute_point(
+    func: Any, params: Params, seed: int
+) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
     """Seed, call ``func(params, seed)``, time it; returns (records, summary, wall seconds, device)."""
     backend.seed_everything(seed)
     start = time.perf_counter()
@@ -226,7 +262,9 @@ def execute_point(func: Any, params: Params, seed: int) -> tuple[list[dict[str, 
     return records, summary, wall, backend.device_description()
 
 
-def execute_point_in(handle: RegistryHandle, func: Any, params: Params, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
+def execute_point_in(
+    handle: RegistryHandle, func: Any, params: Params, seed: int
+) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
     """:func:`execute_point` with the call's registry as the one ``toolkit.get_registry()`` returns
     (the handle pickles to worker processes as a recipe and is rebuilt there)."""
     with running_with(handle.registry):
@@ -269,8 +307,16 @@ _HOST = {"python": platform.python_version(), "host": socket.gethostname(), "pla
 
 
 def _provenance(sim: Simulation, version: str, wall: float, device: str, executor: str) -> dict[str, Any]:
-    return {"toolkit_version": TOOLKIT_VERSION, "plugin": sim.plugin, "plugin_version": version,
-            "wall_time": wall, "device": device, "executor": executor, "finished": time.time(), **_HOST}
+    return {
+        "toolkit_version": TOOLKIT_VERSION,
+        "plugin": sim.plugin,
+        "plugin_version": version,
+        "wall_time": wall,
+        "device": device,
+        "executor": executor,
+        "finished": time.time(),
+        **_HOST,
+    }
 
 
 def _attach_checks(sim: Simulation, registry: Registry, table: Any) -> Any:
@@ -290,7 +336,9 @@ def memory_limit() -> float:
         try:
             return float(override)
         except ValueError:
-            raise ParameterError(f"TOOLKIT_POINT_MEMORY must be a number of bytes, got {override!r}") from None
+            raise ParameterError(
+                f"TOOLKIT_POINT_MEMORY must be a number of bytes, got {override!r}"
+            ) from None
     try:
         return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):  # pragma: no cover  (no sysconf: nothing to check against)
@@ -316,7 +364,8 @@ def check_point_cost(sim: Simulation, model: Params, limit: float | None = None)
     hint = f"; lower {' or '.join(sim.cost.parameters)}" if sim.cost.parameters else ""
     raise ParameterError(
         f"{sim.name}: one point{f' with {drivers}' if drivers else ''} needs about {_gib(need)} of memory, more than "
-        f"this machine has ({_gib(limit)}){hint}.")
+        f"this machine has ({_gib(limit)}){hint}."
+    )
 
 
 def _validate_point(sim: Simulation, values: Mapping[str, Any] | Params | None) -> Params:
@@ -325,9 +374,16 @@ def _validate_point(sim: Simulation, values: Mapping[str, Any] | Params | None) 
     return model
 
 
-def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None, seed: int = 0, *,
-        cache: bool = True, store: RunStore | str | Path | None = None, registry: Registry | None = None,
-        check: bool = True) -> RunResult:
+def run(
+    name: str | Simulation,
+    params: Mapping[str, Any] | Params | None = None,
+    seed: int = 0,
+    *,
+    cache: bool = True,
+    store: RunStore | str | Path | None = None,
+    registry: Registry | None = None,
+    check: bool = True,
+) -> RunResult:
     """Run one simulation point (or serve it from the store).
 
     :param name: a registered simulation name (or a :class:`Simulation` object).
@@ -350,10 +406,14 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
     try:
         stored = st.get(key) if cache else None
         if stored is not None:
-            result = RunResult(sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True)
+            result = RunResult(
+                sim.name, values, seed, key, stored.records, stored.summary, stored.provenance, True
+            )
         else:
             try:
-                records, summary, wall, device = execute_point_in(RegistryHandle(registry), sim.func, model, seed)
+                records, summary, wall, device = execute_point_in(
+                    RegistryHandle(registry), sim.func, model, seed
+                )
             except UserError:
                 raise  # bad input found by the simulation itself: an error to fix, not a point to retry
             except Exception as exc:
@@ -371,16 +431,32 @@ def run(name: str | Simulation, params: Mapping[str, Any] | Params | None = None
     return result
 
 
-def _record_failure(st: RunStore, exc: Exception, key: str, simulation: str, values: Mapping[str, Any], seed: int,
-                    version: str) -> None:
+def _record_failure(
+    st: RunStore,
+    exc: Exception,
+    key: str,
+    simulation: str,
+    values: Mapping[str, Any],
+    seed: int,
+    version: str,
+) -> None:
     """Record a raising point as a sweep does (kept until it is computed) and say so on the exception."""
     try:
-        st.put_failure(key, simulation, values, seed, version, f"{type(exc).__name__}: {exc}".strip(),
-                       traceback.format_exc())
+        st.put_failure(
+            key,
+            simulation,
+            values,
+            seed,
+            version,
+            f"{type(exc).__name__}: {exc}".strip(),
+            traceback.format_exc(),
+        )
     except StoreError as store_exc:
         note = f"(the failure could not be recorded in the run store: {store_exc})"
     else:
-        note = f"(recorded as failed point {key[:12]} in the run store {st.path}; running it again retries it)"
+        note = (
+            f"(recorded as failed point {key[:12]} in the run store {st.path}; running it again retries it)"
+        )
     if hasattr(exc, "add_note"):  # Python >= 3.11
         exc.add_note(note)
 
@@ -389,12 +465,18 @@ def _check_seed(seed: Any) -> int:
     import numbers
     import operator
 
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= operator.index(seed) <= SEED_MAX:
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, numbers.Integral)
+        or not 0 <= operator.index(seed) <= SEED_MAX
+    ):
         raise ParameterError(f"seed must be a non-negative integer (at most 2**63 - 1), got {seed!r}")
     return operator.index(seed)
 
 
-def grid_points(grid: Mapping[str, Sequence[Any]] | None, base: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def grid_points(
+    grid: Mapping[str, Sequence[Any]] | None, base: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The product of the grid's values, each merged over ``base`` (grid order: first key slowest)."""
     grid = _check_grid(grid)
     for key, values in grid.items():
@@ -404,14 +486,18 @@ def grid_points(grid: Mapping[str, Sequence[Any]] | None, base: Mapping[str, Any
         if not grid[key]:
             raise ParameterError(f"grid for {key!r} is empty")
     keys = list(grid)
-    return [{**(base or {}), **dict(zip(keys, combo))} for combo in itertools.product(*(grid[k] for k in keys))]
+    return [
+        {**(base or {}), **dict(zip(keys, combo))} for combo in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 def _check_grid(grid: Any) -> dict[str, list[Any]]:
     if grid is None:
         return {}
     if not isinstance(grid, Mapping):
-        raise ParameterError(f"grid must be a mapping of parameter name -> list of values, got {type(grid).__name__}")
+        raise ParameterError(
+            f"grid must be a mapping of parameter name -> list of values, got {type(grid).__name__}"
+        )
     out = {}
     for key, values in grid.items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -450,8 +536,15 @@ class _Progress:
         if enabled:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, initial=initial, desc=desc, unit="pt", mininterval=0.25,
-                            dynamic_ncols=True, file=sys.stderr)
+            self.bar = tqdm(
+                total=total,
+                initial=initial,
+                desc=desc,
+                unit="pt",
+                mininterval=0.25,
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
 
     def update(self) -> None:
         if self.bar is not None:
@@ -462,11 +555,23 @@ class _Progress:
             self.bar.close()
 
 
-def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = None, seeds: Any = (0,), *,
-          params: Mapping[str, Any] | None = None, executor: Any = "serial", address: str | None = None,
-          max_workers: int | None = None, cache: bool = True, store: RunStore | str | Path | None = None,
-          registry: Registry | None = None, progress: bool | None = None, check: bool = True,
-          fail_fast: bool = False, max_points: int | None = None) -> SweepResult:
+def sweep(
+    name: str | Simulation,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    seeds: Any = (0,),
+    *,
+    params: Mapping[str, Any] | None = None,
+    executor: Any = "serial",
+    address: str | None = None,
+    max_workers: int | None = None,
+    cache: bool = True,
+    store: RunStore | str | Path | None = None,
+    registry: Registry | None = None,
+    progress: bool | None = None,
+    check: bool = True,
+    fail_fast: bool = False,
+    max_points: int | None = None,
+) -> SweepResult:
     """Run the product grid x seeds; finished points are stored at once and never recomputed.
 
     :param grid: parameter name -> list of values; the sweep is their product.
@@ -492,8 +597,12 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
     if n_points > limit:
         raise ParameterError(
             f"this sweep has {n_points} points (grid x seeds), more than {limit}"
-            + (f"; confirm with --yes (up to {MAX_SWEEP_POINTS})" if limit < MAX_SWEEP_POINTS and n_points <= MAX_SWEEP_POINTS
-               else "; split it into several sweeps"))
+            + (
+                f"; confirm with --yes (up to {MAX_SWEEP_POINTS})"
+                if limit < MAX_SWEEP_POINTS and n_points <= MAX_SWEEP_POINTS
+                else "; split it into several sweeps"
+            )
+        )
     points = []  # (model, values, seed, key)
     version = _version(sim, registry)
     for values in grid_points(grid, base):
@@ -516,7 +625,9 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
     ex = open_executor(executor, max_workers=max_workers, address=address) if todo else None
     try:
         if not st.has_sweep(sid):
-            st.put_sweep(sid, sim.name, spec, keys)  # after every read and check passed: a failing sweep writes nothing
+            st.put_sweep(
+                sid, sim.name, spec, keys
+            )  # after every read and check passed: a failing sweep writes nothing
     except StoreError:
         if todo or not st.read_only:
             if ex is not None:
@@ -557,8 +668,9 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
             record(futures.pop(fut), outcome)
 
     def kept() -> str:
-        return (f"{len(results)} of {n_unique} points are stored"
-                + (f" ({len(failures)} failed)" if failures else ""))
+        return f"{len(results)} of {n_unique} points are stored" + (
+            f" ({len(failures)} failed)" if failures else ""
+        )
 
     stopped = False
     try:
@@ -579,15 +691,21 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
             salvage()
             running = [f for f in futures if not _is_cancelled(f)]
             if running and not isinstance(ex, SerialExecutor):
-                print(f"\ninterrupted: storing the {len(running)} running points as they finish "
-                      "(Ctrl-C again to stop them now)", file=sys.stderr, flush=True)
+                print(
+                    f"\ninterrupted: storing the {len(running)} running points as they finish "
+                    "(Ctrl-C again to stop them now)",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 try:
                     for fut, outcome in ex.finish(list(futures)):
                         record(futures.pop(fut), outcome)
                 except KeyboardInterrupt:
                     salvage()
                     ex.terminate()
-        raise SweepInterrupted(f"sweep {sid} interrupted: {kept()}; run the same sweep again to resume.") from None
+        raise SweepInterrupted(
+            f"sweep {sid} interrupted: {kept()}; run the same sweep again to resume."
+        ) from None
     except (StoreError, SweepInterrupted):
         raise
     except Exception as exc:  # the executor broke (a worker killed, out of memory, a lost cluster)
@@ -595,14 +713,15 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
             raise
         try:
             salvage()
-        except Exception:  # noqa: BLE001  (a broken pool may fail these too: what was stored is stored)
+        except Exception:
             pass
         ex.cancel(list(futures))
         ex.terminate()
         cause = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-        raise SweepAborted(f"sweep {sid} stopped because the {executor_name} executor failed ({cause}); a worker may "
-                           f"have been killed or run out of memory. {kept()}; run the same sweep again to resume."
-                           ) from None
+        raise SweepAborted(
+            f"sweep {sid} stopped because the {executor_name} executor failed ({cause}); a worker may "
+            f"have been killed or run out of memory. {kept()}; run the same sweep again to resume."
+        ) from None
     finally:
         bar.close()
         if ex is not None:
@@ -621,16 +740,29 @@ def sweep(name: str | Simulation, grid: Mapping[str, Sequence[Any]] | None = Non
             failed.append(failures[key])
         else:
             missing.append(MissingPoint(canon, s, key))
-    out = SweepResult(sim.name, sid, ordered, n_cached=len(keys) - len(todo),
-                      n_computed=len(todo) - len(missing) - len(failed),
-                      wall_time=time.perf_counter() - start, spec=spec, failures=failed, missing=missing,
-                      n_points=n_unique)
+    out = SweepResult(
+        sim.name,
+        sid,
+        ordered,
+        n_cached=len(keys) - len(todo),
+        n_computed=len(todo) - len(missing) - len(failed),
+        wall_time=time.perf_counter() - start,
+        spec=spec,
+        failures=failed,
+        missing=missing,
+        n_points=n_unique,
+    )
     if check and sim.bounds and ordered:
         out.checks = _attach_checks(sim, registry, out.table)
     if failed:
-        stop = f"stopped at the first failure (--fail-fast), {len(missing)} points not run; " if stopped else ""
-        raise SweepFailed(f"sweep {sid}: {out.failure_summary()}. {stop}The failures are stored with their "
-                          "tracebacks; run the same sweep again to retry them.", out)
+        stop = (
+            f"stopped at the first failure (--fail-fast), {len(missing)} points not run; " if stopped else ""
+        )
+        raise SweepFailed(
+            f"sweep {sid}: {out.failure_summary()}. {stop}The failures are stored with their "
+            "tracebacks; run the same sweep again to retry them.",
+            out,
+        )
     return out
 
 
@@ -644,11 +776,15 @@ def _declaration_order(params: Mapping[str, Any], sim: Simulation | None) -> dic
     if sim is None:
         return dict(params)
     order = list(sim.params.model_fields)
-    return {**{k: params[k] for k in order if k in params}, **{k: v for k, v in params.items() if k not in order}}
+    return {
+        **{k: params[k] for k in order if k in params},
+        **{k: v for k, v in params.items() if k not in order},
+    }
 
 
-def load(run_or_sweep_id: str, *, store: RunStore | str | Path | None = None,
-         registry: Registry | None = None) -> RunResult | SweepResult:
+def load(
+    run_or_sweep_id: str, *, store: RunStore | str | Path | None = None, registry: Registry | None = None
+) -> RunResult | SweepResult:
     """A stored run or sweep by (a unique prefix of) its id.
 
     A sweep's ``failures`` and ``missing`` list its points that failed or never finished
@@ -671,8 +807,16 @@ def load(run_or_sweep_id: str, *, store: RunStore | str | Path | None = None,
         r = st.get(full)
         assert r is not None
         sim = spec_of(r.simulation)
-        return RunResult(r.simulation, _declaration_order(r.params, sim), r.seed, r.key, r.records, r.summary,
-                         r.provenance, True)
+        return RunResult(
+            r.simulation,
+            _declaration_order(r.params, sim),
+            r.seed,
+            r.key,
+            r.records,
+            r.summary,
+            r.provenance,
+            True,
+        )
     sw = st.get_sweep(full)
     assert sw is not None
     sim = spec_of(sw["simulation"])
@@ -683,15 +827,37 @@ def load(run_or_sweep_id: str, *, store: RunStore | str | Path | None = None,
     planned = _planned_points(sw, sim)
     for k in keys:
         if (s := stored.get(k)) is not None:
-            runs.append(RunResult(s.simulation, _declaration_order(s.params, sim), s.seed, s.key, s.records, s.summary,
-                                  s.provenance, True))
+            runs.append(
+                RunResult(
+                    s.simulation,
+                    _declaration_order(s.params, sim),
+                    s.seed,
+                    s.key,
+                    s.records,
+                    s.summary,
+                    s.provenance,
+                    True,
+                )
+            )
         elif (f := failed.get(k)) is not None:
-            failures.append(PointFailure(f.simulation, _declaration_order(f.params, sim), f.seed, k, f.error, f.traceback))
+            failures.append(
+                PointFailure(f.simulation, _declaration_order(f.params, sim), f.seed, k, f.error, f.traceback)
+            )
         else:
             values, seed = planned.get(k, ({}, -1))
             missing.append(MissingPoint(values, seed, k))
-    res = SweepResult(sw["simulation"], full, runs, n_cached=len(runs), n_computed=0, wall_time=0.0, spec=sw["spec"],
-                      failures=failures, missing=missing, n_points=len(keys))
+    res = SweepResult(
+        sw["simulation"],
+        full,
+        runs,
+        n_cached=len(runs),
+        n_computed=0,
+        wall_time=0.0,
+        spec=sw["spec"],
+        failures=failures,
+        missing=missing,
+        n_points=len(keys),
+    )
     res.spec["missing_points"] = len(missing)
     return res
 
@@ -718,6 +884,22 @@ def _planned_points(sw: Mapping[str, Any], sim: Simulation | None) -> dict[str, 
     return out
 
 
-__all__ = ["CONFIRM_POINTS", "MissingPoint", "PointFailure", "RunResult", "SweepAborted", "SweepFailed",
-           "SweepInterrupted", "SweepResult", "check_point_cost", "count_points", "execute_point",
-           "execute_point_safely", "grid_points", "load", "memory_limit", "run", "sweep"]
+__all__ = [
+    "CONFIRM_POINTS",
+    "MissingPoint",
+    "PointFailure",
+    "RunResult",
+    "SweepAborted",
+    "SweepFailed",
+    "SweepInterrupted",
+    "SweepResult",
+    "check_point_cost",
+    "count_points",
+    "execute_point",
+    "execute_point_safely",
+    "grid_points",
+    "load",
+    "memory_limit",
+    "run",
+    "sweep",
+]

@@ -47,8 +47,12 @@ class Settings:
         env = os.environ
         base = cls()
         return cls(
-            data_dir=Path(env["TOOLKIT_DATA_DIR"]).expanduser() if env.get("TOOLKIT_DATA_DIR") else base.data_dir,
-            store_path=Path(env["TOOLKIT_STORE"]).expanduser() if env.get("TOOLKIT_STORE") else base.store_path,
+            data_dir=Path(env["TOOLKIT_DATA_DIR"]).expanduser()
+            if env.get("TOOLKIT_DATA_DIR")
+            else base.data_dir,
+            store_path=Path(env["TOOLKIT_STORE"]).expanduser()
+            if env.get("TOOLKIT_STORE")
+            else base.store_path,
             device=env.get("TOOLKIT_DEVICE", base.device),
             disabled_plugins=disabled_from_env(),
         )

@@ -232,8 +232,11 @@ class Deferred:
         if not isinstance(self.target, str) or not _TARGET.match(self.target):
             raise ValueError(f"Deferred target must be 'package.module:ATTRIBUTE', got {self.target!r}")
         if not isinstance(self.names, Mapping) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in self.names.items()):
-            raise ValueError(f"Deferred({self.target!r}): names must map each spec name to its one-line description")
+            isinstance(k, str) and isinstance(v, str) for k, v in self.names.items()
+        ):
+            raise ValueError(
+                f"Deferred({self.target!r}): names must map each spec name to its one-line description"
+            )
 
     def build(self) -> list[Any]:
         """Import the target and return its specs (a list)."""

@@ -157,7 +157,9 @@ class RunStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the folder of the run store {self.path}: {exc.strerror or exc}.") from None
+            raise StoreError(
+                f"cannot create the folder of the run store {self.path}: {exc.strerror or exc}."
+            ) from None
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             conn = sqlite3.connect(tmp, isolation_level=None)
@@ -189,15 +191,23 @@ class RunStore:
 
     def _connect_read_only(self) -> sqlite3.Connection:
         uri = self.path.resolve().as_uri()
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=self.timeout, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, timeout=self.timeout, isolation_level=None, check_same_thread=False
+        )
         try:
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return conn
-        except sqlite3.OperationalError:  # WAL without a -shm that can be made here: read the file as a snapshot
+        except (
+            sqlite3.OperationalError
+        ):  # WAL without a -shm that can be made here: read the file as a snapshot
             conn.close()
-            return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=self.timeout,
-                                   isolation_level=None, check_same_thread=False)
+            return sqlite3.connect(
+                f"{uri}?mode=ro&immutable=1",
+                uri=True,
+                timeout=self.timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists() or self.path.stat().st_size == 0:
@@ -207,7 +217,9 @@ class RunStore:
             if self.read_only:
                 conn = self._connect_read_only()
             else:
-                conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(
+                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+                )
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             if app_id != _APPLICATION_ID:
                 conn.close()
@@ -218,14 +230,20 @@ class RunStore:
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 conn.close()
-                raise StoreError(f"the run store {self.path} failed its integrity check ({check}); it was left untouched.")
+                raise StoreError(
+                    f"the run store {self.path} failed its integrity check ({check}); it was left untouched."
+                )
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 conn.close()
-                raise StoreError(f"the run store {self.path} has schema version {version}; this toolkit reads {SCHEMA_VERSION}.")
+                raise StoreError(
+                    f"the run store {self.path} has schema version {version}; this toolkit reads {SCHEMA_VERSION}."
+                )
             if not self.read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")  # durable across process kills; WAL keeps it consistent
+                conn.execute(
+                    "PRAGMA synchronous=NORMAL"
+                )  # durable across process kills; WAL keeps it consistent
                 conn.executescript(_SCHEMA)  # tables added since the store was made (failures)
             self._tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except StoreError:
@@ -246,7 +264,13 @@ class RunStore:
         self.close()
 
     def __getstate__(self) -> dict[str, Any]:  # connections do not pickle; reopen lazily
-        return {"path": self.path, "timeout": self.timeout, "read_only": False, "_tables": set(), "_conn": None}
+        return {
+            "path": self.path,
+            "timeout": self.timeout,
+            "read_only": False,
+            "_tables": set(),
+            "_conn": None,
+        }
 
     def _execute(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
         try:
@@ -265,22 +289,44 @@ class RunStore:
         try:
             value = json.loads(text)
         except (TypeError, ValueError) as exc:
-            raise StoreError(f"{what} {ident} in {self.path} has an unreadable {column} column (invalid JSON: {exc}); "
-                             "the other rows are readable. Rerun it with --no-cache to compute it again.") from None
+            raise StoreError(
+                f"{what} {ident} in {self.path} has an unreadable {column} column (invalid JSON: {exc}); "
+                "the other rows are readable. Rerun it with --no-cache to compute it again."
+            ) from None
         if not isinstance(value, kind):
-            raise StoreError(f"{what} {ident} in {self.path} has an unreadable {column} column "
-                             f"(expected a JSON {'object' if kind is dict else 'array'}, got {text!r:.60}); "
-                             "the other rows are readable. Rerun it with --no-cache to compute it again.")
+            raise StoreError(
+                f"{what} {ident} in {self.path} has an unreadable {column} column "
+                f"(expected a JSON {'object' if kind is dict else 'array'}, got {text!r:.60}); "
+                "the other rows are readable. Rerun it with --no-cache to compute it again."
+            )
         return value
 
     # -- runs ----------------------------------------------------------------------------------
-    def put(self, key: str, simulation: str, params: Mapping[str, Any], seed: int, version: str,
-            records: list[dict[str, Any]], summary: Mapping[str, Any], provenance: Mapping[str, Any]) -> None:
+    def put(
+        self,
+        key: str,
+        simulation: str,
+        params: Mapping[str, Any],
+        seed: int,
+        version: str,
+        records: list[dict[str, Any]],
+        summary: Mapping[str, Any],
+        provenance: Mapping[str, Any],
+    ) -> None:
         """Store one finished run (committed at once); a failure recorded for it is cleared."""
         self._write(
             "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
-            (key, simulation, _json(params), int(seed), version,
-             pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL), _json(summary), _json(provenance), time.time()),
+            (
+                key,
+                simulation,
+                _json(params),
+                int(seed),
+                version,
+                pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL),
+                _json(summary),
+                _json(provenance),
+                time.time(),
+            ),
         )
         if self._has_failures_table():
             self._execute("DELETE FROM failures WHERE key = ?", (key,))
@@ -290,14 +336,26 @@ class RunStore:
         try:
             records = pickle.loads(records)
         except Exception as exc:
-            raise StoreError(f"run {key[:12]} in {self.path} cannot be read back ({exc}); the file may be corrupt.") from None
+            raise StoreError(
+                f"run {key[:12]} in {self.path} cannot be read back ({exc}); the file may be corrupt."
+            ) from None
         ident = f"{key[:12]} ({simulation}, seed {seed})"
         if not isinstance(records, list):
-            raise StoreError(f"run {ident} in {self.path} has records that are not a list of rows; "
-                             "the other rows are readable. Rerun it with --no-cache to compute it again.")
-        return StoredRun(key, simulation, self._decode("run", ident, "params", params, dict), seed, version, records,
-                         self._decode("run", ident, "summary", summary, dict),
-                         self._decode("run", ident, "provenance", provenance, dict), created)
+            raise StoreError(
+                f"run {ident} in {self.path} has records that are not a list of rows; "
+                "the other rows are readable. Rerun it with --no-cache to compute it again."
+            )
+        return StoredRun(
+            key,
+            simulation,
+            self._decode("run", ident, "params", params, dict),
+            seed,
+            version,
+            records,
+            self._decode("run", ident, "summary", summary, dict),
+            self._decode("run", ident, "provenance", provenance, dict),
+            created,
+        )
 
     def get(self, key: str) -> StoredRun | None:
         row = self._execute("SELECT * FROM runs WHERE key = ?", (key,)).fetchone()
@@ -307,7 +365,7 @@ class RunStore:
         keys = list(keys)
         out: dict[str, StoredRun] = {}
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._execute(f"SELECT * FROM runs WHERE key IN ({marks})", chunk):
                 out[row[0]] = self._row(row)
@@ -317,7 +375,7 @@ class RunStore:
         keys = list(keys)
         found: set[str] = set()
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             marks = ",".join("?" * len(chunk))
             found.update(r[0] for r in self._execute(f"SELECT key FROM runs WHERE key IN ({marks})", chunk))
         return found
@@ -326,13 +384,17 @@ class RunStore:
         """A run key or sweep id from a unique prefix: returns ``("run"|"sweep", full_id)``."""
         if len(prefix) < 4:
             raise StoreError(f"give at least 4 characters of a run or sweep id, got {prefix!r}")
-        sweeps = [r[0] for r in self._execute("SELECT sweep_id FROM sweeps WHERE sweep_id LIKE ?", (prefix + "%",))]
+        sweeps = [
+            r[0] for r in self._execute("SELECT sweep_id FROM sweeps WHERE sweep_id LIKE ?", (prefix + "%",))
+        ]
         runs = [r[0] for r in self._execute("SELECT key FROM runs WHERE key LIKE ? LIMIT 3", (prefix + "%",))]
         hits = [("sweep", s) for s in sweeps] + [("run", r) for r in runs]
         if not hits:
             raise StoreError(f"no run or sweep with id {prefix!r} in {self.path} (see `toolkit runs`).")
         if len(hits) > 1:
-            raise StoreError(f"id {prefix!r} is ambiguous in {self.path}: " + ", ".join(h[1][:16] for h in hits))
+            raise StoreError(
+                f"id {prefix!r} is ambiguous in {self.path}: " + ", ".join(h[1][:16] for h in hits)
+            )
         return hits[0]
 
     def iter_runs(self, simulation: str | None = None) -> Iterator[StoredRun]:
@@ -361,19 +423,30 @@ class RunStore:
         ident = f"{sid} ({simulation})"
         keys = self._decode("sweep", ident, "keys", row[3], list)
         if not all(isinstance(k, str) for k in keys):
-            raise StoreError(f"sweep {ident} in {self.path} has an unreadable keys column (not a list of run keys); "
-                             "the other rows are readable.")
-        return {"sweep_id": sid, "simulation": simulation, "spec": self._decode("sweep", ident, "spec", row[2], dict),
-                "keys": keys, "created": row[4]}
+            raise StoreError(
+                f"sweep {ident} in {self.path} has an unreadable keys column (not a list of run keys); "
+                "the other rows are readable."
+            )
+        return {
+            "sweep_id": sid,
+            "simulation": simulation,
+            "spec": self._decode("sweep", ident, "spec", row[2], dict),
+            "keys": keys,
+            "created": row[4],
+        }
 
     def get_sweep(self, sid: str) -> dict[str, Any] | None:
-        row = self._execute("SELECT sweep_id, simulation, spec, keys, created FROM sweeps WHERE sweep_id = ?", (sid,)).fetchone()
+        row = self._execute(
+            "SELECT sweep_id, simulation, spec, keys, created FROM sweeps WHERE sweep_id = ?", (sid,)
+        ).fetchone()
         return None if row is None else self._sweep_row(row)
 
     def list_sweeps(self, *, errors: list[StoreError] | None = None) -> list[dict[str, Any]]:
         """Every readable sweep, oldest first; an unreadable row raises, or goes to ``errors`` when given."""
         out = []
-        for row in self._execute("SELECT sweep_id, simulation, spec, keys, created FROM sweeps ORDER BY created").fetchall():
+        for row in self._execute(
+            "SELECT sweep_id, simulation, spec, keys, created FROM sweeps ORDER BY created"
+        ).fetchall():
             try:
                 out.append(self._sweep_row(row))
             except StoreError as exc:
@@ -383,11 +456,21 @@ class RunStore:
         return out
 
     # -- failures ------------------------------------------------------------------------------
-    def put_failure(self, key: str, simulation: str, params: Mapping[str, Any], seed: int, version: str,
-                    error: str, traceback: str) -> None:
+    def put_failure(
+        self,
+        key: str,
+        simulation: str,
+        params: Mapping[str, Any],
+        seed: int,
+        version: str,
+        error: str,
+        traceback: str,
+    ) -> None:
         """Record that a point raised (kept until the point is computed)."""
-        self._write("INSERT OR REPLACE INTO failures VALUES (?,?,?,?,?,?,?,?)",
-                    (key, simulation, _json(params), int(seed), version, error, traceback, time.time()))
+        self._write(
+            "INSERT OR REPLACE INTO failures VALUES (?,?,?,?,?,?,?,?)",
+            (key, simulation, _json(params), int(seed), version, error, traceback, time.time()),
+        )
 
     def _has_failures_table(self) -> bool:
         self.conn  # noqa: B018  (opening fills _tables; a read-only store made before failures has none)
@@ -399,13 +482,21 @@ class RunStore:
         keys = list(keys)
         out: dict[str, StoredFailure] = {}
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._execute(f"SELECT * FROM failures WHERE key IN ({marks})", chunk):
                 key, simulation, params, seed, version, error, tb, created = row
                 ident = f"{key[:12]} ({simulation}, seed {seed})"
-                out[key] = StoredFailure(key, simulation, self._decode("failed point", ident, "params", params, dict),
-                                         seed, version, error, tb, created)
+                out[key] = StoredFailure(
+                    key,
+                    simulation,
+                    self._decode("failed point", ident, "params", params, dict),
+                    seed,
+                    version,
+                    error,
+                    tb,
+                    created,
+                )
         return out
 
     def count_failures(self) -> int:

@@ -48,7 +48,9 @@ from toolkit.errors import SpotCheckDisagreement
 
 Status = Literal["proved", "refuted", "unknown"]
 STATUSES = ("proved", "refuted", "unknown")
-SYMBOLIC_SECONDS = 10.0  # CPU seconds per sympy attempt (TOOLKIT_SYMBOLIC_SECONDS overrides); then inconclusive
+SYMBOLIC_SECONDS = (
+    10.0  # CPU seconds per sympy attempt (TOOLKIT_SYMBOLIC_SECONDS overrides); then inconclusive
+)
 
 
 def symbolic_seconds() -> float:
@@ -143,9 +145,12 @@ def _counting_timeouts(check: Callable[..., Verdict]) -> Callable[..., Verdict]:
             inner = _timeouts.count
             _timeouts.count = outer + inner
         if inner and verdict.status == "unknown" and not verdict.timed_out:
-            verdict = replace(verdict, timed_out=True,
-                              detail=f"{inner} sympy attempt(s) ran out of their {symbolic_seconds():g} s of CPU time "
-                                     f"(TOOLKIT_SYMBOLIC_SECONDS); {verdict.detail}")
+            verdict = replace(
+                verdict,
+                timed_out=True,
+                detail=f"{inner} sympy attempt(s) ran out of their {symbolic_seconds():g} s of CPU time "
+                f"(TOOLKIT_SYMBOLIC_SECONDS); {verdict.detail}",
+            )
         return verdict
 
     wrapper._counts_timeouts = True  # type: ignore[attr-defined]
@@ -173,7 +178,9 @@ class Verdict:
     numeric: NumericCheck
     counterexample: dict[str, Any] | None = None
     detail: str = ""
-    timed_out: bool = False  # unknown because a sympy attempt ran out of CPU time (shown "unknown (timed out)")
+    timed_out: bool = (
+        False  # unknown because a sympy attempt ran out of CPU time (shown "unknown (timed out)")
+    )
 
     @property
     def agrees(self) -> bool:
@@ -186,11 +193,17 @@ class Verdict:
         return "unknown (timed out)" if self.timed_out else self.status
 
     def row(self) -> dict[str, Any]:
-        return {"claim": self.claim, "kind": self.kind, "verdict": self.shown, "timed_out": self.timed_out,
-                "method": self.method,
-                "numeric": self.numeric.status, "n_points": self.numeric.n_points,
-                "counterexample": _fmt_point(self.counterexample) if self.counterexample else "",
-                "detail": self.detail or self.numeric.detail}
+        return {
+            "claim": self.claim,
+            "kind": self.kind,
+            "verdict": self.shown,
+            "timed_out": self.timed_out,
+            "method": self.method,
+            "numeric": self.numeric.status,
+            "n_points": self.numeric.n_points,
+            "counterexample": _fmt_point(self.counterexample) if self.counterexample else "",
+            "detail": self.detail or self.numeric.detail,
+        }
 
 
 def _fmt_point(point: Mapping[str, Any]) -> str:
@@ -207,11 +220,15 @@ def _end(value: Any, sym: Any, which: str) -> Any:
     try:
         number = sympy.sympify(value)
     except (sympy.SympifyError, TypeError):
-        raise ValueError(f"domain of {sym}: the {which} end must be a number, None or sympy.oo, got {value!r}") from None
+        raise ValueError(
+            f"domain of {sym}: the {which} end must be a number, None or sympy.oo, got {value!r}"
+        ) from None
     if number in (oo, -oo, sympy.zoo) or (number.is_number and number.is_infinite):
         return None
     if not number.is_number or number.is_real is False or number is sympy.nan:
-        raise ValueError(f"domain of {sym}: the {which} end must be a real number, None or sympy.oo, got {value!r}")
+        raise ValueError(
+            f"domain of {sym}: the {which} end must be a real number, None or sympy.oo, got {value!r}"
+        )
     return number
 
 
@@ -234,13 +251,17 @@ def normalize_domain(domain: Mapping[Any, Any] | None) -> dict[sympy.Symbol, tup
     return out
 
 
-def domain_by_name(symbols: Iterable[sympy.Symbol], domain: Mapping[Any, Any]) -> dict[sympy.Symbol, tuple[Any, Any]]:
+def domain_by_name(
+    symbols: Iterable[sympy.Symbol], domain: Mapping[Any, Any]
+) -> dict[sympy.Symbol, tuple[Any, Any]]:
     """``domain`` re-keyed onto ``symbols`` by name (a bound's symbols and its claims' may be distinct objects)."""
     by_name = {str(k): v for k, v in normalize_domain(domain).items()}
     return {s: by_name[s.name] for s in symbols if s.name in by_name}
 
 
-def _bounds(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]]) -> tuple[float | None, float | None, bool]:
+def _bounds(
+    sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]]
+) -> tuple[float | None, float | None, bool]:
     low, high = domain.get(sym, (None, None))
     low, high = _end(low, sym, "low"), _end(high, sym, "high")
     low = None if low is None else float(low)
@@ -255,7 +276,9 @@ def _bounds(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]]) -
     return low, high, strict_zero
 
 
-def _sample_value(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]], rng: random.Random) -> sympy.Expr:
+def _sample_value(
+    sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, Any]], rng: random.Random
+) -> sympy.Expr:
     """One admissible value as an exact sympy number (rationals: exact confirmation stays exact)."""
     low, high, strict = _bounds(sym, domain)
     if sym.is_integer:
@@ -285,8 +308,9 @@ def _sample_value(sym: sympy.Symbol, domain: Mapping[sympy.Symbol, tuple[Any, An
     return sympy.Rational(repr(round(value, 9)))
 
 
-def sample_points(symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]],
-                  n_samples: int, seed: int) -> list[dict[sympy.Symbol, sympy.Expr]]:
+def sample_points(
+    symbols: list[sympy.Symbol], domain: Mapping[sympy.Symbol, tuple[Any, Any]], n_samples: int, seed: int
+) -> list[dict[sympy.Symbol, sympy.Expr]]:
     """``n_samples`` admissible points (exact sympy numbers) for ``symbols``, from assumptions and ``domain``."""
     rng = random.Random(seed)
     domain = normalize_domain(domain)
@@ -346,8 +370,11 @@ def _numeric(expr: sympy.Expr, point: Mapping[sympy.Symbol, sympy.Expr], dps: in
         if value.is_real is False and abs(sympy.im(value)) > 1e-20:
             return None
         with mpmath.workdps(dps):
-            return mpmath.mpf(str(sympy.re(value))) if value.is_finite is not False else (
-                mpmath.inf if value == oo else -mpmath.inf if value == -oo else None)
+            return (
+                mpmath.mpf(str(sympy.re(value)))
+                if value.is_finite is not False
+                else (mpmath.inf if value == oo else -mpmath.inf if value == -oo else None)
+            )
     except (TypeError, ValueError):
         return None
 
@@ -356,7 +383,9 @@ def point_as_dict(point: Mapping[sympy.Symbol, Any]) -> dict[str, Any]:
     """A point keyed by symbol name with plain int/float values (for tables and counterexamples)."""
     out = {}
     for s, v in point.items():
-        out[str(s)] = int(v) if getattr(v, "is_Integer", False) else float(v) if getattr(v, "is_number", False) else v
+        out[str(s)] = (
+            int(v) if getattr(v, "is_Integer", False) else float(v) if getattr(v, "is_number", False) else v
+        )
     return out
 
 
@@ -364,7 +393,10 @@ def _warn(verdict: Verdict) -> Verdict:
     if verdict.numeric.status == "disagree":
         warnings.warn(
             f"claim {verdict.claim!r}: symbolic verdict {verdict.status!r} ({verdict.method}) disagrees with the "
-            f"numeric spot-check: {verdict.numeric.detail}", SpotCheckDisagreement, stacklevel=3)
+            f"numeric spot-check: {verdict.numeric.detail}",
+            SpotCheckDisagreement,
+            stacklevel=3,
+        )
     return verdict
 
 
@@ -433,8 +465,11 @@ def _sign_cases(expr: sympy.Expr, limit: int = 3) -> list[sympy.Expr] | None:
 
     Max, Abs, Heaviside and friends then simplify case by case. None when there is nothing to split.
     """
-    unsigned = [s for s in _free(expr) if s.is_real and s.is_positive is None and s.is_negative is None
-                and s.is_zero is None][:limit]
+    unsigned = [
+        s
+        for s in _free(expr)
+        if s.is_real and s.is_positive is None and s.is_negative is None and s.is_zero is None
+    ][:limit]
     if not unsigned:
         return None
     cases = [expr]
@@ -450,9 +485,16 @@ def _is_zero(expr: sympy.Expr, split: bool = True) -> bool | None:
         return True
     # cheap, exact rewritings first: a polynomial identity in many symbols expands to 0 in
     # milliseconds, while simplify can spend its whole time budget on it
-    for transform in (sympy.expand, sympy.cancel, sympy.simplify, sympy.factor, sympy.together,
-                      lambda e: sympy.simplify(sympy.expand_log(e, force=False)),
-                      lambda e: sympy.powsimp(sympy.powdenest(e)), sympy.trigsimp):
+    for transform in (
+        sympy.expand,
+        sympy.cancel,
+        sympy.simplify,
+        sympy.factor,
+        sympy.together,
+        lambda e: sympy.simplify(sympy.expand_log(e, force=False)),
+        lambda e: sympy.powsimp(sympy.powdenest(e)),
+        sympy.trigsimp,
+    ):
         reduced = _attempt(lambda: transform(expr))
         if reduced is not None and reduced == 0:
             return True
@@ -498,18 +540,38 @@ class Identity(Claim):
         checked = len(points)
         symbolic = _is_zero(diff)
         if symbolic:
-            numeric = (NumericCheck("disagree", checked, f"lhs != rhs numerically at {_fmt_point(point_as_dict(worst))}", point_as_dict(worst))
-                       if worst is not None else NumericCheck("agree", checked, f"equal at {checked} points"))
+            numeric = (
+                NumericCheck(
+                    "disagree",
+                    checked,
+                    f"lhs != rhs numerically at {_fmt_point(point_as_dict(worst))}",
+                    point_as_dict(worst),
+                )
+                if worst is not None
+                else NumericCheck("agree", checked, f"equal at {checked} points")
+            )
             return _warn(Verdict(self.name, self.kind, "proved", "simplification", numeric))
         if worst is not None:
             exact = _attempt(lambda: sympy.simplify(diff.subs(worst)))
             if exact is not None and exact.is_number and exact != 0 and exact.is_zero is not True:
-                return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
-                               NumericCheck("agree", checked, f"lhs - rhs = {sympy.N(exact, 6)}"),
-                               counterexample=point_as_dict(worst), detail=f"lhs - rhs = {sympy.N(exact, 8)} there")
+                return Verdict(
+                    self.name,
+                    self.kind,
+                    "refuted",
+                    "exact evaluation at a sampled point",
+                    NumericCheck("agree", checked, f"lhs - rhs = {sympy.N(exact, 6)}"),
+                    counterexample=point_as_dict(worst),
+                    detail=f"lhs - rhs = {sympy.N(exact, 8)} there",
+                )
         numeric = NumericCheck("agree", checked, f"no difference found at {checked} points")
-        return Verdict(self.name, self.kind, "unknown", "not decided by simplification", numeric,
-                       detail="sympy could not simplify lhs - rhs to 0; no counterexample found")
+        return Verdict(
+            self.name,
+            self.kind,
+            "unknown",
+            "not decided by simplification",
+            numeric,
+            detail="sympy could not simplify lhs - rhs to 0; no counterexample found",
+        )
 
 
 @dataclass(frozen=True)
@@ -548,7 +610,14 @@ class Inequality(Claim):
     def _symbolic(self, gap: sympy.Expr, strict: bool) -> str | None:
         target = "is_positive" if strict else "is_nonnegative"
         shifted = self._shifted(gap)
-        for transform in (lambda e: e, sympy.simplify, sympy.factor, sympy.expand, sympy.cancel, sympy.together):
+        for transform in (
+            lambda e: e,
+            sympy.simplify,
+            sympy.factor,
+            sympy.expand,
+            sympy.cancel,
+            sympy.together,
+        ):
             reduced = _attempt(lambda: transform(shifted))
             if reduced is not None and getattr(reduced, target, None) is True:
                 return "sign from assumptions"
@@ -556,7 +625,9 @@ class Inequality(Claim):
         small, big = (self.lhs, self.rhs) if self.relation in ("<=", "<") else (self.rhs, self.lhs)
         small, big = self._shifted(sympy.sympify(small)), self._shifted(sympy.sympify(big))
         if small.is_positive and big.is_positive:
-            log_gap = _attempt(lambda: sympy.simplify(sympy.expand_log(sympy.log(big) - sympy.log(small), force=True)))
+            log_gap = _attempt(
+                lambda: sympy.simplify(sympy.expand_log(sympy.log(big) - sympy.log(small), force=True))
+            )
             if log_gap is not None and getattr(log_gap, target, None) is True:
                 return "sign of the log-ratio"
         symbols = _free(gap)
@@ -564,10 +635,12 @@ class Inequality(Claim):
             (s,) = symbols
             low, high, _ = _bounds(s, self.domain)
             if not s.is_integer:
-                interval = sympy.Interval(sympy.nsimplify(low) if low is not None else -oo,
-                                          sympy.nsimplify(high) if high is not None else oo,
-                                          left_open=low is None or bool(s.is_positive and low == 0),
-                                          right_open=high is None)
+                interval = sympy.Interval(
+                    sympy.nsimplify(low) if low is not None else -oo,
+                    sympy.nsimplify(high) if high is not None else oo,
+                    left_open=low is None or bool(s.is_positive and low == 0),
+                    right_open=high is None,
+                )
                 from sympy.calculus.util import minimum
 
                 lowest = _attempt(lambda: minimum(gap, s, interval))
@@ -588,20 +661,43 @@ class Inequality(Claim):
                 break
         method = self._symbolic(gap, strict)
         if method:
-            numeric = (NumericCheck("disagree", len(points), f"violated at {_fmt_point(point_as_dict(violation[0]))} "
-                                    f"(gap {mpmath.nstr(violation[1], 6)})", point_as_dict(violation[0]))
-                       if violation else NumericCheck("agree", len(points), f"holds at {len(points)} points"))
+            numeric = (
+                NumericCheck(
+                    "disagree",
+                    len(points),
+                    f"violated at {_fmt_point(point_as_dict(violation[0]))} "
+                    f"(gap {mpmath.nstr(violation[1], 6)})",
+                    point_as_dict(violation[0]),
+                )
+                if violation
+                else NumericCheck("agree", len(points), f"holds at {len(points)} points")
+            )
             return _warn(Verdict(self.name, self.kind, "proved", method, numeric))
         if violation is not None:
             p, _ = violation
             exact = _attempt(lambda: sympy.nsimplify(sympy.simplify(gap.subs(p))))
-            if exact is not None and exact.is_number and ((exact < 0) == sympy.true or (strict and exact == 0)):
-                return Verdict(self.name, self.kind, "refuted", "exact evaluation at a sampled point",
-                               NumericCheck("agree", len(points), "violated numerically"),
-                               counterexample=point_as_dict(p), detail=f"gap = {sympy.N(exact, 8)} there")
-        return Verdict(self.name, self.kind, "unknown", "not decided symbolically",
-                       NumericCheck("agree", len(points), f"no violation found at {len(points)} points"),
-                       detail="sympy could not decide the sign; no counterexample found")
+            if (
+                exact is not None
+                and exact.is_number
+                and ((exact < 0) == sympy.true or (strict and exact == 0))
+            ):
+                return Verdict(
+                    self.name,
+                    self.kind,
+                    "refuted",
+                    "exact evaluation at a sampled point",
+                    NumericCheck("agree", len(points), "violated numerically"),
+                    counterexample=point_as_dict(p),
+                    detail=f"gap = {sympy.N(exact, 8)} there",
+                )
+        return Verdict(
+            self.name,
+            self.kind,
+            "unknown",
+            "not decided symbolically",
+            NumericCheck("agree", len(points), f"no violation found at {len(points)} points"),
+            detail="sympy could not decide the sign; no counterexample found",
+        )
 
 
 _GAMMA_LIKE = (sympy.factorial, sympy.gamma, sympy.binomial, sympy.RisingFactorial, sympy.FallingFactorial)
@@ -620,8 +716,14 @@ def _limit(expr: sympy.Expr, var: sympy.Symbol, point: Any, direction: str) -> A
 
 
 def _definite(value: Any) -> bool:
-    return value is not None and not value.has(sympy.Limit) and not isinstance(value, sympy.AccumBounds) \
-        and value is not sympy.nan and not value.free_symbols and value.is_number
+    return (
+        value is not None
+        and not value.has(sympy.Limit)
+        and not isinstance(value, sympy.AccumBounds)
+        and value is not sympy.nan
+        and not value.free_symbols
+        and value.is_number
+    )
 
 
 def _settled(value: Any, var: sympy.Symbol) -> bool:
@@ -637,7 +739,7 @@ def _approach(point: Any, direction: str, k: int) -> sympy.Expr:
     if point == oo:
         return sympy.Integer(10) ** k
     if point == -oo:
-        return -sympy.Integer(10) ** k
+        return -(sympy.Integer(10) ** k)
     step = sympy.Integer(10) ** -k
     return sympy.sympify(point) + (-step if direction == "-" else step)
 
@@ -670,14 +772,38 @@ class Limit(Claim):
             same = _is_zero(sympy.simplify(computed - value)) if value not in (oo, -oo) else computed == value
             if same:
                 return _warn(Verdict(self.name, self.kind, "proved", "sympy.limit", numeric))
-            if computed in (oo, -oo) or value in (oo, -oo) or sympy.simplify(computed - value).is_zero is False:
-                flipped = NumericCheck("disagree" if numeric.status == "agree" and numeric.n_points else
-                                       ("agree" if numeric.status == "disagree" else numeric.status),
-                                       numeric.n_points, numeric.detail, numeric.point)
-                return _warn(Verdict(self.name, self.kind, "refuted", "sympy.limit", flipped,
-                                     counterexample={"limit": str(computed)}, detail=f"the limit is {computed}, not {value}"))
-        return Verdict(self.name, self.kind, "unknown", "sympy.limit gave no definite value", numeric,
-                       detail=f"sympy returned {computed}")
+            if (
+                computed in (oo, -oo)
+                or value in (oo, -oo)
+                or sympy.simplify(computed - value).is_zero is False
+            ):
+                flipped = NumericCheck(
+                    "disagree"
+                    if numeric.status == "agree" and numeric.n_points
+                    else ("agree" if numeric.status == "disagree" else numeric.status),
+                    numeric.n_points,
+                    numeric.detail,
+                    numeric.point,
+                )
+                return _warn(
+                    Verdict(
+                        self.name,
+                        self.kind,
+                        "refuted",
+                        "sympy.limit",
+                        flipped,
+                        counterexample={"limit": str(computed)},
+                        detail=f"the limit is {computed}, not {value}",
+                    )
+                )
+        return Verdict(
+            self.name,
+            self.kind,
+            "unknown",
+            "sympy.limit gave no definite value",
+            numeric,
+            detail=f"sympy returned {computed}",
+        )
 
     def _numeric(self, expr: sympy.Expr, value: sympy.Expr, seed: int) -> NumericCheck:
         others = _fix_others(_free(expr), self.var, self.domain, seed)
@@ -693,8 +819,12 @@ class Limit(Claim):
                 target = _numeric(value, others, 60)
                 ok = target is not None and abs(vals[-1] - target) <= 1e-3 * (1 + abs(target))
             if not ok:
-                return NumericCheck("disagree", len(xs), f"at {self.var}={xs[-1]} (dir {d}) expr = {mpmath.nstr(vals[-1], 8)}",
-                                    point_as_dict({**others, self.var: xs[-1]}))
+                return NumericCheck(
+                    "disagree",
+                    len(xs),
+                    f"at {self.var}={xs[-1]} (dir {d}) expr = {mpmath.nstr(vals[-1], 8)}",
+                    point_as_dict({**others, self.var: xs[-1]}),
+                )
         return NumericCheck("agree", 3 * len(dirs), "values approach the limit")
 
 
@@ -745,11 +875,25 @@ class Asymptotic(Claim):
             numeric = self._numeric(ratio, L, seed, holds)
             if holds:
                 return _warn(Verdict(self.name, self.kind, "proved", f"lim f/g = {L}", numeric))
-            return _warn(Verdict(self.name, self.kind, "refuted", f"lim f/g = {L}", numeric,
-                                 counterexample={"lim f/g": str(L)},
-                                 detail=f"f/g -> {L}, which contradicts f = {self.order}(g)"))
-        return Verdict(self.name, self.kind, "unknown", "f/g has no limit sympy could find",
-                       NumericCheck("skipped", 0, f"sympy returned {L}"), detail=f"lim f/g: {L}")
+            return _warn(
+                Verdict(
+                    self.name,
+                    self.kind,
+                    "refuted",
+                    f"lim f/g = {L}",
+                    numeric,
+                    counterexample={"lim f/g": str(L)},
+                    detail=f"f/g -> {L}, which contradicts f = {self.order}(g)",
+                )
+            )
+        return Verdict(
+            self.name,
+            self.kind,
+            "unknown",
+            "f/g has no limit sympy could find",
+            NumericCheck("skipped", 0, f"sympy returned {L}"),
+            detail=f"lim f/g: {L}",
+        )
 
     def _numeric(self, ratio: sympy.Expr, L: Any, seed: int, holds: bool) -> NumericCheck:
         others = _fix_others(_free(ratio), self.var, self.domain, seed)
@@ -766,7 +910,9 @@ class Asymptotic(Claim):
             target = abs(_numeric(sympy.sympify(L), others, 60) or 0)
             consistent = abs(a[2] - target) <= 0.1 * max(1, target)
         status = "agree" if consistent else "disagree"
-        return NumericCheck(status, len(xs), f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a))
+        return NumericCheck(
+            status, len(xs), f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a)
+        )
 
 
 @dataclass(frozen=True)
@@ -806,10 +952,16 @@ class Cited(Claim):
         for point in points:
             value = _numeric(expr, point)
             if value is None or not mpmath.isfinite(value) or (self.nonnegative and value < 0):
-                numeric = NumericCheck("disagree", len(points), f"the transcribed bound is {value} (not {wanted}) "
-                                       "there", point_as_dict(point))
+                numeric = NumericCheck(
+                    "disagree",
+                    len(points),
+                    f"the transcribed bound is {value} (not {wanted}) there",
+                    point_as_dict(point),
+                )
                 break
-        return _warn(Verdict(self.name, self.kind, "unknown", "cited, not derived", numeric, detail=self.source))
+        return _warn(
+            Verdict(self.name, self.kind, "unknown", "cited, not derived", numeric, detail=self.source)
+        )
 
 
 # -- running many ------------------------------------------------------------------------------------
@@ -834,5 +986,19 @@ def verdict_table(verdicts: Iterable[Verdict], owners: Iterable[str] | None = No
     return table
 
 
-__all__ = ["Asymptotic", "Cited", "Claim", "Identity", "Inequality", "Limit", "NumericCheck", "Verdict", "normalize_domain",
-           "point_as_dict", "prove", "sample_points", "symbolic_seconds", "verdict_table"]
+__all__ = [
+    "Asymptotic",
+    "Cited",
+    "Claim",
+    "Identity",
+    "Inequality",
+    "Limit",
+    "NumericCheck",
+    "Verdict",
+    "normalize_domain",
+    "point_as_dict",
+    "prove",
+    "sample_points",
+    "symbolic_seconds",
+    "verdict_table",
+]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-import pytest
 
+import pytest
 from core_paths import FIRST_PARTY, FIXTURES
 
 

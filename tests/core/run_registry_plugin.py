@@ -21,7 +21,14 @@ def looks_up_its_dataset(params: NoParams, seed: int) -> dict:
 
 @hookimpl
 def toolkit_register_simulations():
-    return [Simulation("run_registry_plugin.lookup", looks_up_its_dataset, NoParams, description="looks up run_registry_plugin.three")]
+    return [
+        Simulation(
+            "run_registry_plugin.lookup",
+            looks_up_its_dataset,
+            NoParams,
+            description="looks up run_registry_plugin.three",
+        )
+    ]
 
 
 @hookimpl

@@ -25,14 +25,17 @@ def test_lists_parse_to_typed_values():
     assert args.seeds == [3, 1] and args.models == ["b", "a"] and args.noise == [0.0, 0.3]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--seeds", "0,x"], "'x' is not one of the comma-separated integers"),
-    (["--seeds", "-1"], "below the minimum 0"),
-    (["--seeds", "0,0"], "'0' is listed twice"),
-    (["--seeds", ","], "expected comma-separated integers"),
-    (["--models", "a,c"], "unknown value 'c'; allowed: a, b"),
-    (["--noise", "0.3,-0.1"], "below the minimum 0.0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seeds", "0,x"], "'x' is not one of the comma-separated integers"),
+        (["--seeds", "-1"], "below the minimum 0"),
+        (["--seeds", "0,0"], "'0' is listed twice"),
+        (["--seeds", ","], "expected comma-separated integers"),
+        (["--models", "a,c"], "unknown value 'c'; allowed: a, b"),
+        (["--noise", "0.3,-0.1"], "below the minimum 0.0"),
+    ],
+)
 def test_bad_items_exit_2_naming_the_option(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         _parser().parse_args(argv)
@@ -46,10 +49,16 @@ def test_seeds_take_the_range_form_of_toolkit_run(text, expected):
     assert _parser().parse_args(["--seeds", text]).seeds == expected
 
 
-@pytest.mark.parametrize("text, message", [
-    ("3:3", "selects no seeds"), ("-1:3", "seeds must be integers from 0"), ("a:3", "expects START:STOP"),
-    ("0:3:1", "expects START:STOP"), ("0:2000000", "more than a sweep may have"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("3:3", "selects no seeds"),
+        ("-1:3", "seeds must be integers from 0"),
+        ("a:3", "expects START:STOP"),
+        ("0:3:1", "expects START:STOP"),
+        ("0:2000000", "more than a sweep may have"),
+    ],
+)
 def test_bad_seed_ranges_exit_2(text, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         _parser().parse_args([f"--seeds={text}"])  # "=": argparse would read "-1:3" as an option
@@ -62,13 +71,20 @@ def test_duplicates_can_be_allowed():
     assert comma_list(int, allow_duplicates=True)("1,1") == [1, 1]
 
 
-@pytest.mark.parametrize("script, argv, allowed", [
-    ("frog_planted.py", ["--models", "row2node,gat"], "allowed: row2node, row2edge, frog, frog_annealed"),
-    ("frog_lahman.py", ["--tasks", "allstar,salary"], "allowed: allstar, games"),
-])
+@pytest.mark.parametrize(
+    "script, argv, allowed",
+    [
+        ("frog_planted.py", ["--models", "row2node,gat"], "allowed: row2node, row2edge, frog, frog_annealed"),
+        ("frog_lahman.py", ["--tasks", "allstar,salary"], "allowed: allstar, games"),
+    ],
+)
 def test_study_scripts_refuse_unknown_names_with_status_2(script, argv, allowed, tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "simulations" / script), *argv, "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "simulations" / script), *argv, "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert allowed in done.stderr
     assert not any(tmp_path.iterdir())  # refused before any work

@@ -57,18 +57,40 @@ def test_run_then_cached_then_no_cache(invoke, tmp_path):
 def test_cli_and_api_give_the_same_table(invoke, tmp_path, registry, store_path):
     import toolkit
 
-    invoke("run", "example.random_walk", "-p", "n_steps=30", "--seed", "2", "--out", str(tmp_path / "cli.csv"))
-    api = toolkit.run("example.random_walk", {"n_steps": 30}, seed=2, store=tmp_path / "other.sqlite", registry=registry)
+    invoke(
+        "run", "example.random_walk", "-p", "n_steps=30", "--seed", "2", "--out", str(tmp_path / "cli.csv")
+    )
+    api = toolkit.run(
+        "example.random_walk", {"n_steps": 30}, seed=2, store=tmp_path / "other.sqlite", registry=registry
+    )
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "cli.csv"), api.table, check_dtype=False)
 
 
 def test_sweep_export_check_report(invoke, tmp_path):
-    code, out, _ = invoke("sweep", "example.random_walk", "--grid", "n_steps=10,20", "--grid", "p=0.1,0.9",
-                          "--seeds", "0:3", "--no-progress")
+    code, out, _ = invoke(
+        "sweep",
+        "example.random_walk",
+        "--grid",
+        "n_steps=10,20",
+        "--grid",
+        "p=0.1,0.9",
+        "--seeds",
+        "0:3",
+        "--no-progress",
+    )
     assert code == 0 and "12 points, 12 computed, 0 served" in out
     sweep_id = out.split("sweep ")[1].split(":")[0]
-    code, out, _ = invoke("sweep", "example.random_walk", "--grid", "n_steps=10,20", "--grid", "p=0.1,0.9",
-                          "--seeds", "0:3", "--no-progress")
+    code, out, _ = invoke(
+        "sweep",
+        "example.random_walk",
+        "--grid",
+        "n_steps=10,20",
+        "--grid",
+        "p=0.1,0.9",
+        "--seeds",
+        "0:3",
+        "--no-progress",
+    )
     assert "0 computed, 12 served from the run store" in out
     for ext in ("csv", "parquet"):
         code, out, _ = invoke("export", sweep_id, "--out", str(tmp_path / f"t.{ext}"))
@@ -77,7 +99,9 @@ def test_sweep_export_check_report(invoke, tmp_path):
     assert len(csv) == len(parquet) and set(csv["seed"]) == {0, 1, 2}
     code, out, _ = invoke("check", sweep_id[:6], "--against", "example.walk_range")
     assert code == 0 and "rows hold" in out and "margin" in out
-    code, out, _ = invoke("report", sweep_id, "--y", "max_abs", "--x", "step", "--out", str(tmp_path / "f.png"))
+    code, out, _ = invoke(
+        "report", sweep_id, "--y", "max_abs", "--x", "step", "--out", str(tmp_path / "f.png")
+    )
     assert code == 0 and (tmp_path / "f.png").stat().st_size > 1000
 
 
@@ -90,7 +114,9 @@ def test_check_reports_violations_with_exit_1(invoke, registry, store_path, monk
     import toolkit_example
     from toolkit_example import bounds as example_bounds
 
-    tight = dataclasses.replace(example_bounds.WALK_RANGE, name="example.walk_range", expression=example_bounds.step / 100)
+    tight = dataclasses.replace(
+        example_bounds.WALK_RANGE, name="example.walk_range", expression=example_bounds.step / 100
+    )
     monkeypatch.setattr(toolkit_example, "toolkit_register_bounds", toolkit.hookimpl(lambda: [tight]))
     code, out, _ = invoke("check", res.run_id, "--against", "example.walk_range")
     assert code == 1 and "VIOLATED" in out
@@ -108,16 +134,22 @@ def test_plugin_commands(invoke):
     assert code == 0 and "hello ada from the example plugin" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (("run", "example.random_wlk"), "unknown simulation 'example.random_wlk'. Did you mean: example.random_walk?"),
-    (("run", "example.random_walk", "-p", "n_stepz=3"), "unknown parameter 'n_stepz'"),
-    (("run", "example.random_walk", "-p", "n_steps=0"), "parameter 'n_steps'"),
-    (("run", "example.random_walk", "-p", "n_steps"), "expects key=value"),
-    (("sweep", "example.random_walk", "--seeds", "x"), "--seeds expects"),
-    (("show", "example.nothing"), "unknown name"),
-    (("export", "zzzz", "--out", "x.csv"), "no run or sweep with id"),
-    (("-p", "example", "list"), "expected no:NAME"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ("run", "example.random_wlk"),
+            "unknown simulation 'example.random_wlk'. Did you mean: example.random_walk?",
+        ),
+        (("run", "example.random_walk", "-p", "n_stepz=3"), "unknown parameter 'n_stepz'"),
+        (("run", "example.random_walk", "-p", "n_steps=0"), "parameter 'n_steps'"),
+        (("run", "example.random_walk", "-p", "n_steps"), "expects key=value"),
+        (("sweep", "example.random_walk", "--seeds", "x"), "--seeds expects"),
+        (("show", "example.nothing"), "unknown name"),
+        (("export", "zzzz", "--out", "x.csv"), "no run or sweep with id"),
+        (("-p", "example", "list"), "expected no:NAME"),
+    ],
+)
 def test_user_errors_exit_2_with_a_message_not_a_traceback(invoke, args, message):
     code, out, err = invoke(*args)
     assert code == 2, (out, err)
@@ -142,7 +174,9 @@ def test_reproduce_writes_report(invoke, tmp_path):
     code, out, _ = invoke("reproduce", "--quick", "--out", str(tmp_path / "rep"))
     assert code == 0, out
     text = (tmp_path / "rep" / "report.md").read_text()
-    assert "example.drift" in text and "2p - 1 = 0.4" in text and "![example.drift](example.drift.png)" in text
+    assert (
+        "example.drift" in text and "2p - 1 = 0.4" in text and "![example.drift](example.drift.png)" in text
+    )
     assert "Verdicts of all bounds" in text and "mean of S_n" in text
     assert (tmp_path / "rep" / "example.drift.png").stat().st_size > 1000
     code, out, _ = invoke("reproduce", "--quick", "--format", "html", "--out", str(tmp_path / "html"))

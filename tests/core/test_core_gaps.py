@@ -37,9 +37,15 @@ def test_a_plugin_whose_register_hook_raises_is_skipped_with_a_warning():
     def explode():
         raise RuntimeError("bounds table corrupted")
 
-    bad = _plugin("bad_plugin", toolkit_register_simulations=lambda: [_sim("bad_plugin.sim")],
-                  toolkit_register_bounds=explode)
-    with pytest.warns(PluginLoadWarning, match="bad_plugin.*toolkit_register_bounds raised RuntimeError: bounds table corrupted"):
+    bad = _plugin(
+        "bad_plugin",
+        toolkit_register_simulations=lambda: [_sim("bad_plugin.sim")],
+        toolkit_register_bounds=explode,
+    )
+    with pytest.warns(
+        PluginLoadWarning,
+        match="bad_plugin.*toolkit_register_bounds raised RuntimeError: bounds table corrupted",
+    ):
         reg = get_registry(plugins=[good, bad], load_entrypoints=False)
     assert "good_plugin.sim" in reg.simulations
     assert "bad_plugin.sim" not in reg.simulations  # skipped as a whole, not half-registered
@@ -63,9 +69,18 @@ def test_plugin_checks_of_a_good_plugin_work_beside_a_broken_one():
 def _shared_name_registry():
     from toolkit.specs import Dataset
 
-    mod = _plugin("shared_plugin", toolkit_register_simulations=lambda: [_sim("shared_plugin.thing")],
-                  toolkit_register_datasets=lambda: [Dataset(name="shared_plugin.thing", description="data",
-                                                             loader=lambda p, seed=0: [1, 2], params=_NoParams)])
+    mod = _plugin(
+        "shared_plugin",
+        toolkit_register_simulations=lambda: [_sim("shared_plugin.thing")],
+        toolkit_register_datasets=lambda: [
+            Dataset(
+                name="shared_plugin.thing",
+                description="data",
+                loader=lambda p, seed=0: [1, 2],
+                params=_NoParams,
+            )
+        ],
+    )
     return get_registry(plugins=[mod], load_entrypoints=False)
 
 
@@ -90,19 +105,33 @@ def test_cli_show_prints_every_kind_sharing_a_name(monkeypatch):
     monkeypatch.setattr(cli_module._State, "registry", property(lambda self: reg))
     both = CliRunner().invoke(cli_module.cli, ["show", "shared_plugin.thing"])
     assert both.exit_code == 0, both.output
-    assert "(simulation, plugin shared_plugin)" in both.output and "(dataset, plugin shared_plugin)" in both.output
+    assert (
+        "(simulation, plugin shared_plugin)" in both.output
+        and "(dataset, plugin shared_plugin)" in both.output
+    )
     one = CliRunner().invoke(cli_module.cli, ["show", "shared_plugin.thing", "--kind", "dataset"])
     assert "(dataset," in one.output and "(simulation," not in one.output
 
 
 def _claims_registry(expect: str):
     n = sympy.Symbol("n", positive=True)
-    bound = Bound(name="claims_plugin.demo", description="demo", claims=(
-        Identity("square", lhs=(n + 1) ** 2, rhs=n**2 + 2 * n + 1),
-        Identity("false on purpose", lhs=n + 1, rhs=n, expect=expect,
-                 description="n + 1 = n is false: stated to show the checker refutes it")))
-    return get_registry(plugins=[_plugin("claims_plugin", toolkit_register_bounds=lambda: [bound])],
-                        load_entrypoints=False)
+    bound = Bound(
+        name="claims_plugin.demo",
+        description="demo",
+        claims=(
+            Identity("square", lhs=(n + 1) ** 2, rhs=n**2 + 2 * n + 1),
+            Identity(
+                "false on purpose",
+                lhs=n + 1,
+                rhs=n,
+                expect=expect,
+                description="n + 1 = n is false: stated to show the checker refutes it",
+            ),
+        ),
+    )
+    return get_registry(
+        plugins=[_plugin("claims_plugin", toolkit_register_bounds=lambda: [bound])], load_entrypoints=False
+    )
 
 
 def test_prove_bounds_reports_expected_verdicts():
@@ -127,7 +156,7 @@ def test_proof_script_main_exit_status(capsys):
     as_meant = _claims_registry("refuted")
     assert proving.main("claims_plugin", [], registry=as_meant) == 0
     assert "all as expected" in capsys.readouterr().out
-    failing = lambda: ("built objects", pd.DataFrame({"ok": [False]}), False)  # noqa: E731
+    failing = lambda: ("built objects", pd.DataFrame({"ok": [False]}), False)
     assert proving.main("claims_plugin", [], extras=[failing], registry=as_meant) == 1
     assert "FAILED: built objects" in capsys.readouterr().err
     assert proving.main("claims_plugin", [], registry=_claims_registry("proved")) == 1
@@ -152,9 +181,15 @@ def test_bound_expression_that_overflows_floats_gives_infinity():
     from toolkit.checks import bound_function
 
     d = sympy.Symbol("d", positive=True)
-    assert bound_function(Bound(name="b", description="", expression=sympy.exp(d), metric="m"))({"d": 2000.0}) == float("inf")
-    assert bound_function(Bound(name="b", description="", expression=-d * sympy.exp(d), metric="m"))({"d": 2000.0}) == float("-inf")
-    assert bound_function(Bound(name="b", description="", expression=sympy.exp(d), metric="m"))({"d": 1.0}) == pytest.approx(2.718281828)
+    assert bound_function(Bound(name="b", description="", expression=sympy.exp(d), metric="m"))(
+        {"d": 2000.0}
+    ) == float("inf")
+    assert bound_function(Bound(name="b", description="", expression=-d * sympy.exp(d), metric="m"))(
+        {"d": 2000.0}
+    ) == float("-inf")
+    assert bound_function(Bound(name="b", description="", expression=sympy.exp(d), metric="m"))(
+        {"d": 1.0}
+    ) == pytest.approx(2.718281828)
 
 
 def test_spot_checks_of_huge_factorials_finish():
@@ -162,7 +197,9 @@ def test_spot_checks_of_huge_factorials_finish():
     n = sympy.Symbol("n", positive=True, integer=True)
     verdict = Asymptotic("n! = o(n^n)", f=sympy.factorial(n), g=n**n, var=n, order="o").check()
     assert verdict.status == "proved" and verdict.numeric.status == "agree"
-    ratio = Limit("n n!/(n+1)! -> 1", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=1).check()
+    ratio = Limit(
+        "n n!/(n+1)! -> 1", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=1
+    ).check()
     assert ratio.status == "proved" and ratio.numeric.status == "agree"
 
 
@@ -194,7 +231,11 @@ def test_limits_of_factorial_ratios_fit_a_small_budget(monkeypatch):
     # form n/(n+1) needs milliseconds
     monkeypatch.setenv("TOOLKIT_SYMBOLIC_SECONDS", "2")
     n = sympy.Symbol("n", positive=True, integer=True)
-    ratio = Limit("n n!/(n+1)! -> 1", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=1).check()
+    ratio = Limit(
+        "n n!/(n+1)! -> 1", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=1
+    ).check()
     assert ratio.status == "proved"
-    wrong = Limit("n n!/(n+1)! -> 2", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=2).check()
+    wrong = Limit(
+        "n n!/(n+1)! -> 2", expr=n * sympy.factorial(n) / sympy.factorial(n + 1), var=n, value=2
+    ).check()
     assert wrong.status == "refuted"

@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from core_paths import FIRST_PARTY, FIXTURES
+
 from toolkit.cli import main
 
 VALUES = b"1\n2\n3\n"
@@ -69,7 +69,9 @@ def serve(tmp_path, monkeypatch):
         (folder / name).write_bytes(payload)
         url = f"http://127.0.0.1:{server.server_address[1]}/{name}"
         monkeypatch.setenv("DATAFIX_URL", url)
-        monkeypatch.setenv("DATAFIX_SHA256", (sha or hashlib.sha256(payload).hexdigest()) if declare_sha else "none")
+        monkeypatch.setenv(
+            "DATAFIX_SHA256", (sha or hashlib.sha256(payload).hexdigest()) if declare_sha else "none"
+        )
         return url
 
     yield _serve
@@ -92,7 +94,9 @@ def invoke(capsys, tmp_path):
 
 
 def test_list_then_fetch_then_list(data_site, data_root, serve, invoke):
-    url = serve("walks-1.0.tar.gz", _tar_gz({"walks-1.0/values.txt": VALUES, "walks-1.0/README": b"three values\n"}))
+    url = serve(
+        "walks-1.0.tar.gz", _tar_gz({"walks-1.0/values.txt": VALUES, "walks-1.0/README": b"three values\n"})
+    )
     code, out, _ = invoke("data", "list")
     assert code == 0
     assert f"data root: {data_root} (from TOOLKIT_DATA_DIR)" in out
@@ -103,13 +107,18 @@ def test_list_then_fetch_then_list(data_site, data_root, serve, invoke):
 
     code, out, _ = invoke("show", "datafix.walks")
     assert code == 0 and f"source: {url} (licence: CC0-1.0 (test fixture)" in out
-    assert f"location: {data_root / 'datafix' / 'walks'} (missing); get it with `toolkit data fetch datafix.walks`" in out
+    assert (
+        f"location: {data_root / 'datafix' / 'walks'} (missing); get it with `toolkit data fetch datafix.walks`"
+        in out
+    )
 
     code, out, err = invoke("data", "fetch", "datafix.walks")
     assert code == 0, err
     assert "sha256 verified" in out and "fetched datafix.walks: 2 file(s)" in out
     target = data_root / "datafix" / "walks"
-    assert (target / "values.txt").read_bytes() == VALUES and (target / "README").is_file()  # one component stripped
+    assert (target / "values.txt").read_bytes() == VALUES and (
+        target / "README"
+    ).is_file()  # one component stripped
     provenance = json.loads((target / ".toolkit-fetch.json").read_text())
     assert provenance["verified"] is True and provenance["url"] == url
     assert [p.name for p in data_root.joinpath("datafix").iterdir()] == ["walks"]  # no temporary folder left
@@ -138,7 +147,11 @@ def test_fetch_without_an_official_checksum_records_the_one_computed(data_site, 
     serve("walks.tar.gz", payload, declare_sha=False)
     code, out, _ = invoke("data", "fetch", "datafix.walks")
     digest = hashlib.sha256(payload).hexdigest()
-    assert code == 0 and f"no official checksum is published for datafix.walks; sha256 of this download (unverified): {digest}" in out
+    assert (
+        code == 0
+        and f"no official checksum is published for datafix.walks; sha256 of this download (unverified): {digest}"
+        in out
+    )
     provenance = json.loads((data_root / "datafix" / "walks" / ".toolkit-fetch.json").read_text())
     assert provenance["verified"] is False and provenance["sha256"] == digest
 
@@ -173,29 +186,48 @@ def test_fetch_of_an_unknown_or_generated_dataset_exits_2(data_site, example_sit
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_reproduce_skips_an_experiment_whose_data_is_missing(data_site, invoke, tmp_path, jobs):
     out_dir = tmp_path / "rep"
-    code, out, err = invoke("reproduce", "--quick", "--jobs", jobs, "--only", "datafix.mean", "--only", "datafix.wrapped",
-                            "--out", str(out_dir))
+    code, out, err = invoke(
+        "reproduce",
+        "--quick",
+        "--jobs",
+        jobs,
+        "--only",
+        "datafix.mean",
+        "--only",
+        "datafix.wrapped",
+        "--out",
+        str(out_dir),
+    )
     assert code == 0, err
     skipped = [line for line in out.splitlines() if "SKIPPED" in line]
-    assert len(skipped) == 2 and all("fetch it with `toolkit data fetch datafix.walks`" in line for line in skipped)
+    assert len(skipped) == 2 and all(
+        "fetch it with `toolkit data fetch datafix.walks`" in line for line in skipped
+    )
     assert out.strip().splitlines()[-1].endswith("2 experiments: 0 ran, 2 skipped (data missing), 0 failed")
     report = (out_dir / "report.md").read_text()
     assert "Traceback" not in report and "Traceback" not in out + err
     assert "| datafix.mean |" in report and "skipped (data missing)" in report
-    assert report.count("**Skipped:** dataset datafix.walks missing; fetch it with `toolkit data fetch datafix.walks`") == 2
+    assert (
+        report.count(
+            "**Skipped:** dataset datafix.walks missing; fetch it with `toolkit data fetch datafix.walks`"
+        )
+        == 2
+    )
 
 
 def test_reproduce_runs_the_experiment_once_fetched(data_site, serve, invoke, tmp_path):
     serve("walks.tar.gz", _tar_gz({"w/values.txt": VALUES}))
     assert invoke("data", "fetch", "datafix.walks")[0] == 0
     code, out, _ = invoke("reproduce", "--quick", "--only", "datafix.mean", "--out", str(tmp_path / "rep"))
-    assert code == 0 and out.strip().splitlines()[-1].endswith("1 experiments: 1 ran, 0 skipped (data missing), 0 failed")
+    assert code == 0 and out.strip().splitlines()[-1].endswith(
+        "1 experiments: 1 ran, 0 skipped (data missing), 0 failed"
+    )
 
 
 # -- missing data in tests: skip with the reason, or fail under TOOLKIT_REQUIRE_DATA=1 -------------------
 
 
-_TESTS = '''
+_TESTS = """
 import pytest
 from toolkit.errors import DatasetMissingError, ParameterError
 
@@ -217,15 +249,15 @@ def test_wrapped():
 
 def test_other_errors_still_fail():
     raise FileNotFoundError("not a dataset")
-'''
+"""
 
-_AT_COLLECTION = '''
+_AT_COLLECTION = """
 from toolkit.errors import DatasetMissingError
 raise DatasetMissingError("w not found", dataset="p.w")
 
 def test_never_collected():
     pass
-'''
+"""
 
 
 def _pytest_in(folder: Path, require: str | None) -> subprocess.CompletedProcess:
@@ -235,8 +267,14 @@ def _pytest_in(folder: Path, require: str | None) -> subprocess.CompletedProcess
     env["TOOLKIT_DISABLE_PLUGINS"] = ",".join(FIRST_PARTY)  # faster: the skip reason looks the dataset up
     if require is not None:
         env["TOOLKIT_REQUIRE_DATA"] = require
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(folder)],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(folder)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_missing_data_skips_with_the_fetch_command_or_fails_when_required(tmp_path):
@@ -249,17 +287,25 @@ def test_missing_data_skips_with_the_fetch_command_or_fails_when_required(tmp_pa
         assert f"dataset {name} missing; fetch it with `toolkit data fetch {name}`" in lenient.stdout
     assert "test_other_errors_still_fail" in lenient.stdout and "FileNotFoundError" in lenient.stdout
     strict = _pytest_in(tmp_path, "1")
-    assert strict.returncode != 0 and "skipped" not in strict.stdout and "DatasetMissingError" in strict.stdout
+    assert (
+        strict.returncode != 0 and "skipped" not in strict.stdout and "DatasetMissingError" in strict.stdout
+    )
     (tmp_path / "test_data_at_collection.py").unlink()
     strict = _pytest_in(tmp_path, "1")
-    assert "3 failed, 1 error" in strict.stdout and "skipped" not in strict.stdout  # the fixture's is an error
+    assert (
+        "3 failed, 1 error" in strict.stdout and "skipped" not in strict.stdout
+    )  # the fixture's is an error
 
 
 def test_this_suite_uses_the_missing_data_hooks(request):
     conftest = Path(__file__).resolve().parents[1] / "conftest.py"
-    plugins = [p for p in request.config.pluginmanager.get_plugins() if getattr(p, "__file__", None) == str(conftest)]
-    assert plugins and all(hasattr(plugins[0], h) for h in ("pytest_runtest_call", "pytest_runtest_setup",
-                                                              "pytest_make_collect_report"))
+    plugins = [
+        p for p in request.config.pluginmanager.get_plugins() if getattr(p, "__file__", None) == str(conftest)
+    ]
+    assert plugins and all(
+        hasattr(plugins[0], h)
+        for h in ("pytest_runtest_call", "pytest_runtest_setup", "pytest_make_collect_report")
+    )
 
 
 def test_ci_requires_the_data():

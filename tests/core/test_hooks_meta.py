@@ -9,7 +9,13 @@ import pytest
 
 from toolkit import hookspecs
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "plugin_fixtures" / "site_example" / "toolkit_example" / "__init__.py"
+EXAMPLE = (
+    Path(__file__).resolve().parent.parent
+    / "plugin_fixtures"
+    / "site_example"
+    / "toolkit_example"
+    / "__init__.py"
+)
 TESTS = Path(__file__).resolve().parent
 
 
@@ -29,9 +35,15 @@ def test_hook_is_implemented_by_the_example_plugin(name):
 
 def test_hook_names():
     assert set(hookspecs.HOOK_NAMES) == {
-        "toolkit_addhooks", "toolkit_configure", "toolkit_register_simulations", "toolkit_register_bounds",
-        "toolkit_register_datasets", "toolkit_register_experiments", "toolkit_register_commands",
-        "toolkit_run_finished"}
+        "toolkit_addhooks",
+        "toolkit_configure",
+        "toolkit_register_simulations",
+        "toolkit_register_bounds",
+        "toolkit_register_datasets",
+        "toolkit_register_experiments",
+        "toolkit_register_commands",
+        "toolkit_run_finished",
+    }
 
 
 def test_historic_hooks():
@@ -44,7 +56,9 @@ def test_core_imports_without_torch():
     import subprocess
     import sys
 
-    code = ("import sys; import toolkit, toolkit.runner, toolkit.cli, toolkit.symbolic, toolkit.backend; "
-            "assert 'torch' not in sys.modules, 'core imported torch'; print(toolkit.backend.resolve_device('cpu'))")
+    code = (
+        "import sys; import toolkit, toolkit.runner, toolkit.cli, toolkit.symbolic, toolkit.backend; "
+        "assert 'torch' not in sys.modules, 'core imported torch'; print(toolkit.backend.resolve_device('cpu'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "cpu", out.stderr

@@ -46,10 +46,22 @@ def test_set_threads_rejects_zero():
 
 def test_check_table_upper_lower_and_applies():
     n, R, mu = sp.symbols("n R mu", positive=True)
-    table = pd.DataFrame({"n": [10, 10, 5], "R": [1.0, 1.0, 2.0], "mu": [0.5, 0.5, 1.0],
-                          "iterations": [30, 50, 7], "algo": ["batch", "batch", "other"]})
-    bound = Bound("b", "batch perceptron", expression=n * R**2 / mu**2, metric="iterations",
-                  applies=lambda row: row["algo"] == "batch")
+    table = pd.DataFrame(
+        {
+            "n": [10, 10, 5],
+            "R": [1.0, 1.0, 2.0],
+            "mu": [0.5, 0.5, 1.0],
+            "iterations": [30, 50, 7],
+            "algo": ["batch", "batch", "other"],
+        }
+    )
+    bound = Bound(
+        "b",
+        "batch perceptron",
+        expression=n * R**2 / mu**2,
+        metric="iterations",
+        applies=lambda row: row["algo"] == "batch",
+    )
     checks = check_table(table, bound)
     assert list(checks["bound_value"][:2]) == [40.0, 40.0]
     assert list(checks["holds"][:2]) == [True, False] and bool(checks["skipped"][2])

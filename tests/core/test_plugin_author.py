@@ -8,9 +8,9 @@ from typing import Literal
 
 import pandas as pd
 import pytest
+from core_paths import FIRST_PARTY
 
 import toolkit
-from core_paths import FIRST_PARTY
 from toolkit import Simulation
 from toolkit.config import Field, Params
 from toolkit.errors import PluginLoadWarning
@@ -36,21 +36,28 @@ def _sim(name: str) -> Simulation:
 def test_a_name_outside_the_plugins_namespace_is_refused_naming_the_plugin(bad_name):
     good = _module("good", toolkit_register_simulations=lambda: [_sim("good.sim")])
     mine = _module("mine", toolkit_register_simulations=lambda: [_sim("mine.ok"), _sim(bad_name)])
-    with pytest.warns(PluginLoadWarning, match=rf"plugin 'mine'.*registers the simulation '{bad_name}' outside its "
-                                               r"namespace.*must start with 'mine\.'"):
+    with pytest.warns(
+        PluginLoadWarning,
+        match=rf"plugin 'mine'.*registers the simulation '{bad_name}' outside its "
+        r"namespace.*must start with 'mine\.'",
+    ):
         reg = get_registry(plugins=[good, mine], load_entrypoints=False)
     assert "good.sim" in reg.simulations and "mine.ok" not in reg.simulations  # skipped as a whole
     info = reg.manager.plugin_infos["mine"]
     assert info.status == "failed" and "outside its namespace" in info.error
 
 
-@pytest.mark.parametrize("hook", ["toolkit_register_bounds", "toolkit_register_datasets", "toolkit_register_experiments"])
+@pytest.mark.parametrize(
+    "hook", ["toolkit_register_bounds", "toolkit_register_datasets", "toolkit_register_experiments"]
+)
 def test_every_kind_is_namespaced(hook):
     from toolkit import Bound, Dataset, Experiment
 
-    spec = {"toolkit_register_bounds": lambda: [Bound("bound", "unnamespaced")],
-            "toolkit_register_datasets": lambda: [Dataset("data", "unnamespaced", loader=list)],
-            "toolkit_register_experiments": lambda: [Experiment("exp", "unnamespaced", run=lambda q: None)]}[hook]
+    spec = {
+        "toolkit_register_bounds": lambda: [Bound("bound", "unnamespaced")],
+        "toolkit_register_datasets": lambda: [Dataset("data", "unnamespaced", loader=list)],
+        "toolkit_register_experiments": lambda: [Experiment("exp", "unnamespaced", run=lambda q: None)],
+    }[hook]
     with pytest.warns(PluginLoadWarning, match="plugin 'mine'.*outside its namespace"):
         get_registry(plugins=[_module("mine", **{hook: spec})], load_entrypoints=False)
 
@@ -71,7 +78,9 @@ def test_every_first_party_plugin_is_namespaced():
 
 
 class _Methods(Params):
-    methods: list[Literal["gd", "sgd", "svrg"]] = Field(["gd", "sgd", "svrg"], description="optimisers to compare")
+    methods: list[Literal["gd", "sgd", "svrg"]] = Field(
+        ["gd", "sgd", "svrg"], description="optimisers to compare"
+    )
     lr: float = 0.1
 
 
@@ -80,8 +89,16 @@ def _methods_table() -> pd.DataFrame:
     for seed in (0, 1):
         for i, method in enumerate(("gd", "sgd", "svrg")):
             for step in (1, 2, 3):
-                rows.append({"methods": ["gd", "sgd", "svrg"], "lr": 0.1, "seed": seed, "method": method,
-                             "step": step, "loss": (i + 1) / step + 0.01 * seed})
+                rows.append(
+                    {
+                        "methods": ["gd", "sgd", "svrg"],
+                        "lr": 0.1,
+                        "seed": seed,
+                        "method": method,
+                        "step": step,
+                        "loss": (i + 1) / step + 0.01 * seed,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -93,7 +110,9 @@ def test_the_default_plot_draws_one_line_per_categorical_value():
     ax = fig.axes[0]
     assert sorted(line.get_label() for line in ax.get_lines()) == ["method=gd", "method=sgd", "method=svrg"]
     gd = next(line for line in ax.get_lines() if line.get_label() == "method=gd")
-    assert list(gd.get_ydata()) == pytest.approx([1.005, 0.505, 1.005 / 3 + 0.005 * (1 - 1 / 3)])  # mean over seeds only
+    assert list(gd.get_ydata()) == pytest.approx(
+        [1.005, 0.505, 1.005 / 3 + 0.005 * (1 - 1 / 3)]
+    )  # mean over seeds only
 
 
 def test_the_default_plot_still_splits_by_a_varying_parameter():
@@ -111,9 +130,19 @@ def test_the_default_plot_still_splits_by_a_varying_parameter():
 def test_show_lists_the_allowed_values_of_a_list_of_choices(capsys, monkeypatch):
     from toolkit.cli import _State, main
 
-    reg = get_registry(plugins=[_module("opt", toolkit_register_simulations=lambda: [
-        Simulation(name="opt.compare", func=lambda p, s: {}, params=_Methods, description="optimisers")])],
-        load_entrypoints=False)
+    reg = get_registry(
+        plugins=[
+            _module(
+                "opt",
+                toolkit_register_simulations=lambda: [
+                    Simulation(
+                        name="opt.compare", func=lambda p, s: {}, params=_Methods, description="optimisers"
+                    )
+                ],
+            )
+        ],
+        load_entrypoints=False,
+    )
     monkeypatch.setattr(_State, "registry", property(lambda self: reg))
     main(["show", "opt.compare"])
     line = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("methods"))
@@ -135,12 +164,20 @@ def test_the_harness_checks_and_runs_experiments(registry):
     from toolkit.testing import experiment_checks
 
     checks = experiment_checks("example", registry=registry)
-    assert [c.id for c in checks] == ["example.drift:well_formed", "example.drift:quick_run",
-                                      "example.range:well_formed", "example.range:quick_run"]
+    assert [c.id for c in checks] == [
+        "example.drift:well_formed",
+        "example.drift:quick_run",
+        "example.range:well_formed",
+        "example.range:quick_run",
+    ]
     for check in checks:
         check()
-    assert [c.id for c in experiment_checks("example", registry=registry, quick=["example.range"])][-1] == "example.range:quick_run"
-    assert all(c.id.endswith(":well_formed") for c in experiment_checks("example", registry=registry, quick=False))
+    assert [c.id for c in experiment_checks("example", registry=registry, quick=["example.range"])][
+        -1
+    ] == "example.range:quick_run"
+    assert all(
+        c.id.endswith(":well_formed") for c in experiment_checks("example", registry=registry, quick=False)
+    )
     with pytest.raises(LookupError, match="no experiment.*example.nope"):
         experiment_checks("example", registry=registry, quick=["example.nope"])
 
@@ -153,7 +190,9 @@ def test_the_harness_catches_a_broken_experiment():
         return pd.DataFrame({"a": [1]})
 
     def bad_comparison(quick):
-        return ExperimentOutcome(table=pd.DataFrame({"a": [1]}), comparisons=[Comparison("c", "1", "1", ok="yes")])
+        return ExperimentOutcome(
+            table=pd.DataFrame({"a": [1]}), comparisons=[Comparison("c", "1", "1", ok="yes")]
+        )
 
     def empty(quick):
         return ExperimentOutcome(table=pd.DataFrame())
@@ -161,18 +200,22 @@ def test_the_harness_catches_a_broken_experiment():
     def plots_nothing(quick):
         return ExperimentOutcome(table=pd.DataFrame({"a": [1]}), plot=lambda fig: None)
 
-    exps = [Experiment("bad.table", "returns a DataFrame", run=returns_a_table),
-            Experiment("bad.ok", "ok is a string", run=bad_comparison),
-            Experiment("bad.empty", "empty table", run=empty),
-            Experiment("bad.plot", "plot draws nothing", run=plots_nothing),
-            Experiment("bad.args", "run takes no quick", run=lambda: None),
-            Experiment("bad.nodoc", " ", run=empty)]
-    reg = get_registry(plugins=[_module("bad", toolkit_register_experiments=lambda: exps)], load_entrypoints=False)
+    exps = [
+        Experiment("bad.table", "returns a DataFrame", run=returns_a_table),
+        Experiment("bad.ok", "ok is a string", run=bad_comparison),
+        Experiment("bad.empty", "empty table", run=empty),
+        Experiment("bad.plot", "plot draws nothing", run=plots_nothing),
+        Experiment("bad.args", "run takes no quick", run=lambda: None),
+        Experiment("bad.nodoc", " ", run=empty),
+    ]
+    reg = get_registry(
+        plugins=[_module("bad", toolkit_register_experiments=lambda: exps)], load_entrypoints=False
+    )
     failures = {}
     for check in experiment_checks("bad", registry=reg):
         try:
             check()
-        except Exception as exc:  # noqa: BLE001 - bad.args:quick_run raises TypeError, which is the point
+        except Exception as exc:
             failures[check.id] = str(exc)
     assert "not ExperimentOutcome" in failures["bad.table:quick_run"]
     assert "ok must be True, False or None" in failures["bad.ok:quick_run"]
@@ -180,8 +223,12 @@ def test_the_harness_catches_a_broken_experiment():
     assert "drew no axes" in failures["bad.plot:quick_run"]
     assert "cannot be called with one argument" in failures["bad.args:well_formed"]
     assert "no description" in failures["bad.nodoc:well_formed"]
-    only_table = get_registry(plugins=[_module("bad", toolkit_register_experiments=lambda: exps[:1])], load_entrypoints=False)
-    assert [f for f, _ in check_plugin("bad", registry=only_table, experiments=True)] == ["bad.table:quick_run"]
+    only_table = get_registry(
+        plugins=[_module("bad", toolkit_register_experiments=lambda: exps[:1])], load_entrypoints=False
+    )
+    assert [f for f, _ in check_plugin("bad", registry=only_table, experiments=True)] == [
+        "bad.table:quick_run"
+    ]
 
 
 @pytest.mark.parametrize("plugin", FIRST_PARTY)
@@ -195,7 +242,9 @@ def test_first_party_experiments_are_well_formed(plugin):
         check()
 
 
-CHEAPEST_FIRST_PARTY_EXPERIMENT = "sbayfdnn.pip_closed_form"  # 0.5 s in quick mode (the others take seconds to minutes)
+CHEAPEST_FIRST_PARTY_EXPERIMENT = (
+    "sbayfdnn.pip_closed_form"  # 0.5 s in quick mode (the others take seconds to minutes)
+)
 
 
 def test_the_cheapest_first_party_experiment_runs_in_the_harness():
@@ -203,8 +252,11 @@ def test_the_cheapest_first_party_experiment_runs_in_the_harness():
 
     reg = get_registry()
     plugin = reg.experiment(CHEAPEST_FIRST_PARTY_EXPERIMENT).plugin
-    checks = [c for c in experiment_checks(plugin, registry=reg, quick=[CHEAPEST_FIRST_PARTY_EXPERIMENT])
-              if c.id.endswith(":quick_run")]
+    checks = [
+        c
+        for c in experiment_checks(plugin, registry=reg, quick=[CHEAPEST_FIRST_PARTY_EXPERIMENT])
+        if c.id.endswith(":quick_run")
+    ]
     assert [c.id for c in checks] == [f"{CHEAPEST_FIRST_PARTY_EXPERIMENT}:quick_run"]
     checks[0]()
 

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from core_paths import FIRST_PARTY, FIXTURES
 
 import toolkit
-from core_paths import FIRST_PARTY, FIXTURES
 from toolkit.registry import get_registry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,8 +36,10 @@ def _python(code: str, **env_extra: str) -> subprocess.CompletedProcess:
 # -- item 4: loading costs nothing until used -----------------------------------------------------------
 
 
-_REPORT_HEAVY = ("import json, sys; print(json.dumps({'heavy': sorted(m for m in %r if m in sys.modules), "
-                 "'modules': sorted(m for m in sys.modules if m.startswith('toolkit_'))}))" % (HEAVY,))
+_REPORT_HEAVY = (
+    "import json, sys; print(json.dumps({'heavy': sorted(m for m in %r if m in sys.modules), "
+    "'modules': sorted(m for m in sys.modules if m.startswith('toolkit_'))}))" % (HEAVY,)
+)
 
 
 # what a plugin's hooks may import to register: its __init__, its hookspecs, and graphpfl's TU catalogue
@@ -51,8 +53,10 @@ def _only_hook_modules(modules: list[str]) -> bool:
 
 
 def test_registering_every_plugin_imports_no_heavy_module():
-    code = ("from toolkit.registry import get_registry; reg = get_registry(); "
-            "print(sorted({s.plugin for s in reg.summaries()})); " + _REPORT_HEAVY)
+    code = (
+        "from toolkit.registry import get_registry; reg = get_registry(); "
+        "print(sorted({s.plugin for s in reg.summaries()})); " + _REPORT_HEAVY
+    )
     out = _python(code, PYTHONPATH=str(FIXTURES / "site_example"))
     assert out.returncode == 0, out.stderr
     listed, report = out.stdout.strip().splitlines()[-2:]
@@ -109,11 +113,17 @@ def test_deferred_names_must_match_what_they_build(monkeypatch):
     class P(Params):
         pass
 
-    sims = [Simulation(name="lazy.one", func=lambda p, s: {"x": 1}, params=P, description="the first"),
-            Simulation(name="lazy.extra", func=lambda p, s: {"x": 2}, params=P, description="not listed")]
+    sims = [
+        Simulation(name="lazy.one", func=lambda p, s: {"x": 1}, params=P, description="the first"),
+        Simulation(name="lazy.extra", func=lambda p, s: {"x": 2}, params=P, description="not listed"),
+    ]
     monkeypatch.setitem(sys.modules, "lazy_specs", _module("lazy_specs", SIMULATIONS=sims))
-    plugin = _module("lazy", toolkit_register_simulations=toolkit.defer(
-        "lazy_specs:SIMULATIONS", {"lazy.one": "the first", "lazy.gone": "listed, not held"}))
+    plugin = _module(
+        "lazy",
+        toolkit_register_simulations=toolkit.defer(
+            "lazy_specs:SIMULATIONS", {"lazy.one": "the first", "lazy.gone": "listed, not held"}
+        ),
+    )
     reg = get_registry(plugins=[plugin], load_entrypoints=False)
     assert sorted(reg.simulations) == ["lazy.gone", "lazy.one"]  # as listed: nothing built yet
     assert reg.simulation("lazy.one").description == "the first"
@@ -121,14 +131,23 @@ def test_deferred_names_must_match_what_they_build(monkeypatch):
     with pytest.raises(UnknownNameError):
         reg.simulation("lazy.gone")
     (problem,) = reg.catalogue_mismatches("lazy")
-    assert "['lazy.gone']" in problem and "['lazy.extra']" in problem and "'lazy.extra': 'not listed'" in problem
+    assert (
+        "['lazy.gone']" in problem and "['lazy.extra']" in problem and "'lazy.extra': 'not listed'" in problem
+    )
 
-    broken = _module("lazy_broken", toolkit_register_bounds=toolkit.defer(
-        "a_module_that_does_not_exist.bounds:BOUNDS", {"lazy_broken.b": "a bound"}))
+    broken = _module(
+        "lazy_broken",
+        toolkit_register_bounds=toolkit.defer(
+            "a_module_that_does_not_exist.bounds:BOUNDS", {"lazy_broken.b": "a bound"}
+        ),
+    )
     reg = get_registry(plugins=[broken], load_entrypoints=False)
     assert list(reg.bounds) == ["lazy_broken.b"]  # listing needs no import
-    with pytest.raises(PluginBuildError, match="could not build a_module_that_does_not_exist.bounds:BOUNDS.*"
-                                               "'a_module_that_does_not_exist' is missing"):
+    with pytest.raises(
+        PluginBuildError,
+        match="could not build a_module_that_does_not_exist.bounds:BOUNDS.*"
+        "'a_module_that_does_not_exist' is missing",
+    ):
         reg.bound("lazy_broken.b")
 
 
@@ -168,7 +187,9 @@ def _violations(path: Path, own: str) -> list[str]:
             bad.append(f"{path.name}:{line} imports another plugin: {mod}")
             return False
         if top == "toolkit" and mod != "toolkit" and mod not in toolkit.PUBLIC_MODULES:
-            bad.append(f"{path.name}:{line} imports {mod}, which is not a public module {toolkit.PUBLIC_MODULES}")
+            bad.append(
+                f"{path.name}:{line} imports {mod}, which is not a public module {toolkit.PUBLIC_MODULES}"
+            )
             return False
         return top == "toolkit"
 
@@ -183,10 +204,16 @@ def _violations(path: Path, own: str) -> list[str]:
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
                     if alias.name not in public and full not in toolkit.PUBLIC_MODULES:
-                        bad.append(f"{path.name}:{node.lineno} imports {alias.name!r} from {node.module}, "
-                                   f"which is not in its __all__")
+                        bad.append(
+                            f"{path.name}:{node.lineno} imports {alias.name!r} from {node.module}, "
+                            f"which is not in its __all__"
+                        )
     for node in ast.walk(tree):  # toolkit.X attribute use
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in toolkit_aliases:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in toolkit_aliases
+        ):
             if node.attr not in toolkit.__all__ and f"toolkit.{node.attr}" not in toolkit.PUBLIC_MODULES:
                 bad.append(f"{path.name}:{node.lineno} uses toolkit.{node.attr}, which is not public")
     return bad
@@ -201,11 +228,18 @@ def test_first_party_plugin_uses_only_the_public_api(plugin_dir):
 
 def test_the_public_api_checker_catches_private_and_cross_plugin_imports(tmp_path):
     src = tmp_path / "mod.py"
-    src.write_text("import toolkit\nfrom toolkit.runner import execute_point\nfrom toolkit.config import _cell\n"
-                   "from toolkit_langgen.dfa import DFA\nx = toolkit.registry\nfrom toolkit import Params\n")
+    src.write_text(
+        "import toolkit\nfrom toolkit.runner import execute_point\nfrom toolkit.config import _cell\n"
+        "from toolkit_langgen.dfa import DFA\nx = toolkit.registry\nfrom toolkit import Params\n"
+    )
     bad = _violations(src, "toolkit_frog")
     assert len(bad) == 4, bad
-    assert "toolkit.runner" in bad[0] and "'_cell'" in bad[1] and "another plugin" in bad[2] and "toolkit.registry" in bad[3]
+    assert (
+        "toolkit.runner" in bad[0]
+        and "'_cell'" in bad[1]
+        and "another plugin" in bad[2]
+        and "toolkit.registry" in bad[3]
+    )
 
 
 def test_every_public_module_declares_all():
@@ -230,7 +264,16 @@ def test_plugin_distribution_declares_its_entry_point_and_package(plugin_dir):
 def test_the_core_distribution_holds_no_plugin_dependency():
     meta = _toml(REPO / "pyproject.toml")["project"]
     deps = " ".join(meta["dependencies"]).lower()
-    for heavy in ("scipy", "torch", "lightgbm", "scikit-fda", "neurokit2", "automata-lib", "cvxpy", "networkx"):
+    for heavy in (
+        "scipy",
+        "torch",
+        "lightgbm",
+        "scikit-fda",
+        "neurokit2",
+        "automata-lib",
+        "cvxpy",
+        "networkx",
+    ):
         assert heavy not in deps, heavy
 
 
@@ -278,8 +321,9 @@ def test_bumping_a_plugin_version_recomputes_only_its_points(tmp_path, monkeypat
 
     def run_with(version: str) -> dict:
         env["PYTHONPATH"] = str(_site_with_version(tmp_path, version))
-        out = subprocess.run([sys.executable, "-c", script, str(store)], capture_output=True, text=True,
-                             timeout=300, env=env)
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(store)], capture_output=True, text=True, timeout=300, env=env
+        )
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -302,6 +346,9 @@ def test_the_core_version_is_written_once():
     out = subprocess.run([sys.executable, "-m", "toolkit.cli", "--version"], capture_output=True, text=True)
     assert out.stdout.strip() == f"theory-toolkit, version {toolkit.__version__}"
     root = Path(__file__).resolve().parents[2]
-    written = [p for p in [root / "pyproject.toml", *(root / "toolkit").glob("*.py")]
-               if re.search(rf'["\']{re.escape(toolkit.__version__)}["\']', p.read_text())]
+    written = [
+        p
+        for p in [root / "pyproject.toml", *(root / "toolkit").glob("*.py")]
+        if re.search(rf'["\']{re.escape(toolkit.__version__)}["\']', p.read_text())
+    ]
     assert written == [root / "toolkit" / "__init__.py"], written

@@ -5,8 +5,8 @@ from __future__ import annotations
 import warnings
 
 import pytest
-
 from core_paths import FIXTURES
+
 from toolkit.errors import DuplicateNameError, PluginLoadWarning, UnknownNameError
 from toolkit.manager import get_plugin_manager
 from toolkit.registry import get_registry
@@ -45,7 +45,9 @@ def test_a_name_in_another_plugins_namespace_is_refused(example_site, monkeypatc
     # names are namespaced by their plugin, so two plugins cannot register the same name: the
     # plugin 'duplicate' registering 'example.random_walk' is skipped, naming itself and the name
     monkeypatch.syspath_prepend(str(FIXTURES / "site_duplicate"))
-    with pytest.warns(PluginLoadWarning, match="plugin 'duplicate'.*'example.random_walk' outside its namespace"):
+    with pytest.warns(
+        PluginLoadWarning, match="plugin 'duplicate'.*'example.random_walk' outside its namespace"
+    ):
         reg = get_registry()
     assert reg.simulation("example.random_walk").plugin == "example"
     assert reg.manager.plugin_infos["duplicate"].status == "failed"
@@ -65,7 +67,9 @@ def test_a_name_registered_twice_is_an_error():
     mod = types.ModuleType("twice")
     sim = Simulation(name="twice.sim", func=lambda p, s: {"x": s}, params=P, description="twice")
     mod.toolkit_register_simulations = toolkit.hookimpl(lambda: [sim, sim])
-    with pytest.raises(DuplicateNameError, match="simulation name 'twice.sim' is registered twice by plugin 'twice'"):
+    with pytest.raises(
+        DuplicateNameError, match="simulation name 'twice.sim' is registered twice by plugin 'twice'"
+    ):
         get_registry(plugins=[mod], load_entrypoints=False)
 
 
@@ -130,7 +134,10 @@ def test_plugins_registered_directly_without_entry_points():
 
     mod = types.ModuleType("inline_plugin")
     mod.toolkit_register_simulations = toolkit.hookimpl(
-        lambda: [Simulation(name="inline_plugin.sim", func=lambda p, s: {"x": s}, params=P, description="inline")])
+        lambda: [
+            Simulation(name="inline_plugin.sim", func=lambda p, s: {"x": s}, params=P, description="inline")
+        ]
+    )
     reg = get_registry(plugins=[mod], load_entrypoints=False)
     assert reg.simulation("inline_plugin.sim").plugin == "inline_plugin"
 

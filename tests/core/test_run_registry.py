@@ -1,8 +1,8 @@
 """The registry a run/sweep is given is the one its simulation's own get_registry() lookups see."""
 
 import pytest
-
 import run_registry_plugin
+
 import toolkit
 from toolkit.errors import UnknownNameError
 from toolkit.manager import get_plugin_manager
@@ -24,8 +24,14 @@ def test_run_passes_its_registry_to_the_simulation(registry, tmp_path):
 
 @pytest.mark.parametrize("executor", ["serial", "processes"])
 def test_sweep_passes_its_registry_to_every_point(registry, tmp_path, executor):
-    out = toolkit.sweep("run_registry_plugin.lookup", seeds=[0, 1], executor=executor, max_workers=2, registry=registry,
-                        store=tmp_path / "s.sqlite")
+    out = toolkit.sweep(
+        "run_registry_plugin.lookup",
+        seeds=[0, 1],
+        executor=executor,
+        max_workers=2,
+        registry=registry,
+        store=tmp_path / "s.sqlite",
+    )
     assert [r.records for r in out.runs] == [[{"total": 6}], [{"total": 6}]]
 
 

@@ -11,10 +11,14 @@ from toolkit.store import RunStore
 
 
 def test_run_returns_tidy_table_with_params_and_seed(registry, store_path):
-    res = toolkit.run("example.random_walk", {"n_steps": 50, "record_every": 5}, seed=7, store=store_path, registry=registry)
+    res = toolkit.run(
+        "example.random_walk", {"n_steps": 50, "record_every": 5}, seed=7, store=store_path, registry=registry
+    )
     table = res.table
     assert len(table) == 10
-    assert {"simulation", "n_steps", "p", "record_every", "seed", "step", "position", "max_abs"} <= set(table.columns)
+    assert {"simulation", "n_steps", "p", "record_every", "seed", "step", "position", "max_abs"} <= set(
+        table.columns
+    )
     assert (table["seed"] == 7).all() and (table["n_steps"] == 50).all()
     assert set(res.summary) == {"final", "max_abs", "drift"}
     assert res.provenance["plugin"] == "example" and res.provenance["plugin_version"] == "0.3.0"
@@ -22,9 +26,15 @@ def test_run_returns_tidy_table_with_params_and_seed(registry, store_path):
 
 
 def test_same_seed_same_result_and_different_seed_differs(registry, tmp_path):
-    a = toolkit.run("example.random_walk", {"n_steps": 500}, seed=1, store=tmp_path / "a.sqlite", registry=registry)
-    b = toolkit.run("example.random_walk", {"n_steps": 500}, seed=1, store=tmp_path / "b.sqlite", registry=registry)
-    c = toolkit.run("example.random_walk", {"n_steps": 500}, seed=2, store=tmp_path / "b.sqlite", registry=registry)
+    a = toolkit.run(
+        "example.random_walk", {"n_steps": 500}, seed=1, store=tmp_path / "a.sqlite", registry=registry
+    )
+    b = toolkit.run(
+        "example.random_walk", {"n_steps": 500}, seed=1, store=tmp_path / "b.sqlite", registry=registry
+    )
+    c = toolkit.run(
+        "example.random_walk", {"n_steps": 500}, seed=2, store=tmp_path / "b.sqlite", registry=registry
+    )
     pd.testing.assert_frame_equal(a.table, b.table)
     assert not a.table["position"].equals(c.table["position"])
 
@@ -32,7 +42,9 @@ def test_same_seed_same_result_and_different_seed_differs(registry, tmp_path):
 def test_second_run_is_served_from_store_and_no_cache_recomputes(registry, store_path):
     first = toolkit.run("example.random_walk", {"n_steps": 30}, seed=0, store=store_path, registry=registry)
     again = toolkit.run("example.random_walk", {"n_steps": 30}, seed=0, store=store_path, registry=registry)
-    fresh = toolkit.run("example.random_walk", {"n_steps": 30}, seed=0, store=store_path, registry=registry, cache=False)
+    fresh = toolkit.run(
+        "example.random_walk", {"n_steps": 30}, seed=0, store=store_path, registry=registry, cache=False
+    )
     assert (first.from_cache, again.from_cache, fresh.from_cache) == (False, True, False)
     pd.testing.assert_frame_equal(first.table, again.table)
     assert first.key == again.key == fresh.key
@@ -40,7 +52,9 @@ def test_second_run_is_served_from_store_and_no_cache_recomputes(registry, store
 
 def test_defaults_and_explicit_defaults_share_a_key(registry, store_path):
     a = toolkit.run("example.random_walk", {}, seed=0, store=store_path, registry=registry)
-    b = toolkit.run("example.random_walk", {"n_steps": 100, "p": 0.5}, seed=0, store=store_path, registry=registry)
+    b = toolkit.run(
+        "example.random_walk", {"n_steps": 100, "p": 0.5}, seed=0, store=store_path, registry=registry
+    )
     assert a.key == b.key and b.from_cache
 
 
@@ -66,22 +80,39 @@ def test_sweep_product_and_resume(registry, store_path):
     again = toolkit.sweep("example.random_walk", grid, seeds="0:3", store=store_path, registry=registry)
     assert (again.n_computed, again.n_cached) == (0, 12)
     pd.testing.assert_frame_equal(first.table, again.table)
-    bigger = toolkit.sweep("example.random_walk", {**grid, "n_steps": [10, 20, 40]}, seeds="0:3", store=store_path, registry=registry)
+    bigger = toolkit.sweep(
+        "example.random_walk",
+        {**grid, "n_steps": [10, 20, 40]},
+        seeds="0:3",
+        store=store_path,
+        registry=registry,
+    )
     assert (bigger.n_computed, bigger.n_cached) == (6, 12)
     assert bigger.checks["holds"].all()
 
 
 def test_sweep_validates_every_point_before_running(registry, store_path):
     with pytest.raises(ParameterError, match="parameter 'p'"):
-        toolkit.sweep("example.random_walk", {"p": [0.5, 1.5]}, seeds=[0], store=store_path, registry=registry)
+        toolkit.sweep(
+            "example.random_walk", {"p": [0.5, 1.5]}, seeds=[0], store=store_path, registry=registry
+        )
     assert RunStore(store_path).count() == 0
 
 
 def test_processes_executor_equals_serial(registry, tmp_path):
     grid = {"n_steps": [50, 60, 70]}
-    serial = toolkit.sweep("example.random_walk", grid, seeds="0:2", store=tmp_path / "s.sqlite", registry=registry)
-    procs = toolkit.sweep("example.random_walk", grid, seeds="0:2", store=tmp_path / "p.sqlite", registry=registry,
-                          executor="processes", max_workers=2)
+    serial = toolkit.sweep(
+        "example.random_walk", grid, seeds="0:2", store=tmp_path / "s.sqlite", registry=registry
+    )
+    procs = toolkit.sweep(
+        "example.random_walk",
+        grid,
+        seeds="0:2",
+        store=tmp_path / "p.sqlite",
+        registry=registry,
+        executor="processes",
+        max_workers=2,
+    )
     assert procs.n_computed == 6
     pd.testing.assert_frame_equal(serial.table, procs.table)
     assert {r.provenance["executor"] for r in procs.runs} == {"processes"}
@@ -91,18 +122,28 @@ def test_any_concurrent_futures_executor(registry, tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        res = toolkit.sweep("example.random_walk", {"n_steps": [5, 6]}, seeds=[0], store=tmp_path / "t.sqlite",
-                            registry=registry, executor=pool)
+        res = toolkit.sweep(
+            "example.random_walk",
+            {"n_steps": [5, 6]},
+            seeds=[0],
+            store=tmp_path / "t.sqlite",
+            registry=registry,
+            executor=pool,
+        )
     assert res.n_computed == 2
 
 
 def test_unknown_executor(registry, store_path):
     with pytest.raises(ParameterError, match="executor must be one of serial, processes, dask"):
-        toolkit.sweep("example.random_walk", {"n_steps": [5]}, executor="threads", store=store_path, registry=registry)
+        toolkit.sweep(
+            "example.random_walk", {"n_steps": [5]}, executor="threads", store=store_path, registry=registry
+        )
 
 
 def test_load_by_id_prefix(registry, store_path):
-    res = toolkit.sweep("example.random_walk", {"n_steps": [5, 6]}, seeds=[0, 1], store=store_path, registry=registry)
+    res = toolkit.sweep(
+        "example.random_walk", {"n_steps": [5, 6]}, seeds=[0, 1], store=store_path, registry=registry
+    )
     loaded = toolkit.load(res.sweep_id[:8], store=store_path)
     pd.testing.assert_frame_equal(loaded.table, res.table)
     one = toolkit.load(res.runs[0].key[:10], store=store_path)

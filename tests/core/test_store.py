@@ -13,8 +13,18 @@ from toolkit.store import RunStore, run_key
 def test_key_depends_on_everything_that_determines_a_run():
     base = run_key("a.sim", {"d": 8}, 0, "1")
     assert base == run_key("a.sim", {"d": 8}, 0, "1")
-    assert len({base, run_key("a.sim", {"d": 9}, 0, "1"), run_key("a.sim", {"d": 8}, 1, "1"),
-                run_key("a.sim", {"d": 8}, 0, "2"), run_key("b.sim", {"d": 8}, 0, "1")}) == 5
+    assert (
+        len(
+            {
+                base,
+                run_key("a.sim", {"d": 9}, 0, "1"),
+                run_key("a.sim", {"d": 8}, 1, "1"),
+                run_key("a.sim", {"d": 8}, 0, "2"),
+                run_key("b.sim", {"d": 8}, 0, "1"),
+            }
+        )
+        == 5
+    )
 
 
 def test_put_get_roundtrip(store_path):
@@ -54,7 +64,7 @@ def test_truncated_store_is_detected(tmp_path):
             st.put(f"{i:064d}", "a.sim", {"i": i}, 0, "1", [{"x": "y" * 500}], {}, {})
         st.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = path.read_bytes()
-    path.write_bytes(data[:4096] + b"\x00" * 2000 + data[6096:len(data) // 2])
+    path.write_bytes(data[:4096] + b"\x00" * 2000 + data[6096 : len(data) // 2])
     with pytest.raises(StoreError):
         st2 = RunStore(path)
         st2.count()

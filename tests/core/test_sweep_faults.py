@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from core_paths import FIRST_PARTY, FIXTURES
 
 import toolkit
-from core_paths import FIRST_PARTY, FIXTURES
 from toolkit.store import RunStore
 
 psutil = pytest.importorskip("psutil")
@@ -44,8 +44,21 @@ def _params(log: Path, flag: Path | None = None) -> dict:
 
 def _cmd(executor: str, log: Path, flag: Path | None = None, *extra: str) -> list[str]:
     xs = ",".join(str(i) for i in range(N_POINTS))
-    cmd = [sys.executable, "-m", "toolkit.cli", "sweep", "example.slow_square", "--grid", f"x={xs}",
-           "--seeds", "0", "--no-progress", "--executor", executor, *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "toolkit.cli",
+        "sweep",
+        "example.slow_square",
+        "--grid",
+        f"x={xs}",
+        "--seeds",
+        "0",
+        "--no-progress",
+        "--executor",
+        executor,
+        *extra,
+    ]
     for key, value in _params(log, flag).items():
         cmd += ["-p", f"{key}={value}"]
     if executor in ("processes", "dask"):
@@ -55,8 +68,14 @@ def _cmd(executor: str, log: Path, flag: Path | None = None, *extra: str) -> lis
 
 def _start(cmd: list[str], store: Path) -> subprocess.Popen:
     # a shell's background job inherits SIGINT ignored; restore the default so Python raises KeyboardInterrupt
-    return subprocess.Popen(cmd, env=_env(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        cmd,
+        env=_env(store),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _wait_for_points(store: Path, at_least: int, proc: subprocess.Popen, timeout: float = 90) -> None:
@@ -66,7 +85,7 @@ def _wait_for_points(store: Path, at_least: int, proc: subprocess.Popen, timeout
             try:
                 if RunStore(store, timeout=1).count() >= at_least:
                     return
-            except Exception:  # noqa: BLE001  (being created)
+            except Exception:
                 pass
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.03)
@@ -85,20 +104,40 @@ def _grid() -> dict:
     return {"x": [float(i) for i in range(N_POINTS)]}
 
 
-def _rerun_and_compare(tmp_path: Path, store: Path, log: Path, executor: str, registry, flag: Path | None = None) -> None:
+def _rerun_and_compare(
+    tmp_path: Path, store: Path, log: Path, executor: str, registry, flag: Path | None = None
+) -> None:
     """The rerun computes exactly the points not stored, and its table equals an uninterrupted sweep's."""
     stored = _stored_xs(store)
     assert len(stored) < N_POINTS
     before = len(_logged(log))
-    again = toolkit.sweep("example.slow_square", _grid(), seeds=[0], params=_params(log, flag), executor=executor,
-                          max_workers=2, store=store, registry=registry)
+    again = toolkit.sweep(
+        "example.slow_square",
+        _grid(),
+        seeds=[0],
+        params=_params(log, flag),
+        executor=executor,
+        max_workers=2,
+        store=store,
+        registry=registry,
+    )
     assert (again.n_computed, again.n_cached) == (N_POINTS - len(stored), len(stored))
     recomputed = _logged(log)[before:]
-    assert sorted(recomputed) == sorted(set(map(float, range(N_POINTS))) - stored), "a stored point was computed again"
+    assert sorted(recomputed) == sorted(set(map(float, range(N_POINTS))) - stored), (
+        "a stored point was computed again"
+    )
     final = toolkit.load(again.sweep_id, store=store, registry=registry).table
-    reference = toolkit.sweep("example.slow_square", _grid(), seeds=[0], params=_params(tmp_path / "ref.log", flag),
-                              store=tmp_path / "reference.sqlite", registry=registry)
-    pd.testing.assert_frame_equal(final.drop(columns=["log_path"]), reference.table.drop(columns=["log_path"]))
+    reference = toolkit.sweep(
+        "example.slow_square",
+        _grid(),
+        seeds=[0],
+        params=_params(tmp_path / "ref.log", flag),
+        store=tmp_path / "reference.sqlite",
+        registry=registry,
+    )
+    pd.testing.assert_frame_equal(
+        final.drop(columns=["log_path"]), reference.table.drop(columns=["log_path"])
+    )
 
 
 def _cli(store: Path, *args: str) -> tuple[int, str, str]:
@@ -155,7 +194,9 @@ def test_kill_9_of_the_sweep_keeps_finished_points_and_leaves_no_worker(tmp_path
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
     deadline = time.time() + 15
-    while time.time() < deadline and any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers):
+    while time.time() < deadline and any(
+        w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers
+    ):
         time.sleep(0.1)
     alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
     for pid in alive:  # do not leave them behind even when the test fails
@@ -223,9 +264,28 @@ def test_second_ctrl_c_stops_the_running_points_at_once(tmp_path, registry):
 
     store, log, started = tmp_path / "runs.sqlite", tmp_path / "computed.log", tmp_path / "started.log"
     long = 10.0  # seconds per point (the most the example allows): a point can only end early by being killed
-    cmd = [sys.executable, "-m", "toolkit.cli", "sweep", "example.slow_square", "--grid", "x=0,1", "--seeds", "0",
-           "--no-progress", "--executor", "processes", "--workers", "2", "-p", f"delay_s={long}",
-           "-p", f"log_path={log}", "-p", f"started_path={started}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "toolkit.cli",
+        "sweep",
+        "example.slow_square",
+        "--grid",
+        "x=0,1",
+        "--seeds",
+        "0",
+        "--no-progress",
+        "--executor",
+        "processes",
+        "--workers",
+        "2",
+        "-p",
+        f"delay_s={long}",
+        "-p",
+        f"log_path={log}",
+        "-p",
+        f"started_path={started}",
+    ]
     proc = _start(cmd, store)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
@@ -249,15 +309,23 @@ def test_second_ctrl_c_stops_the_running_points_at_once(tmp_path, registry):
     assert "0 of 2 points are stored" in err and "run the same sweep again to resume" in err, err
     assert "Traceback" not in err, err
     deadline = time.time() + 15
-    while time.time() < deadline and any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers):
+    while time.time() < deadline and any(
+        w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers
+    ):
         time.sleep(0.1)
     alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
     for pid in alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, f"workers {alive} survived the second Ctrl-C"
     assert not _logged(log) and (not store.exists() or RunStore(store).count() == 0)
-    again = toolkit.sweep("example.slow_square", {"x": [0.0, 1.0]}, seeds=[0], params={"delay_s": 0.0}, store=store,
-                          registry=registry)
+    again = toolkit.sweep(
+        "example.slow_square",
+        {"x": [0.0, 1.0]},
+        seeds=[0],
+        params={"delay_s": 0.0},
+        store=store,
+        registry=registry,
+    )
     assert again.n_computed == 2 and list(again.table["square"]) == [0.0, 1.0]
 
 

@@ -12,8 +12,14 @@ T, gamma = sp.symbols("T gamma", positive=True)
 
 
 def _regret(bound, **kwargs):
-    return Cited("aci_regret", quantity="Reg(T)", bound=bound, source="Gibbs & Candes 2021, Prop 4.1",
-                 domain={T: (2, None)}, **kwargs)
+    return Cited(
+        "aci_regret",
+        quantity="Reg(T)",
+        bound=bound,
+        source="Gibbs & Candes 2021, Prop 4.1",
+        domain={T: (2, None)},
+        **kwargs,
+    )
 
 
 def test_a_cited_claim_is_unknown_by_construction_and_names_its_source():
@@ -40,12 +46,16 @@ def test_the_summary_counts_cited_claims_apart_from_the_undecided():
     from toolkit.proving import summary_line, unexpected
     from toolkit.symbolic import prove, verdict_table
 
-    claims = [Identity("square", lhs=(T + 1) ** 2, rhs=T ** 2 + 2 * T + 1),
-              Inequality("false on purpose", lhs=T, rhs=1, expect="refuted", domain={T: (2, None)}),
-              _regret(1 / gamma + gamma * T)]
+    claims = [
+        Identity("square", lhs=(T + 1) ** 2, rhs=T**2 + 2 * T + 1),
+        Inequality("false on purpose", lhs=T, rhs=1, expect="refuted", domain={T: (2, None)}),
+        _regret(1 / gamma + gamma * T),
+    ]
     table = verdict_table(prove(claims))
     table["expected"] = [c.expect for c in claims]
     table["as_expected"] = [v == e for v, e in zip(table["verdict"], table["expected"])]
-    assert summary_line(table) == ("3 claims: 1 proved, 1 refuted, 0 unknown, 1 cited (transcribed from the "
-                                   "literature, not derived); all as expected")
+    assert summary_line(table) == (
+        "3 claims: 1 proved, 1 refuted, 0 unknown, 1 cited (transcribed from the "
+        "literature, not derived); all as expected"
+    )
     assert unexpected(table).empty

@@ -36,8 +36,12 @@ def _slow_claim() -> Identity:
     """An identity sympy cannot simplify quickly (and that is not decided without simplification)."""
     x = sympy.Symbol("x", positive=True)
     expr = sympy.sin(x) ** 2 + sympy.cos(x) ** 2
-    return Identity("slow", lhs=sympy.expand((expr + x) ** 6), rhs=sympy.expand((1 + x) ** 6) + sympy.Integer(1) / 10**9,
-                    n_samples=2)
+    return Identity(
+        "slow",
+        lhs=sympy.expand((expr + x) ** 6),
+        rhs=sympy.expand((1 + x) ** 6) + sympy.Integer(1) / 10**9,
+        n_samples=2,
+    )
 
 
 def test_a_timeout_is_reported_as_unknown_timed_out(monkeypatch):
@@ -52,7 +56,9 @@ def test_a_timeout_is_reported_as_unknown_timed_out(monkeypatch):
 
 def _bound_registry(claim) -> toolkit.Registry:
     mod = types.ModuleType("timing")
-    mod.toolkit_register_bounds = toolkit.hookimpl(lambda: [toolkit.Bound("timing.b", "slow", claims=(claim,))])
+    mod.toolkit_register_bounds = toolkit.hookimpl(
+        lambda: [toolkit.Bound("timing.b", "slow", claims=(claim,))]
+    )
     return get_registry(plugins=[mod], load_entrypoints=False)
 
 
@@ -83,7 +89,9 @@ def test_an_unknown_that_did_not_time_out_still_fails_strict():
     from toolkit.proving import prove_bounds, unexpected
 
     x = sympy.Symbol("x", positive=True)
-    undecided = Inequality("undecided", lhs=sympy.Function("f")(x), rhs=sympy.Integer(1))  # f unknown: no verdict
+    undecided = Inequality(
+        "undecided", lhs=sympy.Function("f")(x), rhs=sympy.Integer(1)
+    )  # f unknown: no verdict
     table = prove_bounds(_bound_registry(undecided), ["timing.b"])
     assert list(table["verdict"]) == ["unknown"] and len(unexpected(table)) == 1
 
@@ -94,9 +102,20 @@ def test_domain_accepts_oo_and_inf():
     for high in (sympy.oo, float("inf"), None):
         v = Inequality("k >= 1", lhs=k, rhs=sympy.Integer(1), relation=">=", domain={k: (1, high)}).check()
         assert v.status == "proved" and v.numeric.status == "agree"
-    assert Asymptotic("k log k = o(k^2)", f=k * sympy.log(k), g=k**2, var=k, order="o",
-                      domain={k: (1, sympy.oo)}).check().status == "proved"
-    assert Inequality("x^2 >= 0", lhs=x**2, rhs=0, relation=">=", domain={x: (-sympy.oo, sympy.oo)}).check().status == "proved"
+    assert (
+        Asymptotic(
+            "k log k = o(k^2)", f=k * sympy.log(k), g=k**2, var=k, order="o", domain={k: (1, sympy.oo)}
+        )
+        .check()
+        .status
+        == "proved"
+    )
+    assert (
+        Inequality("x^2 >= 0", lhs=x**2, rhs=0, relation=">=", domain={x: (-sympy.oo, sympy.oo)})
+        .check()
+        .status
+        == "proved"
+    )
     with pytest.raises(ValueError, match="low end 2 is above high end 1"):
         Identity("bad", lhs=x, rhs=x, domain={x: (2, 1)})
     with pytest.raises(ValueError, match="must be a real number"):
@@ -105,7 +124,9 @@ def test_domain_accepts_oo_and_inf():
 
 def test_prove_accepts_a_domain_with_oo(capsys, monkeypatch):
     k = sympy.Symbol("k", integer=True, positive=True)
-    registry = _bound_registry(Inequality("k^2 >= k", lhs=k**2, rhs=k, relation=">=", domain={k: (1, sympy.oo)}))
+    registry = _bound_registry(
+        Inequality("k^2 >= k", lhs=k**2, rhs=k, relation=">=", domain={k: (1, sympy.oo)})
+    )
     assert _cli(monkeypatch, registry, "prove", "timing.b", "--strict") == 0
     assert "1 proved" in capsys.readouterr().out
 
@@ -113,8 +134,14 @@ def test_prove_accepts_a_domain_with_oo(capsys, monkeypatch):
 def _expression_bound(**kw) -> toolkit.Bound:
     x = sympy.Symbol("x", positive=True)
     n = sympy.Symbol("n", positive=True, integer=True)
-    return toolkit.Bound("timing.root", "sqrt(1 - x) e^n is real on 0 < x <= 1", expression=sympy.sqrt(1 - x) * sympy.exp(n),
-                         metric="m", claims=(Inequality("1 - x <= 1", lhs=1 - x, rhs=1),), **kw)
+    return toolkit.Bound(
+        "timing.root",
+        "sqrt(1 - x) e^n is real on 0 < x <= 1",
+        expression=sympy.sqrt(1 - x) * sympy.exp(n),
+        metric="m",
+        claims=(Inequality("1 - x <= 1", lhs=1 - x, rhs=1),),
+        **kw,
+    )
 
 
 def test_the_harness_samples_a_bound_inside_its_declared_domain():

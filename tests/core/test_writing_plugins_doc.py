@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from core_paths import FIRST_PARTY, FIXTURES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,11 +70,23 @@ def test_python_block_runs(index, tmp_path):
     code = _runnable_python()[index]
     if "plugin_checks" in code:  # a pytest module: run it with pytest
         (tmp_path / "test_doc_contract.py").write_text(code)
-        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path), "--rootdir", str(tmp_path)]
+        argv = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path),
+            "--rootdir",
+            str(tmp_path),
+        ]
     else:
         argv = [sys.executable, "-c", code]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=_env(), cwd=tmp_path)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]  # (a proofs script: every verdict as expected)
+    assert out.returncode == 0, (
+        out.stdout[-3000:] + out.stderr[-3000:]
+    )  # (a proofs script: every verdict as expected)
 
 
 def test_console_commands_run(tmp_path):
@@ -91,7 +102,9 @@ def test_console_commands_run(tmp_path):
             command = command.replace("<sweep id>", sweep_id)
         argv = command.split()
         assert argv[0] == "toolkit"
-        out = subprocess.run(toolkit + argv[1:], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+        out = subprocess.run(
+            toolkit + argv[1:], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path
+        )
         assert out.returncode == 0, f"$ {command}\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
         found = re.search(r"^sweep (\w+):", out.stdout, re.M)
         sweep_id = found.group(1) if found else sweep_id

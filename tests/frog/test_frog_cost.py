@@ -14,10 +14,15 @@ GIB = 2**30
 def test_a_huge_link_table_is_refused_with_exit_2_naming_it(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("TOOLKIT_POINT_MEMORY", str(16 * GIB))
     with pytest.raises(SystemExit) as info:
-        main(["--store", str(tmp_path / "runs.sqlite"), "run", "frog.graph_sizes", "-p", "n_rows=100000000000"])
+        main(
+            ["--store", str(tmp_path / "runs.sqlite"), "run", "frog.graph_sizes", "-p", "n_rows=100000000000"]
+        )
     err = " ".join(capsys.readouterr().err.split())
     assert info.value.code == 2, err
-    assert "frog.graph_sizes: one point with n_rows=100000000000" in err and "more than this machine has (16 GiB)" in err
+    assert (
+        "frog.graph_sizes: one point with n_rows=100000000000" in err
+        and "more than this machine has (16 GiB)" in err
+    )
     assert "Traceback" not in err and not (tmp_path / "runs.sqlite").exists()
 
 
@@ -27,7 +32,10 @@ def test_a_huge_planted_database_is_refused_with_exit_2_naming_it(monkeypatch, c
         main(["--store", str(tmp_path / "runs.sqlite"), "run", "frog.planted", "-p", "n_customers=10000000"])
     err = " ".join(capsys.readouterr().err.split())
     assert info.value.code == 2, err
-    assert "frog.planted: one point with n_customers=10000000" in err and "more than this machine has (16 GiB)" in err
+    assert (
+        "frog.planted: one point with n_customers=10000000" in err
+        and "more than this machine has (16 GiB)" in err
+    )
 
 
 def test_default_planted_fits_in_two_gigabytes():

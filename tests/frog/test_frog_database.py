@@ -6,9 +6,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
 from toolkit_frog.demo import DEMO_SPEC, write_demo_sqlite
-from toolkit_frog.relational import ALWAYS, Database, SchemaError
+from toolkit_frog.relational import ALWAYS, SchemaError
 from toolkit_frog.spec import load_database, read_spec
 
 
@@ -25,7 +24,9 @@ def test_demo_sqlite_loads_with_reflected_keys_and_inherited_line_times(retail):
     assert db.time_kind == "datetime"
     assert db.inherited_times == {"line_item": ("invoice_id",)}
     inv_time = pd.Series(db.resolved["invoice"].time, index=db["invoice"].df.invoice_id)
-    assert np.array_equal(db.resolved["line_item"].time, inv_time.loc[db["line_item"].df.invoice_id].to_numpy())
+    assert np.array_equal(
+        db.resolved["line_item"].time, inv_time.loc[db["line_item"].df.invoice_id].to_numpy()
+    )
     assert (db.resolved["customer"].time == ALWAYS).all()
     again = load_database(f"sqlite:///{path}", read_spec(DEMO_SPEC))  # a SQLAlchemy URL works the same
     assert again.n_rows == db.n_rows
@@ -53,20 +54,31 @@ def test_spec_label_kinds(retail):
         task = read_spec({**base, "label": label}).task(db)
         assert task.task_type == "regression"
         assert (task.get_table("val", mask_input_cols=False).label >= 0).all()
-    own = read_spec({**base, "entity_table": "invoice", "label": {"kind": "future_column", "table": "invoice",
-                                                                  "column": "customer_id"}}).task(db)
+    own = read_spec(
+        {
+            **base,
+            "entity_table": "invoice",
+            "label": {"kind": "future_column", "table": "invoice", "column": "customer_id"},
+        }
+    ).task(db)
     assert own.unknown_at_seed == ("customer_id",)  # the seed row's own label column is masked
 
 
-@pytest.mark.parametrize("spec, match", [
-    ({"entity_table": "customer"}, r"missing key\(s\) \['label', 'timedelta'"),
-    ({**DEMO_SPEC, "labels": {}}, r"unknown key\(s\) \['labels'\]"),
-    ({**DEMO_SPEC, "label": {"kind": "median", "table": "invoice"}}, "label.kind must be one of"),
-    ({**DEMO_SPEC, "label": {"kind": "sum", "table": "invoice"}}, "needs label.column"),
-    ({**DEMO_SPEC, "timedelta": 60}, "timedelta=60 is a bare number"),
-    ({**DEMO_SPEC, "entity_table": "client"}, "entity_table 'client' is not in the database"),
-    ({**DEMO_SPEC, "label": {"kind": "any", "table": "invoice", "fkey": "invoice_id"}}, "does not reference"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ({"entity_table": "customer"}, r"missing key\(s\) \['label', 'timedelta'"),
+        ({**DEMO_SPEC, "labels": {}}, r"unknown key\(s\) \['labels'\]"),
+        ({**DEMO_SPEC, "label": {"kind": "median", "table": "invoice"}}, "label.kind must be one of"),
+        ({**DEMO_SPEC, "label": {"kind": "sum", "table": "invoice"}}, "needs label.column"),
+        ({**DEMO_SPEC, "timedelta": 60}, "timedelta=60 is a bare number"),
+        ({**DEMO_SPEC, "entity_table": "client"}, "entity_table 'client' is not in the database"),
+        (
+            {**DEMO_SPEC, "label": {"kind": "any", "table": "invoice", "fkey": "invoice_id"}},
+            "does not reference",
+        ),
+    ],
+)
 def test_spec_errors_name_the_key(retail, spec, match):
     _, db = retail
     with pytest.raises(SchemaError, match=match):
@@ -106,9 +118,26 @@ def test_cli_path_on_a_sqlite_file(tmp_path, capsys):
     task = tmp_path / "task.json"
     task.write_text(json.dumps(DEMO_SPEC))
     out_csv = tmp_path / "out.csv"
-    args = ["--store", str(tmp_path / "runs.sqlite"), "run", "frog.database", "-p", f"url={db_path}",
-            "-p", f"task={task}", "-p", "epochs=1", "-p", "channels=8", "-p", "fanout=3",
-            "-p", "models=row2node,frog", "--out", str(out_csv)]
+    args = [
+        "--store",
+        str(tmp_path / "runs.sqlite"),
+        "run",
+        "frog.database",
+        "-p",
+        f"url={db_path}",
+        "-p",
+        f"task={task}",
+        "-p",
+        "epochs=1",
+        "-p",
+        "channels=8",
+        "-p",
+        "fanout=3",
+        "-p",
+        "models=row2node,frog",
+        "--out",
+        str(out_csv),
+    ]
     code = 0
     try:
         main(args)
@@ -120,8 +149,15 @@ def test_cli_path_on_a_sqlite_file(tmp_path, capsys):
     for bad, match in ((f"url={tmp_path / 'missing.db'}", "parameter url"), ("task={}", "parameter task")):
         code = 0
         try:
-            main([*args[:4], "-p", bad, *(["-p", f"task={task}"] if bad.startswith("url") else
-                                          ["-p", f"url={db_path}"]), "--no-cache"])
+            main(
+                [
+                    *args[:4],
+                    "-p",
+                    bad,
+                    *(["-p", f"task={task}"] if bad.startswith("url") else ["-p", f"url={db_path}"]),
+                    "--no-cache",
+                ]
+            )
         except SystemExit as e:
             code = e.code
         assert code == 2 and match in capsys.readouterr().err

@@ -6,10 +6,17 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
 from toolkit_frog.features import FeatureWarning, encode_database
-from toolkit_frog.relational import (Database, EntityTask, SchemaError, SchemaWarning, Table, delta_to_int,
-                                     events_label_fn, time_to_int)
+from toolkit_frog.relational import (
+    Database,
+    EntityTask,
+    SchemaError,
+    SchemaWarning,
+    Table,
+    delta_to_int,
+    events_label_fn,
+    time_to_int,
+)
 
 
 def _sqlite(path, script):
@@ -21,20 +28,27 @@ def _sqlite(path, script):
 
 
 def test_composite_foreign_key_is_not_dropped_silently(tmp_path):
-    path = _sqlite(tmp_path / "c.db", """
+    path = _sqlite(
+        tmp_path / "c.db",
+        """
         CREATE TABLE shelf (aisle INTEGER, slot INTEGER, label TEXT, PRIMARY KEY (aisle, slot));
         CREATE TABLE item (iid INTEGER PRIMARY KEY, aisle INTEGER, slot INTEGER,
                            FOREIGN KEY (aisle, slot) REFERENCES shelf(aisle, slot));
         INSERT INTO shelf VALUES (1, 1, 'a'); INSERT INTO item VALUES (1, 1, 1);
-    """)
-    with pytest.warns(SchemaWarning, match=r"composite foreign key \(aisle, slot\) -> 'shelf'.*not supported") as rec:
+    """,
+    )
+    with pytest.warns(
+        SchemaWarning, match=r"composite foreign key \(aisle, slot\) -> 'shelf'.*not supported"
+    ) as rec:
         db = Database.from_sqlite(path, pkeys={"shelf": None})
     assert db["item"].fkey_col_to_pkey_table == {}
     assert any(w.filename == __file__ for w in rec)  # stacklevel: the warning points at this line
 
 
 def test_from_sqlite_refuses_keys_for_tables_not_loaded(tmp_path):
-    path = _sqlite(tmp_path / "s.db", "CREATE TABLE a (id INTEGER PRIMARY KEY, t INTEGER); INSERT INTO a VALUES (1, 2);")
+    path = _sqlite(
+        tmp_path / "s.db", "CREATE TABLE a (id INTEGER PRIMARY KEY, t INTEGER); INSERT INTO a VALUES (1, 2);"
+    )
     with pytest.raises(SchemaError, match=r"time_cols names table\(s\) \['b'\] that are not loaded"):
         Database.from_sqlite(path, time_cols={"b": "t"})
     with pytest.raises(SchemaError, match=r"pkeys names table\(s\) \['zz'\]"):
@@ -52,17 +66,35 @@ def test_mixed_integer_and_datetime_time_columns_are_refused():
 
 def _shop():
     cust = pd.DataFrame({"cid": [1, 2, 3]})
-    orders = pd.DataFrame({"oid": range(6), "cid": [1, 2, 3, 1, 2, 3],
-                           "t": pd.to_datetime(["2020-01-05", "2020-02-01", "2020-03-01", "2020-04-01",
-                                                "2020-05-01", "2020-06-01"])})
-    return Database({"customer": Table(cust, {}, "cid", None), "orders": Table(orders, {"cid": "customer"}, "oid", "t")})
+    orders = pd.DataFrame(
+        {
+            "oid": range(6),
+            "cid": [1, 2, 3, 1, 2, 3],
+            "t": pd.to_datetime(
+                ["2020-01-05", "2020-02-01", "2020-03-01", "2020-04-01", "2020-05-01", "2020-06-01"]
+            ),
+        }
+    )
+    return Database(
+        {"customer": Table(cust, {}, "cid", None), "orders": Table(orders, {"cid": "customer"}, "oid", "t")}
+    )
 
 
 def test_entity_table_without_primary_key_is_a_clear_error():
     db = Database({"link": Table(pd.DataFrame({"a": [1]}), {}, None, None)})
     with pytest.raises(SchemaError, match="entity table 'link' has no primary key"):
-        EntityTask(db=db, entity_table="link", entity_col="a", time_col="t", target_col="y", timedelta=1,
-                   task_type="regression", label_fn=lambda d, ts: None, val_timestamp=1, test_timestamp=2)
+        EntityTask(
+            db=db,
+            entity_table="link",
+            entity_col="a",
+            time_col="t",
+            target_col="y",
+            timedelta=1,
+            task_type="regression",
+            label_fn=lambda d, ts: None,
+            val_timestamp=1,
+            test_timestamp=2,
+        )
 
 
 def test_entity_table_as_edge_table_is_a_clear_error():
@@ -71,8 +103,13 @@ def test_entity_table_as_edge_table_is_a_clear_error():
     cust = pd.DataFrame({"cid": [1, 2]})
     prod = pd.DataFrame({"pid": [1, 2]})
     rev = pd.DataFrame({"rid": [1, 2], "cid": [1, 2], "pid": [1, 2]})
-    db = Database({"customer": Table(cust, {}, "cid", None), "product": Table(prod, {}, "pid", None),
-                   "review": Table(rev, {"cid": "customer", "pid": "product"}, "rid", None)})
+    db = Database(
+        {
+            "customer": Table(cust, {}, "cid", None),
+            "product": Table(prod, {}, "pid", None),
+            "review": Table(rev, {"cid": "customer", "pid": "product"}, "rid", None),
+        }
+    )
     with pytest.raises(SchemaError, match="entity table 'review' is among the edge tables"):
         build_graph(db, "row2edge", ["review"], "review")
 
@@ -81,8 +118,9 @@ def test_day_first_dates_get_a_format_hint():
     df = pd.DataFrame({"id": [1, 2, 3], "when": ["01/02/2020", "31/01/2020", "28/02/2020"]})  # read as m/d/Y
     with pytest.raises(SchemaError, match=r"day-first.*time_formats=\{'a': '%d/%m/%Y'\}"):
         Database({"a": Table(df, {}, "id", "when")})
-    db = Database.from_dataframes({"a": df}, pkeys={"a": "id"}, time_cols={"a": "when"},
-                                  time_formats={"a": "%d/%m/%Y"})
+    db = Database.from_dataframes(
+        {"a": df}, pkeys={"a": "id"}, time_cols={"a": "when"}, time_formats={"a": "%d/%m/%Y"}
+    )
     assert db.min_timestamp == pd.Timestamp("2020-01-31").value
 
 
@@ -96,9 +134,15 @@ def test_warnings_point_at_the_users_line():
 
 def test_id_like_string_columns_warn_and_column_types_override():
     n = 50
-    df = pd.DataFrame({"id": range(n), "email": [f"user{i}@x.org" for i in range(n)],
-                       "phone": [f"+41 {i:07d}" for i in range(n)], "tier": ["a", "b"] * (n // 2),
-                       "code": [str(i % 7) for i in range(n)]})
+    df = pd.DataFrame(
+        {
+            "id": range(n),
+            "email": [f"user{i}@x.org" for i in range(n)],
+            "phone": [f"+41 {i:07d}" for i in range(n)],
+            "tier": ["a", "b"] * (n // 2),
+            "code": [str(i % 7) for i in range(n)],
+        }
+    )
     db = Database({"u": Table(df, {}, "id", None)})
     with pytest.warns(FeatureWarning, match="ID-like") as rec:
         f = encode_database(db)["u"]
@@ -107,7 +151,9 @@ def test_id_like_string_columns_warn_and_column_types_override():
     assert f.categorical_cols == ["tier", "code"]
     with warnings.catch_warnings():
         warnings.simplefilter("error", FeatureWarning)
-        g = encode_database(db, column_types={"u": {"email": "ignore", "phone": "categorical", "code": "numeric"}})["u"]
+        g = encode_database(
+            db, column_types={"u": {"email": "ignore", "phone": "categorical", "code": "numeric"}}
+        )["u"]
     assert g.categorical_cols == ["phone", "tier"] and g.numeric_cols == ["code"]
     with pytest.raises(SchemaError, match="types must be one of numeric, categorical, ignore"):
         encode_database(db, column_types={"u": {"email": "text"}})
@@ -134,9 +180,19 @@ def test_time_windows_accept_timedelta_strings_and_refuse_bare_integers_on_datet
 
 def _orders_task(db, **kw):
     fn = events_label_fn("cid", "time", "label", event_table="orders", event_fkey="cid", kind="count")
-    args = dict(db=db, entity_table="customer", entity_col="cid", time_col="time", target_col="label",
-                timedelta="30D", task_type="regression", label_fn=fn, val_timestamp="2020-03-15",
-                test_timestamp="2020-05-15", train_start="2020-01-10")
+    args = dict(
+        db=db,
+        entity_table="customer",
+        entity_col="cid",
+        time_col="time",
+        target_col="label",
+        timedelta="30D",
+        task_type="regression",
+        label_fn=fn,
+        val_timestamp="2020-03-15",
+        test_timestamp="2020-05-15",
+        train_start="2020-01-10",
+    )
     return EntityTask(**{**args, **kw})
 
 
@@ -161,8 +217,9 @@ def test_entity_task_on_a_datetime_database():
 
 def test_several_validation_and_test_timestamps():
     db = _shop()
-    task = _orders_task(db, val_timestamp=["2020-02-10", "2020-03-10"],
-                        test_timestamp=["2020-04-15", "2020-05-15"])
+    task = _orders_task(
+        db, val_timestamp=["2020-02-10", "2020-03-10"], test_timestamp=["2020-04-15", "2020-05-15"]
+    )
     assert len(task.split_timestamps("val")) == 2 and len(task.split_timestamps("test")) == 2
     assert task.split_timestamps("train")[-1] == pd.Timestamp("2020-01-11").value  # first val - 30 days
     assert len(task.get_table("test", mask_input_cols=False)) == 6
@@ -172,7 +229,7 @@ def test_several_validation_and_test_timestamps():
 
 def test_label_fn_signatures():
     db = _shop()
-    two = lambda d, ts: pd.DataFrame({"cid": [1] * len(ts), "time": ts, "label": 0.0})  # noqa: E731
+    two = lambda d, ts: pd.DataFrame({"cid": [1] * len(ts), "time": ts, "label": 0.0})
     assert len(_orders_task(db, label_fn=two).get_table("val")) == 1
     with pytest.raises(SchemaError, match="label_fn must take"):
         _orders_task(db, label_fn=lambda d: None)

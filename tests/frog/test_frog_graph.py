@@ -3,14 +3,21 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from toolkit_frog.graph import (TemporalSampler, check_full_resolution, edge_candidates, leaked_rows,
-                                make_frog_graph, make_pkey_fkey_graph, make_row2edge_graph)
+from toolkit_frog.graph import (
+    TemporalSampler,
+    check_full_resolution,
+    edge_candidates,
+    leaked_rows,
+    make_frog_graph,
+    make_pkey_fkey_graph,
+    make_row2edge_graph,
+)
 from toolkit_frog.relational import Database, SchemaError, Table
 
 
-def random_database(rng: np.random.Generator, n_a: int, n_b: int, n_link: int, n_child: int,
-                    a_timed: bool = False) -> Database:
+def random_database(
+    rng: np.random.Generator, n_a: int, n_b: int, n_link: int, n_child: int, a_timed: bool = False
+) -> Database:
     """a <- link -> b, child -> link; random integer times; some missing keys."""
     a = pd.DataFrame({"id": np.arange(n_a), "x": rng.normal(size=n_a)})
     if a_timed:
@@ -18,22 +25,43 @@ def random_database(rng: np.random.Generator, n_a: int, n_b: int, n_link: int, n
     b = pd.DataFrame({"id": np.arange(n_b), "y": rng.normal(size=n_b)})
     ka = rng.integers(0, n_a, n_link).astype(object)
     ka[rng.random(n_link) < 0.1] = None
-    link = pd.DataFrame({"id": np.arange(n_link), "a": pd.array(ka, dtype="Int64"),
-                         "b": rng.integers(0, n_b, n_link), "t": rng.integers(0, 10, n_link),
-                         "w": rng.normal(size=n_link)})
-    child = pd.DataFrame({"id": np.arange(n_child), "link": rng.integers(0, n_link, n_child),
-                          "t": rng.integers(0, 10, n_child)})
-    return Database({"a": Table(a, {}, "id", "t" if a_timed else None), "b": Table(b, {}, "id", None),
-                     "link": Table(link, {"a": "a", "b": "b"}, "id", "t"),
-                     "child": Table(child, {"link": "link"}, "id", "t")}, warn=False)
+    link = pd.DataFrame(
+        {
+            "id": np.arange(n_link),
+            "a": pd.array(ka, dtype="Int64"),
+            "b": rng.integers(0, n_b, n_link),
+            "t": rng.integers(0, 10, n_link),
+            "w": rng.normal(size=n_link),
+        }
+    )
+    child = pd.DataFrame(
+        {
+            "id": np.arange(n_child),
+            "link": rng.integers(0, n_link, n_child),
+            "t": rng.integers(0, 10, n_child),
+        }
+    )
+    return Database(
+        {
+            "a": Table(a, {}, "id", "t" if a_timed else None),
+            "b": Table(b, {}, "id", None),
+            "link": Table(link, {"a": "a", "b": "b"}, "id", "t"),
+            "child": Table(child, {"link": "link"}, "id", "t"),
+        },
+        warn=False,
+    )
 
 
 def test_row2node_relbench_naming_and_counts(shop_db):
     g = make_pkey_fkey_graph(shop_db)
     assert set(g.relations) == {
-        ("review", "f2p_cid", "customer"), ("customer", "rev_f2p_cid", "review"),
-        ("review", "f2p_pid", "product"), ("product", "rev_f2p_pid", "review"),
-        ("vote", "f2p_rid", "review"), ("review", "rev_f2p_rid", "vote")}
+        ("review", "f2p_cid", "customer"),
+        ("customer", "rev_f2p_cid", "review"),
+        ("review", "f2p_pid", "product"),
+        ("product", "rev_f2p_pid", "review"),
+        ("vote", "f2p_rid", "review"),
+        ("review", "rev_f2p_rid", "vote"),
+    }
     rel = g.relations[("review", "f2p_cid", "customer")]
     assert rel.num_edges == 4  # the dangling key has no edge, the row stays a node
     assert g.num_nodes["review"] == 5
@@ -46,14 +74,20 @@ def test_edge_candidate_rules():
         cols = {"id": range(n)} if pk else {}
         cols.update({c: [0] * n for c in fks})
         return Table(pd.DataFrame(cols), {c: c.rstrip("_") for c in fks}, pk, None)
-    db = Database({
-        "a": t(2, []), "b": t(2, []), "c": t(2, []),
-        "link_pk": t(3, ["a", "b"]),                 # pkey, 2 fks, no incoming: rdb2g yes, 4dbinfer no
-        "link_nopk": t(3, ["a", "c"], pk=None),       # both rules
-        "tri": t(3, ["a", "b", "c"], pk=None),        # rdb2g yes (3 keys), 4dbinfer no (not exactly 2)
-        "pointed": t(3, ["a", "b"]),                  # has incoming key: rdb2g no
-        "child": t(3, ["pointed"]),
-    }, warn=False)
+
+    db = Database(
+        {
+            "a": t(2, []),
+            "b": t(2, []),
+            "c": t(2, []),
+            "link_pk": t(3, ["a", "b"]),  # pkey, 2 fks, no incoming: rdb2g yes, 4dbinfer no
+            "link_nopk": t(3, ["a", "c"], pk=None),  # both rules
+            "tri": t(3, ["a", "b", "c"], pk=None),  # rdb2g yes (3 keys), 4dbinfer no (not exactly 2)
+            "pointed": t(3, ["a", "b"]),  # has incoming key: rdb2g no
+            "child": t(3, ["pointed"]),
+        },
+        warn=False,
+    )
     assert edge_candidates(db, "rdb2g") == ["link_pk", "link_nopk", "tri"]
     assert edge_candidates(db, "4dbinfer") == ["link_nopk"]
     assert edge_candidates(db, "multi_key") == ["link_pk", "link_nopk", "tri", "pointed"]
@@ -73,7 +107,9 @@ def test_row2edge_hyperedge_clique_counts_and_edge_rows():
     assert len(g.relations) == k * (k - 1)
     assert g.num_edges == n * k * (k - 1)
     rel = g.relations[("e0", "r2e_link_k0_k2", "e2")]
-    assert np.array_equal(rel.src_index, link.k0.to_numpy()) and np.array_equal(rel.dst_index, link.k2.to_numpy())
+    assert np.array_equal(rel.src_index, link.k0.to_numpy()) and np.array_equal(
+        rel.dst_index, link.k2.to_numpy()
+    )
     assert np.array_equal(rel.edge_row, np.arange(n))  # each edge carries its row
     rep = check_full_resolution(db, ["link"], g)["link"]
     assert rep.full_resolution and rep.expected_edges == rep.built_edges == n * k * (k - 1)
@@ -102,14 +138,23 @@ def test_to_pyg(shop_db):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), seed_time=st.integers(-1, 10), fanout=st.sampled_from([-1, 1, 3]),
-       strategy=st.sampled_from(["last", "uniform"]), kind=st.sampled_from(["row2node", "row2edge", "frog"]),
-       a_timed=st.booleans(), engine=st.sampled_from(["numpy", "numba"]))
+@given(
+    seed=st.integers(0, 10_000),
+    seed_time=st.integers(-1, 10),
+    fanout=st.sampled_from([-1, 1, 3]),
+    strategy=st.sampled_from(["last", "uniform"]),
+    kind=st.sampled_from(["row2node", "row2edge", "frog"]),
+    a_timed=st.booleans(),
+    engine=st.sampled_from(["numpy", "numba"]),
+)
 def test_temporal_sampler_never_leaks(seed, seed_time, fanout, strategy, kind, a_timed, engine):
     rng = np.random.default_rng(seed)
     db = random_database(rng, 8, 5, 40, 30, a_timed)
-    g = {"row2node": lambda: make_pkey_fkey_graph(db), "row2edge": lambda: make_row2edge_graph(db, ["link"]),
-         "frog": lambda: make_frog_graph(db, ["link"])}[kind]()
+    g = {
+        "row2node": lambda: make_pkey_fkey_graph(db),
+        "row2edge": lambda: make_row2edge_graph(db, ["link"]),
+        "frog": lambda: make_frog_graph(db, ["link"]),
+    }[kind]()
     sampler = TemporalSampler(g, [fanout] * 3, strategy, engine)
     seeds = rng.choice(8, 4, replace=False)
     sub = sampler.sample("a", seeds, seed_time, rng)

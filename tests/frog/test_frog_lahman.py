@@ -1,7 +1,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from toolkit_frog.graph import check_full_resolution, edge_candidates
 from toolkit_frog.lahman import LINK_TABLES, lahman_task, load_lahman
 from toolkit_frog.relational import Database, Table
@@ -81,13 +80,16 @@ def test_lahman_must_show_full():
     """Issue 6 Must-show on Lahman All-Star (3 seeds, full setting; ~15 minutes on 1 CPU thread)."""
     from toolkit_frog.experiments import LAHMAN_FULL, lahman_comparisons, lahman_runs
 
-    summary = lahman_runs(["allstar"], ["row2node", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL)
+    summary = lahman_runs(
+        ["allstar"], ["row2node", "frog", "lgbm_entity", "lgbm_joined"], [0, 1, 2], LAHMAN_FULL
+    )
     failed = [c for c in lahman_comparisons(summary) if c.ok is False]
     assert not failed, "\n".join(f"{c.claim}: {c.measured}" for c in failed)
 
 
 def test_lahman_simulation_rejects_unordered_years():
     from toolkit_frog.simulation import LahmanParams, lahman
+
     from toolkit.errors import ParameterError
 
     with pytest.raises(ParameterError, match="train_start, val_year, test_year must increase"):

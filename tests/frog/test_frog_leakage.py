@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
 from toolkit_frog.features import encode_database
 from toolkit_frog.graph import TemporalSampler, leaked_rows, make_frog_graph, make_pkey_fkey_graph
 from toolkit_frog.planted import make_untimed_link_database, untimed_link_task
@@ -16,14 +15,29 @@ from toolkit_frog.relational import ALWAYS, Database, SchemaError, Table
 def _retail(line_invoice=(0, 0, 1, 2), **kw):
     cust = pd.DataFrame({"cid": [1, 2]})
     inv = pd.DataFrame({"iid": [10, 11, 12], "cid": [1, 1, 2], "t": [5, 9, 7]})
-    line = pd.DataFrame({"lid": range(len(line_invoice)),
-                         "iid": pd.array([[10, 11, 12][i] if i is not None else None for i in line_invoice],
-                                         dtype="Int64"), "pid": 0, "q": range(len(line_invoice))})
-    note = pd.DataFrame({"nid": range(len(line_invoice)), "lid": range(len(line_invoice))})  # -> line -> invoice
-    return Database({"customer": Table(cust, {}, "cid", None), "invoice": Table(inv, {"cid": "customer"}, "iid", "t"),
-                     "product": Table(pd.DataFrame({"pid": [0]}), {}, "pid", None),
-                     "line": Table(line, {"iid": "invoice", "pid": "product"}, "lid", None),
-                     "note": Table(note, {"lid": "line"}, "nid", None)}, **kw)
+    line = pd.DataFrame(
+        {
+            "lid": range(len(line_invoice)),
+            "iid": pd.array(
+                [[10, 11, 12][i] if i is not None else None for i in line_invoice], dtype="Int64"
+            ),
+            "pid": 0,
+            "q": range(len(line_invoice)),
+        }
+    )
+    note = pd.DataFrame(
+        {"nid": range(len(line_invoice)), "lid": range(len(line_invoice))}
+    )  # -> line -> invoice
+    return Database(
+        {
+            "customer": Table(cust, {}, "cid", None),
+            "invoice": Table(inv, {"cid": "customer"}, "iid", "t"),
+            "product": Table(pd.DataFrame({"pid": [0]}), {}, "pid", None),
+            "line": Table(line, {"iid": "invoice", "pid": "product"}, "lid", None),
+            "note": Table(note, {"lid": "line"}, "nid", None),
+        },
+        **kw,
+    )
 
 
 def test_untimed_tables_inherit_the_time_of_the_rows_they_reference_transitively():
@@ -39,8 +53,11 @@ def test_untimed_tables_inherit_the_time_of_the_rows_they_reference_transitively
 
 
 def test_untimed_rows_with_no_timed_reference_are_refused_with_the_fix():
-    with pytest.raises(SchemaError, match=r"table 'line': 1 of 4 rows \(keys iid missing or dangling\).*"
-                                          r"static_tables=\[table\]"):
+    with pytest.raises(
+        SchemaError,
+        match=r"table 'line': 1 of 4 rows \(keys iid missing or dangling\).*"
+        r"static_tables=\[table\]",
+    ):
         _retail(line_invoice=(0, None, 1, 2))
     db = _retail(line_invoice=(0, None, 1, 2), static_tables=["line", "note"])
     assert (db.resolved["line"].time == ALWAYS).all()
@@ -99,8 +116,10 @@ def test_planted_future_label_untimed_link_gives_chance_auroc():
     static, i.e. today's old behaviour) finds the planted label."""
     from toolkit_frog.experiments import untimed_link_auroc
 
-    out = {static: untimed_link_auroc(seed=0, static=static, hops=2, n_customers=600, epochs=6)
-           for static in (False, True)}
+    out = {
+        static: untimed_link_auroc(seed=0, static=static, hops=2, n_customers=600, epochs=6)
+        for static in (False, True)
+    }
     assert abs(out[False] - 0.5) < 0.12
     assert out[True] > 0.9
 
@@ -111,19 +130,41 @@ def _flights(n=400, seed=0):
     airport = pd.DataFrame({"aid": range(5)})
     t = rng.integers(0, 20, n)
     late = rng.integers(0, 2, n)
-    flights = pd.DataFrame({"fid": range(n), "aid": rng.integers(0, 5, n), "t": t,
-                            "delay": late * 30.0 + rng.normal(0, 1, n), "late": late})
-    return Database({"airport": Table(airport, {}, "aid", None),
-                     "flight": Table(flights, {"aid": "airport"}, "fid", "t")})
+    flights = pd.DataFrame(
+        {
+            "fid": range(n),
+            "aid": rng.integers(0, 5, n),
+            "t": t,
+            "delay": late * 30.0 + rng.normal(0, 1, n),
+            "late": late,
+        }
+    )
+    return Database(
+        {"airport": Table(airport, {}, "aid", None), "flight": Table(flights, {"aid": "airport"}, "fid", "t")}
+    )
 
 
 def _flight_task(db, unknown=("delay",)):
     from toolkit_frog.relational import EntityTask, events_label_fn
 
-    fn = events_label_fn("fid", "time", "label", event_table="flight", event_fkey=None, kind="last", value_col="late")
-    return EntityTask(db=db, entity_table="flight", entity_col="fid", time_col="time", target_col="label",
-                      timedelta=1, task_type="binary_classification", label_fn=fn, val_timestamp=15,
-                      test_timestamp=17, train_start=0, unknown_at_seed=unknown, step=1)
+    fn = events_label_fn(
+        "fid", "time", "label", event_table="flight", event_fkey=None, kind="last", value_col="late"
+    )
+    return EntityTask(
+        db=db,
+        entity_table="flight",
+        entity_col="fid",
+        time_col="time",
+        target_col="label",
+        timedelta=1,
+        task_type="binary_classification",
+        label_fn=fn,
+        val_timestamp=15,
+        test_timestamp=17,
+        train_start=0,
+        unknown_at_seed=unknown,
+        step=1,
+    )
 
 
 def test_post_event_column_is_masked_for_the_seed_row_and_kept_for_past_rows():
@@ -157,7 +198,9 @@ def test_single_feature_leak_warns_and_masking_removes_it():
     db = _flights()
     task = _flight_task(db, unknown=())
     feats = task_features(task)
-    with pytest.warns(LeakageWarning, match=r"feature\(s\) delay \(1.000\).*alone predict the training label") as rec:
+    with pytest.warns(
+        LeakageWarning, match=r"feature\(s\) delay \(1.000\).*alone predict the training label"
+    ) as rec:
         warn_single_feature_leaks(task, feats, task_splits(task)["train"])
     assert rec[0].filename == __file__  # points at the caller's line
     masked = _flight_task(db, unknown=("delay", "late"))
@@ -173,14 +216,22 @@ def test_post_event_column_auroc_leaks_without_mask_and_not_with_it():
     db = _flights(600)
     with pytest.warns(Warning):
         leaky = run_models(_flight_task(db, unknown=()), ["row2node"], [], cfg, 0)["row2node"].test
-    honest = run_models(_flight_task(db, unknown=("delay", "late")), ["row2node"], [], cfg, 0)["row2node"].test
+    honest = run_models(_flight_task(db, unknown=("delay", "late")), ["row2node"], [], cfg, 0)[
+        "row2node"
+    ].test
     assert leaky > 0.95
     assert abs(honest - 0.5) < 0.12
 
 
 def test_standardisation_fitted_on_rows_visible_at_fit_time():
-    df = pd.DataFrame({"id": range(6), "t": [0, 1, 2, 3, 10, 11], "v": [1.0, 2.0, 3.0, 2.0, 100.0, 200.0],
-                       "c": ["a", "b", "a", "b", "new", "new"]})
+    df = pd.DataFrame(
+        {
+            "id": range(6),
+            "t": [0, 1, 2, 3, 10, 11],
+            "v": [1.0, 2.0, 3.0, 2.0, 100.0, 200.0],
+            "c": ["a", "b", "a", "b", "new", "new"],
+        }
+    )
     db = Database({"x": Table(df, {}, "id", "t")})
     f = encode_database(db, fit_time=3)["x"]
     v = f.numeric[:, f.numeric_cols.index("v")]

@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-
 from toolkit_frog.features import encode_database
 from toolkit_frog.graph import TemporalSampler
 from toolkit_frog.models import RDLModel, Roles, make_batch
@@ -20,12 +19,20 @@ def fact_db():
     fact table and in one dimension table, so the embedding means are exercised too."""
     rng = np.random.default_rng(0)
     n, m = 3000, 60
-    tables = {f"d{i}": Table(pd.DataFrame({"id": np.arange(m), "x": rng.normal(size=m)}), {}, "id", None)
-              for i in range(4)}
+    tables = {
+        f"d{i}": Table(pd.DataFrame({"id": np.arange(m), "x": rng.normal(size=m)}), {}, "id", None)
+        for i in range(4)
+    }
     tables["d1"].df["colour"] = rng.choice(["red", "green", "blue"], m)
-    fact = pd.DataFrame({"fid": np.arange(n), **{f"k{i}": rng.integers(0, m, n) for i in range(4)},
-                         "t": rng.integers(0, 100, n), "v": rng.normal(size=n),
-                         "kind": rng.choice(["a", "b", "c", "d"], n)})
+    fact = pd.DataFrame(
+        {
+            "fid": np.arange(n),
+            **{f"k{i}": rng.integers(0, m, n) for i in range(4)},
+            "t": rng.integers(0, 100, n),
+            "v": rng.normal(size=n),
+            "kind": rng.choice(["a", "b", "c", "d"], n),
+        }
+    )
     tables["fact"] = Table(fact, {f"k{i}": f"d{i}" for i in range(4)}, "fid", "t")
     db = Database(tables, warn=False)
     feats = encode_database(db)
@@ -49,7 +56,9 @@ def _pair(graph, feats, kind, layers):
 def test_per_destination_equals_per_relation_outputs_and_gradients(fact_db, kind, layers, variant):
     db, feats = fact_db
     g = build_graph(db, kind, ["fact"] if kind != "row2node" else [], "d0")
-    sub = TemporalSampler(g, (4,) * layers, "uniform").sample("d0", np.arange(0, 60, 2), 80, np.random.default_rng(1))
+    sub = TemporalSampler(g, (4,) * layers, "uniform").sample(
+        "d0", np.arange(0, 60, 2), 80, np.random.default_rng(1)
+    )
     b = make_batch(sub, g, feats, np.arange(30) % 2, 10.0)
     if variant == "untrimmed":
         b.hop_nodes = None
@@ -95,8 +104,13 @@ def test_fused_edge_mean_equals_the_reference_mean(fact_db):
         enc = RowEncoder(f, 16)
         rows = rng.integers(0, f.n_rows, 400)
         dst = torch.from_numpy(rng.integers(0, 50, 400))  # some of the 70 destinations receive nothing
-        args = (torch.from_numpy(f.numeric[rows]), torch.from_numpy(f.categorical[rows]),
-                torch.from_numpy(rng.uniform(0, 50, 400).astype(np.float32)), dst, 70)
+        args = (
+            torch.from_numpy(f.numeric[rows]),
+            torch.from_numpy(f.categorical[rows]),
+            torch.from_numpy(rng.uniform(0, 50, 400).astype(np.float32)),
+            dst,
+            70,
+        )
         ref, fused = enc.mean_forward(*args), enc.fused_mean_forward(*args)
         assert ref[50:].abs().max() == 0 and fused[50:].abs().max() == 0
         torch.testing.assert_close(fused, ref, rtol=1e-5, atol=1e-6)
@@ -104,5 +118,7 @@ def test_fused_edge_mean_equals_the_reference_mean(fact_db):
 
 def test_message_passing_name_is_checked(fact_db):
     db, feats = fact_db
-    with pytest.raises(ValueError, match="message_passing must be 'per_destination' or 'per_relation', got 'fast'"):
+    with pytest.raises(
+        ValueError, match="message_passing must be 'per_destination' or 'per_relation', got 'fast'"
+    ):
         RDLModel(build_graph(db, "row2node", []), feats, "d0", 8, 2, message_passing="fast")

@@ -1,6 +1,5 @@
 import pytest
 import torch
-
 from toolkit_frog.features import encode_database
 from toolkit_frog.graph import TemporalSampler, make_frog_graph, make_pkey_fkey_graph, make_row2edge_graph
 from toolkit_frog.models import RDLModel, Roles, make_batch, share_weights
@@ -120,8 +119,11 @@ def test_row2node_baseline_equals_pyg_hetero_sage(planted_small):
     out_pyg = hetero(x, ei)
     ours = {nt: layer.self_lin[nt](x[nt]) for nt in x}
     from toolkit_frog.models import mean_aggregate
+
     for key, rb in b.rels.items():
-        ours[key[2]] = ours[key[2]] + layer.rel_lin["__".join(key)](mean_aggregate(x[key[0]][rb.src], rb.dst, b.n_nodes[key[2]]))
+        ours[key[2]] = ours[key[2]] + layer.rel_lin["__".join(key)](
+            mean_aggregate(x[key[0]][rb.src], rb.dst, b.n_nodes[key[2]])
+        )
     for nt, v in out_pyg.items():
         assert torch.allclose(v, ours[nt], atol=1e-5), nt
 
@@ -129,8 +131,16 @@ def test_row2node_baseline_equals_pyg_hetero_sage(planted_small):
 def test_fit_reports_roles_per_epoch_and_is_deterministic(planted_small):
     db, feats, task = planted_small
     g = make_frog_graph(db, ["review"])
-    cfg = TrainConfig(epochs=3, channels=8, num_neighbors=(5, 5), role_mode="gumbel", anneal=True,
-                      lam_ent=0.1, lam_tab=0.1, lam_entropy=0.01)
+    cfg = TrainConfig(
+        epochs=3,
+        channels=8,
+        num_neighbors=(5, 5),
+        role_mode="gumbel",
+        anneal=True,
+        lam_ent=0.1,
+        lam_tab=0.1,
+        lam_entropy=0.01,
+    )
     a = fit(g, feats, "customer", task_splits(task), task.task_type, "frog", cfg, 0, edge_tables=["review"])
     b = fit(g, feats, "customer", task_splits(task), task.task_type, "frog", cfg, 0, edge_tables=["review"])
     assert list(a.history.columns) == ["epoch", "train_loss", "val", "test", "pi_review"]

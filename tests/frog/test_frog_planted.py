@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from toolkit_frog.experiments import leakage_auroc, planted_comparisons, planted_runs
 from toolkit_frog.graph import check_full_resolution, edge_candidates
 from toolkit_frog.planted import make_planted_database, planted_spec, planted_task
@@ -48,9 +47,13 @@ def test_no_leakage_label_in_future_row_gives_chance():
 
 def test_planted_roles_small():
     """Small version of the Must-show: roles go to edges for edge-needed, to nodes for node-needed."""
-    summary, _ = planted_runs(["edge_easy", "node"], ["row2node", "row2edge", "frog"], [0],
-                              {"n_customers": 1200, "n_products": 100, "epochs": 10})
-    get = lambda k, m, c="test_auroc": float(summary[(summary.kind == k) & (summary.model == m)][c].iloc[0])  # noqa
+    summary, _ = planted_runs(
+        ["edge_easy", "node"],
+        ["row2node", "row2edge", "frog"],
+        [0],
+        {"n_customers": 1200, "n_products": 100, "epochs": 10},
+    )
+    get = lambda k, m, c="test_auroc": float(summary[(summary.kind == k) & (summary.model == m)][c].iloc[0])
     assert get("edge_easy", "frog") > get("edge_easy", "row2node") + 0.1
     assert get("edge_easy", "frog", "pi_review") > 0.5
     assert get("node", "frog", "pi_review") < 0.5
@@ -62,7 +65,9 @@ def test_planted_must_show_full():
     """Issue 6 Must-show: 3 seeds, 2 layers, full-size planted databases (several minutes)."""
     from toolkit_frog.experiments import PLANTED_FULL
 
-    summary, _ = planted_runs(["edge_easy", "node"], ["row2node", "row2edge", "frog"], [0, 1, 2], PLANTED_FULL)
+    summary, _ = planted_runs(
+        ["edge_easy", "node"], ["row2node", "row2edge", "frog"], [0, 1, 2], PLANTED_FULL
+    )
     s2, _ = planted_runs(["edge_hard"], ["row2node", "row2edge", "frog_annealed"], [0, 1, 2], PLANTED_FULL)
     import pandas as pd
 

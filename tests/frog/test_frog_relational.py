@@ -4,9 +4,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
-from toolkit_frog.relational import (Database, EntityTask, SchemaError, SchemaWarning, Table,
-                                     events_label_fn)
+from toolkit_frog.relational import Database, EntityTask, SchemaError, SchemaWarning, Table, events_label_fn
 
 
 def test_keys_reindexed_and_dangling_kept_as_missing(shop_db):
@@ -29,16 +27,38 @@ def test_upto_and_timestamps(shop_db):
     assert cut.max_timestamp == 3
 
 
-@pytest.mark.parametrize("tables, match", [
-    ({"a": Table(pd.DataFrame({"id": [1]}), {}, "nope", None)}, "primary key column 'nope' is not a column"),
-    ({"a": Table(pd.DataFrame({"id": [1], "b": [1]}), {"b": "zzz"}, "id", None)}, "references unknown table 'zzz'"),
-    ({"a": Table(pd.DataFrame({"id": [1, 1, 2]}), {}, "id", None)}, "1 duplicated values"),
-    ({"a": Table(pd.DataFrame({"id": [1], "when": ["x"]}), {}, "id", "when")}, "1 of 1 values that do not parse"),
-    ({"a": Table(pd.DataFrame({"id": [1, 2, 3], "b": [1, 2, 3]}), {"b": "b"}, "id", None),
-      "b": Table(pd.DataFrame({"id": ["x", "y"]}), {}, "id", None)}, "integer values \\(3 non-null\\).*is string"),
-    ({"a": Table(pd.DataFrame({"id": [1], "b": [1]}), {"b": "b"}, "id", None),
-      "b": Table(pd.DataFrame({"v": [1]}), {}, None, None)}, "which has no primary key"),
-])
+@pytest.mark.parametrize(
+    "tables, match",
+    [
+        (
+            {"a": Table(pd.DataFrame({"id": [1]}), {}, "nope", None)},
+            "primary key column 'nope' is not a column",
+        ),
+        (
+            {"a": Table(pd.DataFrame({"id": [1], "b": [1]}), {"b": "zzz"}, "id", None)},
+            "references unknown table 'zzz'",
+        ),
+        ({"a": Table(pd.DataFrame({"id": [1, 1, 2]}), {}, "id", None)}, "1 duplicated values"),
+        (
+            {"a": Table(pd.DataFrame({"id": [1], "when": ["x"]}), {}, "id", "when")},
+            "1 of 1 values that do not parse",
+        ),
+        (
+            {
+                "a": Table(pd.DataFrame({"id": [1, 2, 3], "b": [1, 2, 3]}), {"b": "b"}, "id", None),
+                "b": Table(pd.DataFrame({"id": ["x", "y"]}), {}, "id", None),
+            },
+            "integer values \\(3 non-null\\).*is string",
+        ),
+        (
+            {
+                "a": Table(pd.DataFrame({"id": [1], "b": [1]}), {"b": "b"}, "id", None),
+                "b": Table(pd.DataFrame({"v": [1]}), {}, None, None),
+            },
+            "which has no primary key",
+        ),
+    ],
+)
 def test_schema_errors_name_the_problem(tables, match):
     with pytest.raises(SchemaError, match=match):
         Database(tables)
@@ -101,11 +121,30 @@ def test_sqlalchemy_engine_and_user_keys(tmp_path):
 
 
 def _event_task(db, **kw):
-    fn = events_label_fn("cid", "t", "label", event_table="review", event_fkey="cid", kind="count",
-                         active_table="review", active_fkey="cid", active_window=10)
-    return EntityTask(db=db, entity_table="customer", entity_col="cid", time_col="t", target_col="label",
-                      timedelta=2, task_type="regression", label_fn=lambda d, ts: fn(d, ts, 2),
-                      val_timestamp=kw.get("val", 2), test_timestamp=kw.get("test", 4), train_start=0)
+    fn = events_label_fn(
+        "cid",
+        "t",
+        "label",
+        event_table="review",
+        event_fkey="cid",
+        kind="count",
+        active_table="review",
+        active_fkey="cid",
+        active_window=10,
+    )
+    return EntityTask(
+        db=db,
+        entity_table="customer",
+        entity_col="cid",
+        time_col="t",
+        target_col="label",
+        timedelta=2,
+        task_type="regression",
+        label_fn=lambda d, ts: fn(d, ts, 2),
+        val_timestamp=kw.get("val", 2),
+        test_timestamp=kw.get("test", 4),
+        train_start=0,
+    )
 
 
 def test_task_labels_use_window_after_t_and_mask_test(shop_db):
@@ -127,8 +166,17 @@ def test_task_bad_split_name(shop_db):
 
 
 def test_label_window_is_half_open(shop_db):
-    fn = events_label_fn("cid", "t", "label", event_table="review", event_fkey="cid", kind="count",
-                         active_table="review", active_fkey="cid", active_window=10)
+    fn = events_label_fn(
+        "cid",
+        "t",
+        "label",
+        event_table="review",
+        event_fkey="cid",
+        kind="count",
+        active_table="review",
+        active_fkey="cid",
+        active_window=10,
+    )
     at3 = fn(shop_db, np.array([3]), 2)  # events in (3, 5]: review at 4 (customer 12); at 5 dangling
     assert dict(zip(at3.cid, at3.label)) == {10: 0, 11: 0, 12: 1}
     at2 = fn(shop_db, np.array([2]), 1)  # (2, 3]: the review at 3 counts, the one at 2 does not

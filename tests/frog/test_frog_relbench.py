@@ -9,9 +9,13 @@ import pytest
 
 rb = pytest.importorskip("relbench.base", reason="pip install relbench (a dependency of the frog plugin)")
 
-from toolkit_frog.relational import Database, Table  # noqa: E402
-from toolkit_frog.relbench_interop import (INHERITED_TIME_COL, from_relbench_database,  # noqa: E402
-                                           from_relbench_task, to_relbench_database)
+from toolkit_frog.relational import Database, Table
+from toolkit_frog.relbench_interop import (
+    INHERITED_TIME_COL,
+    from_relbench_database,
+    from_relbench_task,
+    to_relbench_database,
+)
 
 
 def _relbench_db():
@@ -19,10 +23,20 @@ def _relbench_db():
     n_u, n_o = 40, 300
     users = pd.DataFrame({"user_id": np.arange(n_u), "age": rng.integers(18, 80, n_u).astype(float)})
     days = pd.to_datetime("2021-01-01") + pd.to_timedelta(np.sort(rng.integers(0, 360, n_o)), unit="D")
-    orders = pd.DataFrame({"order_id": np.arange(n_o), "user_id": rng.integers(0, n_u, n_o), "date": days,
-                           "amount": rng.gamma(2.0, 10.0, n_o)})
-    return rb.Database({"users": rb.Table(users, {}, "user_id", None),
-                        "orders": rb.Table(orders, {"user_id": "users"}, "order_id", "date")})
+    orders = pd.DataFrame(
+        {
+            "order_id": np.arange(n_o),
+            "user_id": rng.integers(0, n_u, n_o),
+            "date": days,
+            "amount": rng.gamma(2.0, 10.0, n_o),
+        }
+    )
+    return rb.Database(
+        {
+            "users": rb.Table(users, {}, "user_id", None),
+            "orders": rb.Table(orders, {"user_id": "users"}, "order_id", "date"),
+        }
+    )
 
 
 class _Dataset(rb.Dataset):
@@ -59,22 +73,37 @@ def test_relbench_database_in_and_out_round_trip():
     assert isinstance(back, rb.Database)
     for name, t in rdb.table_dict.items():
         b = back.table_dict[name]
-        assert (b.pkey_col, b.time_col, b.fkey_col_to_pkey_table) == (t.pkey_col, t.time_col, t.fkey_col_to_pkey_table)
-        pd.testing.assert_frame_equal(b.df.reset_index(drop=True), t.df.reset_index(drop=True), check_dtype=False)
-    assert back.upto(pd.Timestamp("2021-03-01")).table_dict["orders"].df.date.max() <= pd.Timestamp("2021-03-01")
+        assert (b.pkey_col, b.time_col, b.fkey_col_to_pkey_table) == (
+            t.pkey_col,
+            t.time_col,
+            t.fkey_col_to_pkey_table,
+        )
+        pd.testing.assert_frame_equal(
+            b.df.reset_index(drop=True), t.df.reset_index(drop=True), check_dtype=False
+        )
+    assert back.upto(pd.Timestamp("2021-03-01")).table_dict["orders"].df.date.max() <= pd.Timestamp(
+        "2021-03-01"
+    )
 
 
 def test_export_reindexes_keys_and_materialises_inherited_times():
     cust = pd.DataFrame({"cid": [70, 50]})
     inv = pd.DataFrame({"iid": [9, 8], "cid": [50, 70], "t": pd.to_datetime(["2021-01-05", "2021-02-01"])})
     line = pd.DataFrame({"lid": [3, 4, 5], "iid": [8, 9, 9]})
-    ours = Database({"customer": Table(cust, {}, "cid", None), "invoice": Table(inv, {"cid": "customer"}, "iid", "t"),
-                     "line": Table(line, {"iid": "invoice"}, "lid", None)})
+    ours = Database(
+        {
+            "customer": Table(cust, {}, "cid", None),
+            "invoice": Table(inv, {"cid": "customer"}, "iid", "t"),
+            "line": Table(line, {"iid": "invoice"}, "lid", None),
+        }
+    )
     out = to_relbench_database(ours)
     assert out.table_dict["invoice"].df.cid.tolist() == [1, 0]  # RelBench key contract: row indices
     line_rb = out.table_dict["line"]
     assert line_rb.time_col == INHERITED_TIME_COL
-    assert line_rb.df[INHERITED_TIME_COL].tolist() == list(pd.to_datetime(["2021-02-01", "2021-01-05", "2021-01-05"]))
+    assert line_rb.df[INHERITED_TIME_COL].tolist() == list(
+        pd.to_datetime(["2021-02-01", "2021-01-05", "2021-01-05"])
+    )
     assert len(out.upto(pd.Timestamp("2021-01-10")).table_dict["line"].df) == 2  # RelBench now cuts them too
     again = from_relbench_database(out)
     assert np.array_equal(again.resolved["line"].time, ours.resolved["line"].time)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-
 from toolkit_frog import graph as graph_mod
 from toolkit_frog.features import encode_database
 from toolkit_frog.graph import TemporalSampler, leaked_rows
@@ -24,11 +23,18 @@ def _graph(db, kind):
 
 
 def _same(a, b) -> bool:
-    return (a.nodes.keys() == b.nodes.keys() and all(np.array_equal(a.nodes[n], b.nodes[n]) for n in a.nodes)
-            and a.relations.keys() == b.relations.keys() and a.hop_nodes == b.hop_nodes
-            and all(np.array_equal(getattr(a.relations[k], f), getattr(b.relations[k], f))
-                    for k in a.relations for f in ("src_local", "dst_local", "edge_time"))
-            and all(a.relations[k].hop_edges == b.relations[k].hop_edges for k in a.relations))
+    return (
+        a.nodes.keys() == b.nodes.keys()
+        and all(np.array_equal(a.nodes[n], b.nodes[n]) for n in a.nodes)
+        and a.relations.keys() == b.relations.keys()
+        and a.hop_nodes == b.hop_nodes
+        and all(
+            np.array_equal(getattr(a.relations[k], f), getattr(b.relations[k], f))
+            for k in a.relations
+            for f in ("src_local", "dst_local", "edge_time")
+        )
+        and all(a.relations[k].hop_edges == b.relations[k].hop_edges for k in a.relations)
+    )
 
 
 @pytest.mark.parametrize("kind", ["row2node", "row2edge", "frog"])
@@ -37,7 +43,10 @@ def test_engines_give_identical_subgraphs_with_last(planted, kind, fanout):
     db, _ = planted
     g = _graph(db, kind)
     t = int(db.max_timestamp * 0.7)
-    subs = [TemporalSampler(g, fanout, "last", e).sample("customer", np.arange(0, 300, 7), t) for e in ("numpy", "numba")]
+    subs = [
+        TemporalSampler(g, fanout, "last", e).sample("customer", np.arange(0, 300, 7), t)
+        for e in ("numpy", "numba")
+    ]
     assert sum(len(r.src_local) for r in subs[0].relations.values()) > 0
     assert _same(*subs)
 
@@ -86,7 +95,9 @@ def test_numba_csr_is_a_stable_sort_by_dst_then_time():
     from toolkit_frog.sampling_kernels import csr_by_dst_time
 
     rng = np.random.default_rng(2)
-    dst = np.concatenate([rng.integers(0, 30, 500), np.full(200, 7)])  # one long segment (> 16: mergesort path)
+    dst = np.concatenate(
+        [rng.integers(0, 30, 500), np.full(200, 7)]
+    )  # one long segment (> 16: mergesort path)
     time = rng.integers(-3, 6, len(dst))
     time[:50] = np.iinfo(np.int64).min  # static rows
     order, indptr = csr_by_dst_time(dst, time, 31)
@@ -110,8 +121,9 @@ def test_layer_trimming_leaves_the_seed_outputs_unchanged(planted, kind):
     untrimmed computation (hop_nodes=None) on the same batch."""
     db, feats = planted
     g = _graph(db, kind)
-    sub = TemporalSampler(g, (5, 5, 5), "uniform").sample("customer", np.arange(0, 300, 3),
-                                                          int(db.max_timestamp * 0.8), np.random.default_rng(1))
+    sub = TemporalSampler(g, (5, 5, 5), "uniform").sample(
+        "customer", np.arange(0, 300, 3), int(db.max_timestamp * 0.8), np.random.default_rng(1)
+    )
     b = make_batch(sub, g, feats, np.zeros(100), 1.0)
     assert b.hop_nodes is not None and all(len(v) == 4 for v in b.hop_nodes.values())
     torch.manual_seed(0)

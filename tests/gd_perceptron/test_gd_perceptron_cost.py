@@ -11,18 +11,23 @@ from toolkit.registry import get_registry
 GIB = 2**30
 
 
-@pytest.mark.parametrize("name, args, driver", [
-    ("gd_perceptron.reduction", ["-p", "d=1000000000"], "d=1000000000"),
-    ("gd_perceptron.dynamics", ["-p", "d=1000000000"], "d=1000000000"),
-    ("gd_perceptron.scaling", ["-p", "d_values=1000000000"], "d_values=[1000000000]"),
-])
+@pytest.mark.parametrize(
+    "name, args, driver",
+    [
+        ("gd_perceptron.reduction", ["-p", "d=1000000000"], "d=1000000000"),
+        ("gd_perceptron.dynamics", ["-p", "d=1000000000"], "d=1000000000"),
+        ("gd_perceptron.scaling", ["-p", "d_values=1000000000"], "d_values=[1000000000]"),
+    ],
+)
 def test_a_huge_d_is_refused_with_exit_2_naming_it(name, args, driver, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("TOOLKIT_POINT_MEMORY", str(16 * GIB))
     with pytest.raises(SystemExit) as info:
         main(["--store", str(tmp_path / "runs.sqlite"), "run", name, *args])
     err = " ".join(capsys.readouterr().err.split())
     assert info.value.code == 2, err
-    assert f"{name}: one point with {driver}" in err and "of memory, more than this machine has (16 GiB)" in err
+    assert (
+        f"{name}: one point with {driver}" in err and "of memory, more than this machine has (16 GiB)" in err
+    )
     assert "Traceback" not in err and not (tmp_path / "runs.sqlite").exists()
 
 

@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-
 from toolkit_gd_perceptron import simulation as sims
 
 
@@ -19,8 +18,10 @@ def test_r1_large_step_loss_oscillates_with_period_two():
 
 
 def test_gd_normalised_margin_stays_below_the_svm_margin_and_aligns():
-    out = sims.dynamics(sims.DynamicsParams(dataset="planted", n=60, d=10, margin=0.05, model="linear", gamma=1.0,
-                                            T=3000), seed=0)
+    out = sims.dynamics(
+        sims.DynamicsParams(dataset="planted", n=60, d=10, margin=0.05, model="linear", gamma=1.0, T=3000),
+        seed=0,
+    )
     rows = out.records
     mu = out.summary["svm_margin"]
     assert all(r["normalized_margin"] <= mu + 1e-9 for r in rows if not math.isnan(r["normalized_margin"]))
@@ -29,8 +30,20 @@ def test_gd_normalised_margin_stays_below_the_svm_margin_and_aligns():
 
 
 def test_relu_network_reports_activation_changes():
-    out = sims.dynamics(sims.DynamicsParams(dataset="planted", n=50, d=10, margin=0.05, model="two_layer",
-                                            activation="relu", width=8, gamma=1.0, T=40), seed=1)
+    out = sims.dynamics(
+        sims.DynamicsParams(
+            dataset="planted",
+            n=50,
+            d=10,
+            margin=0.05,
+            model="two_layer",
+            activation="relu",
+            width=8,
+            gamma=1.0,
+            T=40,
+        ),
+        seed=1,
+    )
     changes = [r["activation_changes"] for r in out.records]
     assert changes[0] == 0 and sum(changes) > 0
     assert all(math.isnan(r["alignment"]) for r in out.records)

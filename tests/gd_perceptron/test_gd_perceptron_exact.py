@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from toolkit_gd_perceptron import data, engine, measures, models
 
 LIN = models.linear()
@@ -47,14 +46,20 @@ def test_thm41_first_iterate_loss_and_separation_at_two():
 @pytest.mark.parametrize("d", [4, 5, 7, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
 def test_r1_batch_perceptron_takes_exactly_2d_plus_4(d):
     B, y = data.r1(d)
-    assert _iterations(B, y, mode="perceptron", tie_weight=1.0) == data.r1_batch_perceptron_iterations(d) == 2 * d + 4
+    assert (
+        _iterations(B, y, mode="perceptron", tie_weight=1.0)
+        == data.r1_batch_perceptron_iterations(d)
+        == 2 * d + 4
+    )
 
 
 def test_r1_mistake_sets_alternate_with_period_two_and_ties_on_odd_steps():
     d = 16
     B, y = data.r1(d)
     W0, a0 = models.init_weights(LIN, d, [0])
-    res = engine.run_batch(B, y, LIN, [1.0], W0, a0, mode="perceptron", tie_weight=1.0, max_iter=2 * d + 3, record=True)
+    res = engine.run_batch(
+        B, y, LIN, [1.0], W0, a0, mode="perceptron", tie_weight=1.0, max_iter=2 * d + 3, record=True
+    )
     m = res.trajectory["margins"][:, 0]
     assert np.all(m[1::2, 0] == 0.0)  # sample 1 sits exactly on the hyperplane at odd steps
     mistakes = m[1:] <= 0

@@ -3,7 +3,6 @@
 import time
 
 import pytest
-
 from toolkit_gd_perceptron.experiments import EXPERIMENTS
 
 

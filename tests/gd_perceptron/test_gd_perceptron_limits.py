@@ -4,17 +4,19 @@ import math
 
 import numpy as np
 import pytest
+from toolkit_gd_perceptron import simulation as sims
 
 import toolkit
 from toolkit.errors import ParameterError
-from toolkit_gd_perceptron import simulation as sims
 
 RATIOS = [1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4, 1e6]
 
 
 @pytest.fixture(scope="module")
 def sweep():
-    out = sims.limits(sims.LimitsParams(n_seeds=4, ratios=RATIOS), seed=0)  # planted n = 100, d = 20, leaky m = 20
+    out = sims.limits(
+        sims.LimitsParams(n_seeds=4, ratios=RATIOS), seed=0
+    )  # planted n = 100, d = 20, leaky m = 20
     return out, {(r["form"], r["ratio"], r["run_seed"]): r["iterations"] for r in out.records}
 
 
@@ -43,13 +45,24 @@ def test_gd_from_a_fixed_w0_approaches_its_own_limit_as_gamma_grows(sweep):
     it is not the vanishing_init form (indicator first step), and the counts show it."""
     _, it = sweep
     for s in range(4):
-        assert all(it[("gd_fixed_init", rho, s)] == it[("gd_limit", math.inf, s)] for rho in RATIOS if rho >= 1e4)
+        assert all(
+            it[("gd_fixed_init", rho, s)] == it[("gd_limit", math.inf, s)] for rho in RATIOS if rho >= 1e4
+        )
     assert any(it[("gd_limit", math.inf, s)] != it[("vanishing_init", math.inf, s)] for s in range(4))
 
 
 def test_limit_parameter_of_the_scaling_simulation_reports_the_ratio():
-    p = dict(dataset="planted", n=60, margin=0.1, model="two_layer", activation="leaky_relu", width=10, d_values=[12],
-             gammas=[math.inf], n_seeds=3)
+    p = dict(
+        dataset="planted",
+        n=60,
+        margin=0.1,
+        model="two_layer",
+        activation="leaky_relu",
+        width=10,
+        d_values=[12],
+        gammas=[math.inf],
+        n_seeds=3,
+    )
     vanish = sims.scaling(sims.ScalingParams(**p), seed=0).records
     far = sims.scaling(sims.ScalingParams(limit="from_init", eta=1e6, **p), seed=0).records
     near = sims.scaling(sims.ScalingParams(limit="from_init", eta=1e-2, **p), seed=0).records
@@ -61,8 +74,14 @@ def test_limit_parameter_of_the_scaling_simulation_reports_the_ratio():
     gd = sims.scaling(sims.ScalingParams(**{**p, "gammas": [10.0]}), seed=0).records
     np.testing.assert_allclose([10.0 / r["ratio"] for r in gd], W0_norms)
     with pytest.raises(ParameterError, match="limit"):
-        sims.run_sweep([(np.eye(2), np.array([1.0, -1.0]))], sims.build_model(sims.ScalingParams(**p)), "gd",
-                       [math.inf], [0], limit="nope")
+        sims.run_sweep(
+            [(np.eye(2), np.array([1.0, -1.0]))],
+            sims.build_model(sims.ScalingParams(**p)),
+            "gd",
+            [math.inf],
+            [0],
+            limit="nope",
+        )
 
 
 def test_limits_simulation_rejects_models_without_two_limits_and_its_claims_are_proved(tmp_path):
@@ -72,5 +91,7 @@ def test_limits_simulation_rejects_models_without_two_limits_and_its_claims_are_
 
     bound = next(b for b in BOUNDS if b.name == "gd_perceptron.limits_scaling")
     assert [c.check().status for c in bound.claims] == ["proved"] * 4
-    res = toolkit.run("gd_perceptron.limits", {"ratios": [0.1, 1e3], "n_seeds": 2}, store=tmp_path / "s.sqlite")
+    res = toolkit.run(
+        "gd_perceptron.limits", {"ratios": [0.1, 1e3], "n_seeds": 2}, store=tmp_path / "s.sqlite"
+    )
     assert {r["form"] for r in res.records} == set(sims.LIMIT_FORMS)

@@ -12,8 +12,12 @@ from toolkit.errors import ParameterError
 from toolkit.manager import get_plugin_manager
 from toolkit.registry import Registry
 
-PARAMS = {"dataset": "mydata.staircase", "algorithm": "batch_perceptron", "gammas": [float("inf")],
-          "d_values": [8, 16, 32]}
+PARAMS = {
+    "dataset": "mydata.staircase",
+    "algorithm": "batch_perceptron",
+    "gammas": [float("inf")],
+    "d_values": [8, 16, 32],
+}
 
 
 def _user_registry():
@@ -35,8 +39,16 @@ def test_in_process_plugin_dataset_through_run(tmp_path):
 # covers the serial sweep's registry)
 @pytest.mark.parametrize("executor", ["processes"])
 def test_in_process_plugin_dataset_through_sweep(tmp_path, executor):
-    out = toolkit.sweep("gd_perceptron.scaling", {"d_values": [[8], [16]]}, seeds=[0], params=PARAMS,
-                        executor=executor, max_workers=2, registry=_user_registry(), store=tmp_path / "s.sqlite")
+    out = toolkit.sweep(
+        "gd_perceptron.scaling",
+        {"d_values": [[8], [16]]},
+        seeds=[0],
+        params=PARAMS,
+        executor=executor,
+        max_workers=2,
+        registry=_user_registry(),
+        store=tmp_path / "s.sqlite",
+    )
     assert sorted(r.records[0]["iterations"] for r in out.runs) == [64, 256]
 
 
@@ -44,14 +56,16 @@ def test_installed_package_dataset(tmp_path, monkeypatch):
     """A package that declares the entry point (here: written to a folder on sys.path, as pip would)."""
     pkg = tmp_path / "site"
     (pkg / "mydata_pkg").mkdir(parents=True)
-    (pkg / "mydata_pkg" / "__init__.py").write_text(textwrap.dedent("""
+    (pkg / "mydata_pkg" / "__init__.py").write_text(
+        textwrap.dedent("""
         from toolkit import Dataset, hookimpl
         from gd_perceptron_user_datasets import StaircaseParams, my_staircase
 
         @hookimpl
         def toolkit_register_datasets():
             return [Dataset("mydata.staircase", "my sparse staircase", my_staircase, StaircaseParams)]
-    """))
+    """)
+    )
     dist = pkg / "mydata_pkg-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mydata-pkg\nVersion: 0.1\n")

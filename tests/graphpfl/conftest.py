@@ -16,6 +16,7 @@ torch.set_num_threads(1)
 def graphpfl_registry():
     """A registry built from graphpfl alone, so other plugins' state cannot break these tests."""
     import toolkit_graphpfl as gp
+
     import toolkit
     from toolkit.registry import Registry
 

@@ -5,6 +5,7 @@ from toolkit.testing import plugin_checks
 
 def _checks():
     import toolkit_graphpfl as gp
+
     import toolkit
     from toolkit.registry import Registry
 

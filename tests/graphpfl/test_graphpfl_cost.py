@@ -11,10 +11,13 @@ from toolkit.registry import get_registry
 GIB = 2**30
 
 
-@pytest.mark.parametrize("name, args, driver", [
-    ("graphpfl.noise_robustness", ["-p", "hidden=1000000"], "hidden=1000000"),
-    ("graphpfl.kept_edges", ["-p", "n_graphs=10000000000"], "n_graphs=10000000000"),
-])
+@pytest.mark.parametrize(
+    "name, args, driver",
+    [
+        ("graphpfl.noise_robustness", ["-p", "hidden=1000000"], "hidden=1000000"),
+        ("graphpfl.kept_edges", ["-p", "n_graphs=10000000000"], "n_graphs=10000000000"),
+    ],
+)
 def test_a_point_too_big_is_refused_with_exit_2_naming_it(name, args, driver, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("TOOLKIT_POINT_MEMORY", str(16 * GIB))
     with pytest.raises(SystemExit) as info:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from toolkit_graphpfl.data import DatasetMissingError, load_tu, make_planted_motifs
 from toolkit_graphpfl.graphs import align_features, partition_random, partition_topology, split_train_val_test
 
@@ -77,7 +76,9 @@ def test_splits_and_cross_domain_alignment():
     m = load_tu("MUTAG")
     aa, mm = align_features([a, m])
     assert aa.n_features == mm.n_features == a.n_features + m.n_features
-    assert np.allclose(aa.graphs[0].x[:, a.n_features:], 0) and np.allclose(mm.graphs[0].x[:, :a.n_features], 0)
+    assert np.allclose(aa.graphs[0].x[:, a.n_features :], 0) and np.allclose(
+        mm.graphs[0].x[:, : a.n_features], 0
+    )
 
 
 def test_random_batches_mix_sizes_and_labels_and_leave_the_splits_alone():
@@ -89,15 +90,21 @@ def test_random_batches_mix_sizes_and_labels_and_leave_the_splits_alone():
     kinds = {b: build_clients(gs, parts, batch_size=16, seed=5, batching=b) for b in ("random", "bucketed")}
 
     def graph_ids(batches):  # a batch's graphs, identified by (size, label, feature sum)
-        return sorted((int(m.sum()), int(y), round(float(x[: int(m.sum())].sum()), 3))
-                      for b in batches for x, m, y in zip(b.x, b.mask, b.y))
+        return sorted(
+            (int(m.sum()), int(y), round(float(x[: int(m.sum())].sum()), 3))
+            for b in batches
+            for x, m, y in zip(b.x, b.mask, b.y)
+        )
 
     for rnd, bkt in zip(kinds["random"], kinds["bucketed"]):
         assert graph_ids(rnd.train) == graph_ids(bkt.train)  # same training graphs
         assert graph_ids(rnd.test) == graph_ids(bkt.test) and graph_ids(rnd.val) == graph_ids(bkt.val)
+
     # label purity of a batch (share of its majority class), averaged over training batches
     def purity(batches):
-        return float(np.mean([max(float(b.y.float().mean()), 1 - float(b.y.float().mean())) for b in batches]))
+        return float(
+            np.mean([max(float(b.y.float().mean()), 1 - float(b.y.float().mean())) for b in batches])
+        )
 
     train = {k: [b for c in v for b in c.train] for k, v in kinds.items()}
     assert purity(train["bucketed"]) > purity(train["random"]) + 0.1
@@ -125,8 +132,9 @@ def test_stratified_subsample_keeps_the_class_balance_and_is_seeded():
 
 
 def test_subsample_parameter_shrinks_the_federation_pairs_algorithms_and_names_a_bad_value():
-    from toolkit.errors import ParameterError
     from toolkit_graphpfl.simulation import NoiseRobustnessParams, build_federation
+
+    from toolkit.errors import ParameterError
 
     def federation(**kw):
         return build_federation(NoiseRobustnessParams(n_graphs=60, n_clients=2, **kw), seed=3)
@@ -155,19 +163,32 @@ def _write_tu_paths(root, name: str, n_graphs: int) -> None:
         node_labels += [str((gi + k) % 3) for k in range(n)]
         attrs += [f"{gi + 0.1 * k}" for k in range(n)]
         first += n
-    for part, lines in {"A": edges, "graph_indicator": indicator, "node_labels": node_labels, "node_attributes": attrs,
-                        "graph_labels": [str(gi % 3 - 1) for gi in range(n_graphs)]}.items():
+    for part, lines in {
+        "A": edges,
+        "graph_indicator": indicator,
+        "node_labels": node_labels,
+        "node_attributes": attrs,
+        "graph_labels": [str(gi % 3 - 1) for gi in range(n_graphs)],
+    }.items():
         (raw / f"{name}_{part}.txt").write_text("\n".join(lines) + "\n")
 
 
 def _same_graphs(a, b) -> bool:
-    return (len(a) == len(b) and a.name == b.name and (a.n_classes, a.n_features, a.continuous, a.meta)
-            == (b.n_classes, b.n_features, b.continuous, b.meta)
-            and all(np.array_equal(g.x, h.x) and np.array_equal(g.edges, h.edges) and g.y == h.y
-                    for g, h in zip(a.graphs, b.graphs)))
+    return (
+        len(a) == len(b)
+        and a.name == b.name
+        and (a.n_classes, a.n_features, a.continuous, a.meta)
+        == (b.n_classes, b.n_features, b.continuous, b.meta)
+        and all(
+            np.array_equal(g.x, h.x) and np.array_equal(g.edges, h.edges) and g.y == h.y
+            for g, h in zip(a.graphs, b.graphs)
+        )
+    )
 
 
-def test_a_subsampled_tu_run_builds_only_its_graphs_reads_once_and_keeps_the_same_graphs(tmp_path, monkeypatch):
+def test_a_subsampled_tu_run_builds_only_its_graphs_reads_once_and_keeps_the_same_graphs(
+    tmp_path, monkeypatch
+):
     """NCI1 with subsample=1000 used to build all 4,110 graphs for every run before keeping 1,000."""
     import toolkit_graphpfl.data as data
     from toolkit_graphpfl.simulation import NoiseRobustnessParams, _subsample, build_federation
@@ -179,7 +200,11 @@ def test_a_subsampled_tu_run_builds_only_its_graphs_reads_once_and_keeps_the_sam
     monkeypatch.setattr(data, "Graph", lambda *a, **k: (built.append(1), graph(*a, **k))[1])
     params = NoiseRobustnessParams(dataset="paths", n_clients=2, subsample=15, noise_p=0.3)
     first, clients = build_federation(params, seed=3)
-    assert len(first) == 15 and first.name == "PATHS[15 of 60]" and sum(c.n_train + c.n_val + c.n_test for c in clients) == 15
+    assert (
+        len(first) == 15
+        and first.name == "PATHS[15 of 60]"
+        and sum(c.n_train + c.n_val + c.n_test for c in clients) == 15
+    )
     assert len(built) == 15  # only the kept graphs are built (the old code built all 60)
     other_seed, _ = build_federation(params, seed=4)
     assert reads == ["PATHS"] and len(built) <= 30  # the files are parsed once per process

@@ -1,17 +1,27 @@
 """The headline experiments' judging, on synthetic study tables (no training: paired_study is replaced)."""
 
 import pandas as pd
-
 from toolkit_graphpfl import experiments
 
 
 def _fake_study(gap_points: float):
     """A paired_study stand-in: every method ``gap_points`` below FedAvg at every seed, for the asked runs."""
+
     def study(dataset, noise_ps, algorithms, seeds, **overrides):
-        rows = [{"dataset": dataset, "noise_p": p, "algorithm": a, "seed": s,
-                 "test_acc_pooled": 0.7 - (0 if a == "fedavg" else gap_points / 100)}
-                for p in noise_ps for s in seeds for a in algorithms]
+        rows = [
+            {
+                "dataset": dataset,
+                "noise_p": p,
+                "algorithm": a,
+                "seed": s,
+                "test_acc_pooled": 0.7 - (0 if a == "fedavg" else gap_points / 100),
+            }
+            for p in noise_ps
+            for s in seeds
+            for a in algorithms
+        ]
         return pd.DataFrame(rows)
+
     return study
 
 
@@ -38,6 +48,7 @@ def test_mutag_quick_runs_the_quick_size(monkeypatch):
     def study(dataset, noise_ps, algorithms, seeds, **overrides):
         seen.update(seeds=list(seeds), **overrides)
         return _fake_study(-3.0)(dataset, noise_ps, algorithms, seeds)
+
     monkeypatch.setattr(experiments, "paired_study", study)
     out = experiments.run_mutag_noise(quick=True)
     assert seen["seeds"] == list(range(experiments.QUICK_MUTAG["seeds"]))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from toolkit_graphpfl.federation import ClientTask, client_update, init_params, run_federation
 from toolkit_graphpfl.graphs import noisy_copy, partition_dirichlet, topology_noise
 from toolkit_graphpfl.model import GIN, ModelConfig, collate
@@ -51,7 +50,9 @@ def test_frpa_penalty_weights_and_anchor_matter():
     anchor = {k: torch.zeros_like(v) for k, v in params.items()}
     half = {k: torch.full_like(v, 0.5) for k, v in params.items()}
     ones = {k: torch.ones_like(v) for k, v in params.items()}
-    assert frpa_penalty(params, anchor, half, 1.0).item() == pytest.approx(0.5 * frpa_penalty(params, anchor, ones, 1.0).item(), rel=1e-6)
+    assert frpa_penalty(params, anchor, half, 1.0).item() == pytest.approx(
+        0.5 * frpa_penalty(params, anchor, ones, 1.0).item(), rel=1e-6
+    )
 
 
 @pytest.mark.parametrize("form", ["A", "B"])
@@ -64,14 +65,20 @@ def test_lambda_fisher_zero_gives_fedavgs_update_exactly(small_federation, form)
     for k in fed.global_shared:
         assert torch.equal(fed.global_shared[k], frpa.global_shared[k]), k
     # with lambda_F > 0 the updates differ (the identity is not vacuous)
-    frpa_on = run_federation(clients, FRPA(FLConfig(n_rounds=3, lambda_fisher=10.0, frpa_form=form)), base, seed=5)
+    frpa_on = run_federation(
+        clients, FRPA(FLConfig(n_rounds=3, lambda_fisher=10.0, frpa_form=form)), base, seed=5
+    )
     assert any(not torch.equal(fed.global_shared[k], frpa_on.global_shared[k]) for k in fed.global_shared)
 
 
 def _logistic_batches(rng, n=50, d=4, batch=8):
     X = rng.normal(size=(n, d))
     y = (rng.random(n) < 0.5).astype(float)
-    return [(torch.tensor(X[s:s + batch]), torch.tensor(y[s:s + batch])) for s in range(0, n, batch)], X, y
+    return (
+        [(torch.tensor(X[s : s + batch]), torch.tensor(y[s : s + batch])) for s in range(0, n, batch)],
+        X,
+        y,
+    )
 
 
 def _sigmoid(z):
@@ -85,22 +92,22 @@ def test_fisher_is_mean_over_all_batches_and_matches_logistic_regression_closed_
     model = torch.nn.Linear(4, 1, bias=False).double()
     with torch.no_grad():
         model.weight.copy_(torch.tensor(w)[None])
-    loss = lambda m, b: torch.nn.functional.binary_cross_entropy_with_logits(m(b[0])[:, 0], b[1])  # noqa: E731
+    loss = lambda m, b: torch.nn.functional.binary_cross_entropy_with_logits(m(b[0])[:, 0], b[1])
     fisher = empirical_fisher(model, batches, loss)["weight"][0].numpy()
     # analytic: mean over batches of (mean_i (sigma(w.x_i) - y_i) x_i)^2
     per_batch = []
     for s in range(0, len(y), 8):
-        xb, yb = X[s:s + 8], y[s:s + 8]
+        xb, yb = X[s : s + 8], y[s : s + 8]
         g = ((_sigmoid(xb @ w) - yb)[:, None] * xb).mean(0)
-        per_batch.append(g ** 2)
+        per_batch.append(g**2)
     analytic = np.mean(per_batch, axis=0)
     np.testing.assert_allclose(fisher, analytic, rtol=0, atol=1e-5)
     # the public-FedCurv bug (only the last batch) would give a different value
     assert np.abs(per_batch[-1] - analytic).max() > 1e-3
     # batch size 1: the per-example empirical Fisher E[(sigma - y)^2 x^2]
-    singles = [(b[0][i:i + 1], b[1][i:i + 1]) for b in batches for i in range(len(b[1]))]
+    singles = [(b[0][i : i + 1], b[1][i : i + 1]) for b in batches for i in range(len(b[1]))]
     f1 = empirical_fisher(model, singles, loss)["weight"][0].numpy()
-    np.testing.assert_allclose(f1, (((_sigmoid(X @ w) - y) ** 2)[:, None] * X ** 2).mean(0), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(f1, (((_sigmoid(X @ w) - y) ** 2)[:, None] * X**2).mean(0), rtol=0, atol=1e-5)
 
 
 def test_training_fisher_accumulates_every_batch_of_the_local_epochs(small_federation):
@@ -117,8 +124,18 @@ def test_training_fisher_accumulates_every_batch_of_the_local_epochs(small_feder
 
     FisherAccumulator.add = counting_add
     try:
-        res = client_update(ClientTask(strategy, base, ClientState(init, n_train=clients[0].n_train), dict(init), {},
-                                       clients[0].train, (0, 1, 0), "cpu"))
+        res = client_update(
+            ClientTask(
+                strategy,
+                base,
+                ClientState(init, n_train=clients[0].n_train),
+                dict(init),
+                {},
+                clients[0].train,
+                (0, 1, 0),
+                "cpu",
+            )
+        )
     finally:
         FisherAccumulator.add = orig_add
     assert len(calls) == 2 * len(clients[0].train) >= 4
@@ -130,7 +147,9 @@ def test_training_fisher_accumulates_every_batch_of_the_local_epochs(small_feder
 def test_structure_learner_with_beta0_and_unit_plausibility_is_the_plain_gin(planted):
     batch = collate(planted.graphs[:12])
     plain_cfg = ModelConfig(planted.n_features, 2, hidden=16)
-    sl_cfg = ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True, sl_beta=0.0, plausibility="ones")
+    sl_cfg = ModelConfig(
+        planted.n_features, 2, hidden=16, structure_learner=True, sl_beta=0.0, plausibility="ones"
+    )
     torch.manual_seed(0)
     plain = GIN(plain_cfg).eval()
     sl = GIN(sl_cfg).eval()
@@ -167,7 +186,6 @@ def _tie_split_topk_reference(s, valid, k, tol=1e-6):
 def test_structure_learner_fused_arithmetic_matches_the_textbook_formulas(planted):
     """Refined adjacency and SSL loss against direct, unfused computations (values and gradients)."""
     import torch.nn.functional as F
-
     from toolkit_graphpfl.model import StructureLearner
 
     batch = collate(planted.graphs[:12])
@@ -227,7 +245,10 @@ def test_noise_on_mutag_exact_counts_and_seeded():
     c = noisy_copy(gs, 0.3, seed=2)
     assert all(np.array_equal(x.edges, y.edges) for x, y in zip(a.graphs, b.graphs))
     assert any(not np.array_equal(x.edges, y.edges) for x, y in zip(a.graphs, c.graphs))
-    kept = sum(len(set(map(tuple, g.edges.tolist())) & set(map(tuple, h.edges.tolist()))) for g, h in zip(gs.graphs, a.graphs))
+    kept = sum(
+        len(set(map(tuple, g.edges.tolist())) & set(map(tuple, h.edges.tolist())))
+        for g, h in zip(gs.graphs, a.graphs)
+    )
     assert kept == sum(int(round(0.7 * g.n_edges)) for g in gs.graphs)
     # the dense adjacency of a noisy graph is symmetric
     batch = collate(a.graphs[:5])
@@ -282,11 +303,23 @@ def test_sparse_structure_learner_path_equals_the_dense_one(planted, embed, plau
     from toolkit_graphpfl.model import Batch
 
     noisy = noisy_copy(planted, 0.3, seed=2)
-    tiny = Graph(np.ones((3, planted.n_features), np.float32), np.array([[0, 1]]), 1)  # fewer nodes than k + 1
+    tiny = Graph(
+        np.ones((3, planted.n_features), np.float32), np.array([[0, 1]]), 1
+    )  # fewer nodes than k + 1
     batch = collate(list(noisy.graphs[:10]) + [tiny])
     dense = Batch(batch.x, batch.adj, batch.mask, batch.y, edge_index=None)
-    cfg = ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True, sl_topk=4, sl_beta=0.5,
-                      msff=True, vib=True, sl_embed=embed, plausibility=plausibility)
+    cfg = ModelConfig(
+        planted.n_features,
+        2,
+        hidden=16,
+        structure_learner=True,
+        sl_topk=4,
+        sl_beta=0.5,
+        msff=True,
+        vib=True,
+        sl_embed=embed,
+        plausibility=plausibility,
+    )
     torch.manual_seed(0)
     model = GIN(cfg).train()
     model.SPARSE_STRUCTURE_RATIO = 0.0  # force the edge-list path on these small graphs
@@ -313,7 +346,9 @@ def test_structure_learner_takes_the_edge_list_path_only_on_large_padded_batches
     model = GIN(ModelConfig(planted.n_features, 2, hidden=16, structure_learner=True))
     small = collate(list(planted.graphs[:8]))
     # one 400-node path graph padded with 7 small graphs: B·N² far above the message count
-    path = Graph(np.ones((400, planted.n_features), np.float32), np.stack([np.arange(399), np.arange(1, 400)], 1), 0)
+    path = Graph(
+        np.ones((400, planted.n_features), np.float32), np.stack([np.arange(399), np.arange(1, 400)], 1), 0
+    )
     large = collate(list(planted.graphs[:7]) + [path])
     assert not model._sparse_structure_pays(small)
     assert model._sparse_structure_pays(large)
@@ -335,7 +370,9 @@ def test_mlp_structure_learner_cannot_tell_same_type_atoms_apart_on_mutag():
     real = batch.mask > 0
     torch.manual_seed(0)
     for embed, ties_everywhere in (("mlp", True), ("gin", False)):
-        sl = StructureLearner(gs.n_features, 16, topk=4, beta=0.5, tau=0.2, plausibility="sigmoid", embed=embed)
+        sl = StructureLearner(
+            gs.n_features, 16, topk=4, beta=0.5, tau=0.2, plausibility="sigmoid", embed=embed
+        )
         with torch.no_grad():
             s = sl.similarity(batch.x, batch.adj, batch.mask)
         same_pair_same_s = True
@@ -354,7 +391,9 @@ def test_mlp_structure_learner_cannot_tell_same_type_atoms_apart_on_mutag():
         s = sl.similarity(batch.x, batch.adj, batch.mask)
     carbons = ((types[0] == 0) & real[0]).nonzero().squeeze(1)
     assert len(carbons) > 5
-    torch.testing.assert_close(s[0][carbons][:, carbons], torch.ones(len(carbons), len(carbons)), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        s[0][carbons][:, carbons], torch.ones(len(carbons), len(carbons)), atol=1e-6, rtol=0
+    )
 
 
 def test_structure_learner_model_does_not_depend_on_node_order():
@@ -372,9 +411,13 @@ def test_structure_learner_model_does_not_depend_on_node_order():
         permuted.append(dataclasses.replace(g, x=g.x[order], edges=np.argsort(order)[g.edges]))
     for embed in ("mlp", "gin"):
         torch.manual_seed(0)
-        model = GIN(ModelConfig(gs.n_features, 2, hidden=32, structure_learner=True, sl_beta=0.5, sl_embed=embed)).eval()
+        model = GIN(
+            ModelConfig(gs.n_features, 2, hidden=32, structure_learner=True, sl_beta=0.5, sl_embed=embed)
+        ).eval()
         with torch.no_grad():
-            torch.testing.assert_close(model(collate(permuted))[0], model(collate(graphs))[0], atol=1e-5, rtol=0)
+            torch.testing.assert_close(
+                model(collate(permuted))[0], model(collate(graphs))[0], atol=1e-5, rtol=0
+            )
 
 
 def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots():
@@ -388,7 +431,9 @@ def test_top_k_selection_without_ties_is_the_plain_top_k_and_rows_carry_k_slots(
     sl = StructureLearner(4, 8, topk=k, beta=0.5, tau=0.2, plausibility="sigmoid")
     valid = sl.valid_pairs(mask)
     sel = sl._topk_selection(s, mask)
-    plain = torch.zeros_like(s).scatter_(-1, s.masked_fill(valid == 0, -1.0).topk(k, dim=-1).indices, 1.0) * valid
+    plain = (
+        torch.zeros_like(s).scatter_(-1, s.masked_fill(valid == 0, -1.0).topk(k, dim=-1).indices, 1.0) * valid
+    )
     torch.testing.assert_close(sel, torch.maximum(plain, plain.transpose(1, 2)))
     # float64 similarities give the same selection, in float64
     torch.testing.assert_close(sl._topk_selection(s.double(), mask), sel.double())

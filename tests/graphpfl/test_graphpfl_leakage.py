@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from toolkit_graphpfl.federation import build_clients, run_federation, standardise_on
 from toolkit_graphpfl.graphs import Graph, GraphSet, align_features, canonical_edges, partition_random
 
@@ -32,7 +31,9 @@ def test_standardisation_uses_the_clients_training_graphs_only(monkeypatch):
 
     splits = []
     real_split = fed.split_train_val_test
-    monkeypatch.setattr(fed, "split_train_val_test", lambda n, rng: splits.append(real_split(n, rng)) or splits[-1])
+    monkeypatch.setattr(
+        fed, "split_train_val_test", lambda n, rng: splits.append(real_split(n, rng)) or splits[-1]
+    )
     gs = attributed_set()
     parts = partition_random(len(gs), 2, np.random.default_rng(0))
     clients = build_clients(gs, parts, batch_size=4, seed=1)
@@ -53,8 +54,15 @@ def test_standardise_on_applies_the_fit_statistics_to_other_graphs():
     out = standardise_on(gs.graphs, gs.graphs[:2], [1])
     fit = np.concatenate([g.x[:, 1] for g in gs.graphs[:2]])
     assert np.allclose(out[3].x[:, 1], (gs.graphs[3].x[:, 1] - fit.mean()) / fit.std(), atol=1e-5)
-    const = GraphSet("c", tuple(Graph(np.full((3, 1), 7.0, np.float32), np.zeros((0, 2), np.int64), 0) for _ in range(2)), 1, 1)
-    assert np.allclose(standardise_on(const.graphs, const.graphs, [0])[0].x, 0.0)  # sd 0: centred, not divided
+    const = GraphSet(
+        "c",
+        tuple(Graph(np.full((3, 1), 7.0, np.float32), np.zeros((0, 2), np.int64), 0) for _ in range(2)),
+        1,
+        1,
+    )
+    assert np.allclose(
+        standardise_on(const.graphs, const.graphs, [0])[0].x, 0.0
+    )  # sd 0: centred, not divided
 
 
 def test_no_standardisation_when_asked():
@@ -75,16 +83,19 @@ def test_mixed_datasets_get_their_own_label_spaces(planted):
 def test_a_mixed_federation_trains_one_head_over_both_label_spaces(planted):
     from toolkit_graphpfl.simulation import NoiseRobustnessParams, build_federation
 
-    gs, clients = build_federation(NoiseRobustnessParams(dataset="planted+MUTAG", n_clients=4, n_graphs=40), 0)
+    gs, clients = build_federation(
+        NoiseRobustnessParams(dataset="planted+MUTAG", n_clients=4, n_graphs=40), 0
+    )
     assert gs.n_classes == 4
     labels = [set(np.concatenate([b.y.numpy() for b in c.train])) for c in clients]
     assert labels[0] | labels[1] <= {0, 1} and labels[2] | labels[3] <= {2, 3}
 
 
 def test_parameters_that_do_not_apply_are_not_recorded():
+    from toolkit_graphpfl.simulation import NoiseRobustnessParams
+
     from toolkit.config import validate_params
     from toolkit.errors import ParameterError
-    from toolkit_graphpfl.simulation import NoiseRobustnessParams
 
     tu = NoiseRobustnessParams(dataset="MUTAG").model_dump()
     assert tu["n_graphs"] is None and tu["dirichlet_alpha"] is None and tu["min_per_client"] is None
@@ -99,8 +110,12 @@ def test_parameters_that_do_not_apply_are_not_recorded():
 def test_a_tu_run_records_no_n_graphs(tmp_path):
     import toolkit
 
-    res = toolkit.run("graphpfl.noise_robustness", params={"dataset": "MUTAG", "n_clients": 2, "n_rounds": 1,
-                                                          "hidden": 8}, seed=0, store=str(tmp_path / "s.sqlite"))
+    res = toolkit.run(
+        "graphpfl.noise_robustness",
+        params={"dataset": "MUTAG", "n_clients": 2, "n_rounds": 1, "hidden": 8},
+        seed=0,
+        store=str(tmp_path / "s.sqlite"),
+    )
     assert res.params["n_graphs"] is None
 
 
@@ -117,12 +132,19 @@ def test_patience_stops_on_validation_loss_and_reports_the_round(small_federatio
     import toolkit_graphpfl.federation as fed
 
     clients, base = small_federation
-    losses = iter([1.0, 0.8, 0.9, 0.85, 0.95, 0.7, 0.6])  # best at round 2, then 3 rounds without a lower loss
+    losses = iter(
+        [1.0, 0.8, 0.9, 0.85, 0.95, 0.7, 0.6]
+    )  # best at round 2, then 3 rounds without a lower loss
 
     def fake_eval(*args, **kwargs):
         loss = next(losses)
-        return {"val_acc_pooled": 1 - loss, "val_acc_client_mean": 0.0, "val_loss": loss,
-                "test_acc_pooled": 0.5, "test_acc_client_mean": 0.5}
+        return {
+            "val_acc_pooled": 1 - loss,
+            "val_acc_client_mean": 0.0,
+            "val_loss": loss,
+            "test_acc_pooled": 0.5,
+            "test_acc_client_mean": 0.5,
+        }
 
     monkeypatch.setattr(fed, "_evaluate_all", fake_eval)
     res = run_federation(clients, _strategy(n_rounds=7, patience=3), base, seed=0)
@@ -133,7 +155,14 @@ def test_patience_stops_on_validation_loss_and_reports_the_round(small_federatio
     assert full.stop_round == 7 and not full.stopped_early and full.best["round"] == 7
 
 
-TIMING_COLUMNS = ("client_time_s", "fisher_time_s", "train_time_s", "eval_time_s", "round_time_s", "round_cpu_time_s")
+TIMING_COLUMNS = (
+    "client_time_s",
+    "fisher_time_s",
+    "train_time_s",
+    "eval_time_s",
+    "round_time_s",
+    "round_cpu_time_s",
+)
 
 
 def _untimed(rows):
@@ -165,7 +194,10 @@ def test_a_shorter_patience_run_is_the_replayed_prefix_of_a_full_run(small_feder
 def test_selection_by_accuracy_is_still_available():
     from toolkit_graphpfl.federation import best_round
 
-    rows = [{"round": 1, "val_acc_pooled": 0.9, "val_loss": 0.5}, {"round": 2, "val_acc_pooled": 0.8, "val_loss": 0.3}]
+    rows = [
+        {"round": 1, "val_acc_pooled": 0.9, "val_loss": 0.5},
+        {"round": 2, "val_acc_pooled": 0.8, "val_loss": 0.3},
+    ]
     assert best_round(rows)["round"] == 2 and best_round(rows, selection="val_acc")["round"] == 1
     with pytest.raises(ValueError, match="selection must be one of"):
         best_round(rows, selection="test_acc")
@@ -174,7 +206,9 @@ def test_selection_by_accuracy_is_still_available():
 def test_summary_reports_the_stop_round():
     from toolkit_graphpfl.simulation import NoiseRobustnessParams, noise_robustness
 
-    out = noise_robustness(NoiseRobustnessParams(n_graphs=40, n_clients=2, n_rounds=3, hidden=8, patience=1), 0)
+    out = noise_robustness(
+        NoiseRobustnessParams(n_graphs=40, n_clients=2, n_rounds=3, hidden=8, patience=1), 0
+    )
     s = out.summary
     assert 1 <= s["best_round"] <= s["stop_round"] <= 3 and len(out.records) == s["stop_round"]
     assert s["stopped_early"] == (s["stop_round"] < 3)
@@ -184,7 +218,6 @@ def test_a_run_the_rule_stops_before_its_cap_is_the_same_under_a_larger_cap(smal
     """The section-5 rerun with n_rounds=100 reuses the 20-round runs the rule stopped: nothing but the
     loop bound reads n_rounds, so such a run trains, evaluates and reports exactly the same rounds."""
     import torch
-
     from toolkit_graphpfl.federation import stopped_by_rule
 
     clients, base = small_federation
@@ -195,11 +228,16 @@ def test_a_run_the_rule_stops_before_its_cap_is_the_same_under_a_larger_cap(smal
         small = run_federation(clients, _strategy(n_rounds=cap, patience=2, lr=0.05), base, seed=0)
         assert _untimed(small.rounds) == _untimed(large.rounds)
         assert _untimed([small.best]) == _untimed([large.best])
-        assert small.stop_round == s and all(torch.equal(small.global_shared[k], large.global_shared[k])
-                                             for k in large.global_shared)
+        assert small.stop_round == s and all(
+            torch.equal(small.global_shared[k], large.global_shared[k]) for k in large.global_shared
+        )
         assert stopped_by_rule(small.rounds, 2)
-    assert small.stopped_early and not run_federation(
-        clients, _strategy(n_rounds=s, patience=2, lr=0.05), base, seed=0).stopped_early  # the flag differs at cap s
+    assert (
+        small.stopped_early
+        and not run_federation(
+            clients, _strategy(n_rounds=s, patience=2, lr=0.05), base, seed=0
+        ).stopped_early
+    )  # the flag differs at cap s
     cut = run_federation(clients, _strategy(n_rounds=s - 1, patience=2, lr=0.05), base, seed=0)
     assert not stopped_by_rule(cut.rounds, 2)  # reached its cap first: must be rerun under a larger one
     assert _untimed(cut.rounds) == _untimed(large.rounds[: s - 1])
@@ -209,7 +247,12 @@ def test_a_run_the_rule_stops_before_its_cap_is_the_same_under_a_larger_cap(smal
 def test_with_eval_every_the_caps_own_evaluation_does_not_count_for_reuse():
     from toolkit_graphpfl.federation import stopped_by_rule
 
-    rows = [{"round": 1, "val_loss": 1.0}, {"round": 2}, {"round": 3}, {"round": 4, "val_loss": 2.0},
-            {"round": 5, "val_loss": 3.0}]  # round 5 evaluated only as the cap (eval_every=2)
+    rows = [
+        {"round": 1, "val_loss": 1.0},
+        {"round": 2},
+        {"round": 3},
+        {"round": 4, "val_loss": 2.0},
+        {"round": 5, "val_loss": 3.0},
+    ]  # round 5 evaluated only as the cap (eval_every=2)
     assert stopped_by_rule(rows, 2, eval_every=1) and not stopped_by_rule(rows, 2, eval_every=2)
     assert stopped_by_rule(rows[:4] + [{"round": 5}, {"round": 6, "val_loss": 3.0}], 2, eval_every=2)

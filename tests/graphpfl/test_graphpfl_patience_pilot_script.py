@@ -8,9 +8,34 @@ import pandas as pd
 def test_patience_pilot_replays_each_candidate_and_reads_validation_only(tmp_path, capsys, load_script):
     pilot = load_script("simulations/graphpfl_patience_pilot.py")
     out = tmp_path / "out"
-    rc = pilot.main(["--datasets", "planted", "--n-clients", "2", "--algorithms", "fedavg", "--seeds", "100:102",
-                     "--n-rounds", "5", "--candidates", "1,50", "--also-max", "3", "--set", "n_graphs=40",
-                     "--set", "hidden=8", "--set", "lr=0.05", "--store", str(tmp_path / "store"), "--out", str(out)])
+    rc = pilot.main(
+        [
+            "--datasets",
+            "planted",
+            "--n-clients",
+            "2",
+            "--algorithms",
+            "fedavg",
+            "--seeds",
+            "100:102",
+            "--n-rounds",
+            "5",
+            "--candidates",
+            "1,50",
+            "--also-max",
+            "3",
+            "--set",
+            "n_graphs=40",
+            "--set",
+            "hidden=8",
+            "--set",
+            "lr=0.05",
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs["seed"]) == {100, 101} and set(runs["max_rounds"]) == {3, 5}

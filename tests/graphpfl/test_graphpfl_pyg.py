@@ -7,7 +7,6 @@ import shutil
 import numpy as np
 import pytest
 import torch
-
 from toolkit_graphpfl.data import load_tu
 from toolkit_graphpfl.pyg import as_graphset, from_pyg, to_pyg
 from toolkit_graphpfl.tu import tu_raw_dir
@@ -67,7 +66,12 @@ def test_bad_pyg_input_is_refused_with_the_reason():
 
     ei = torch.tensor([[0, 1], [1, 0]])
     with pytest.raises(ValueError, match="graph 1 has no label y"):
-        from_pyg([Data(x=torch.ones(2, 1), edge_index=ei, y=torch.tensor([0])), Data(x=torch.ones(2, 1), edge_index=ei)])
+        from_pyg(
+            [
+                Data(x=torch.ones(2, 1), edge_index=ei, y=torch.tensor([0])),
+                Data(x=torch.ones(2, 1), edge_index=ei),
+            ]
+        )
     with pytest.raises(ValueError, match="graph 0 has 2 values in y"):
         from_pyg([Data(x=torch.ones(2, 1), edge_index=ei, y=torch.tensor([0, 1]))])
     with pytest.raises(TypeError, match="got dict"):
@@ -80,7 +84,9 @@ def test_a_pyg_dataset_runs_through_the_simulator_like_the_raw_files(tmp_path):
 
     pyg = pyg_tudataset("MUTAG", tmp_path)
     from_pyg_run = federate(pyg, seed=0, algorithm="fedavg", noise_p=0.3, **TINY).summary
-    raw_run = noise_robustness(NoiseRobustnessParams(dataset="MUTAG", algorithm="fedavg", noise_p=0.3, **TINY), 0).summary
+    raw_run = noise_robustness(
+        NoiseRobustnessParams(dataset="MUTAG", algorithm="fedavg", noise_p=0.3, **TINY), 0
+    ).summary
     for key in ("test_acc_pooled", "val_acc_pooled", "best_round", "n_test_graphs"):
         assert from_pyg_run[key] == raw_run[key], key
     listed = federate(list(pyg), seed=0, algorithm="fedavg", noise_p=0.3, **TINY).summary
@@ -89,9 +95,10 @@ def test_a_pyg_dataset_runs_through_the_simulator_like_the_raw_files(tmp_path):
 
 def test_a_registered_pyg_dataset_is_a_federations_data(monkeypatch, planted):
     """A plugin's dataset whose loader returns PyG data is usable by name (`-p dataset=plugin.name`)."""
-    import toolkit
     import toolkit_graphpfl as gp
     import toolkit_graphpfl.simulation as sim
+
+    import toolkit
     from toolkit.registry import Registry
     from toolkit.specs import Dataset
 
@@ -102,9 +109,13 @@ def test_a_registered_pyg_dataset_is_a_federations_data(monkeypatch, planted):
         def toolkit_register_datasets(self):
             return [Dataset(name="mine.molecules", description="PyG graphs", loader=lambda: to_pyg(planted))]
 
-    reg = Registry.from_manager(toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp, MoleculesPlugin()]))
+    reg = Registry.from_manager(
+        toolkit.get_plugin_manager(load_entrypoints=False, plugins=[gp, MoleculesPlugin()])
+    )
     monkeypatch.setattr(sim, "_registry", lambda: reg)
-    by_name = sim.noise_robustness(sim.NoiseRobustnessParams(dataset="mine.molecules", algorithm="fedavg", **TINY), 0)
+    by_name = sim.noise_robustness(
+        sim.NoiseRobustnessParams(dataset="mine.molecules", algorithm="fedavg", **TINY), 0
+    )
     direct = sim.federate(planted, seed=0, algorithm="fedavg", **TINY)
     assert by_name.summary["test_acc_pooled"] == direct.summary["test_acc_pooled"]
     from toolkit.errors import UnknownNameError

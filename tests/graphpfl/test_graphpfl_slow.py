@@ -21,7 +21,12 @@ def test_mutag_noise_targets():
     from toolkit_graphpfl.experiments import run_mutag_noise
 
     out = run_mutag_noise(quick=False)
-    for fragment in ("p = 0.3 (points, paired", "FedAvg's drop from p = 0 to p = 0.3", "clean MUTAG", "drop p = 0 -> 0.5"):
+    for fragment in (
+        "p = 0.3 (points, paired",
+        "FedAvg's drop from p = 0 to p = 0.3",
+        "clean MUTAG",
+        "drop p = 0 -> 0.5",
+    ):
         c = _ok(out, fragment)
         assert c.ok, f"{c.claim}: measured {c.measured}, target {c.paper}"
 

@@ -1,7 +1,6 @@
 import numpy as np
 import pandas as pd
 from scipy import stats
-
 from toolkit_graphpfl.stats import drop_table, paired_ci, paired_table
 
 
@@ -18,8 +17,24 @@ def test_paired_table_and_drop_pair_on_the_seed():
     rows = []
     for seed in range(4):
         for p, base in ((0.0, 0.8), (0.3, 0.7)):
-            rows.append({"dataset": "X", "noise_p": p, "algorithm": "fedavg", "seed": seed, "test_acc_pooled": base + 0.01 * seed})
-            rows.append({"dataset": "X", "noise_p": p, "algorithm": "new", "seed": seed, "test_acc_pooled": base + 0.01 * seed + 0.05})
+            rows.append(
+                {
+                    "dataset": "X",
+                    "noise_p": p,
+                    "algorithm": "fedavg",
+                    "seed": seed,
+                    "test_acc_pooled": base + 0.01 * seed,
+                }
+            )
+            rows.append(
+                {
+                    "dataset": "X",
+                    "noise_p": p,
+                    "algorithm": "new",
+                    "seed": seed,
+                    "test_acc_pooled": base + 0.01 * seed + 0.05,
+                }
+            )
     df = pd.DataFrame(rows)
     t = paired_table(df)
     new = t[(t.algorithm == "new") & (t.noise_p == 0.3)].iloc[0]

@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 import torch
-
-import toolkit
 from toolkit_graphpfl.federation import run_federation
 from toolkit_graphpfl.strategies import BUILTIN_STRATEGIES, FedPer, FLConfig, Local
+
+import toolkit
 from toolkit.errors import ParameterError
 
 QUICK = {"dataset": "planted", "n_graphs": 60, "n_clients": 3, "n_rounds": 2, "hidden": 16}
@@ -43,8 +43,13 @@ def test_local_shares_nothing_and_sends_no_bytes(small_federation):
 def test_communication_bytes_per_method(graphpfl_registry, tmp_path):
     got = {}
     for alg in ("fedavg", "fedper", "fedcurv"):
-        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": alg}, seed=0, store=tmp_path / "s.sqlite",
-                        registry=graphpfl_registry)
+        r = toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, "algorithm": alg},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        )
         got[alg] = r.records[-1]
         assert r.summary["bytes_per_round"] > 0
     fa = got["fedavg"]
@@ -55,21 +60,35 @@ def test_communication_bytes_per_method(graphpfl_registry, tmp_path):
 
 def test_unknown_algorithm_names_the_allowed_ones(graphpfl_registry, tmp_path):
     with pytest.raises(ParameterError, match="allowed: .*fedavg.*graphpfl"):
-        toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedsomething"}, seed=0,
-                    store=tmp_path / "s.sqlite", registry=graphpfl_registry)
+        toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, "algorithm": "fedsomething"},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        )
 
 
-def test_missing_dataset_is_the_cores_error_naming_files_and_the_fetch(graphpfl_registry, tmp_path, monkeypatch):
+def test_missing_dataset_is_the_cores_error_naming_files_and_the_fetch(
+    graphpfl_registry, tmp_path, monkeypatch
+):
     from toolkit.errors import DatasetMissingError
 
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
     tu_quick = {k: v for k, v in QUICK.items() if k != "n_graphs"}  # n_graphs applies to 'planted' only
-    with pytest.raises(DatasetMissingError, match="NCI1_A.txt.*NCI1_graph_indicator.txt.*toolkit data fetch graphpfl.nci1"):
-        toolkit.run("graphpfl.noise_robustness", {**tu_quick, "dataset": "NCI1"}, seed=0, store=tmp_path / "s.sqlite",
-                    registry=graphpfl_registry)
+    with pytest.raises(
+        DatasetMissingError, match="NCI1_A.txt.*NCI1_graph_indicator.txt.*toolkit data fetch graphpfl.nci1"
+    ):
+        toolkit.run(
+            "graphpfl.noise_robustness",
+            {**tu_quick, "dataset": "NCI1"},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        )
 
 
-THIRD_PARTY = textwrap.dedent('''
+THIRD_PARTY = textwrap.dedent("""
     import torch
     import toolkit
     from toolkit_graphpfl.strategies import Strategy
@@ -86,7 +105,7 @@ THIRD_PARTY = textwrap.dedent('''
     @toolkit.hookimpl
     def toolkit_graphpfl_register_strategies():
         return [FedMedian]
-''')
+""")
 
 
 def test_a_third_party_plugin_registers_a_strategy_and_runs_it(tmp_path, monkeypatch):
@@ -105,10 +124,16 @@ def test_a_third_party_plugin_registers_a_strategy_and_runs_it(tmp_path, monkeyp
 
         classes = strategy_classes(pm)
         assert "fedmedian" in classes and "graphpfl" in classes
-        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedmedian"}, seed=0,
-                        store=tmp_path / "s.sqlite")
+        r = toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, "algorithm": "fedmedian"},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+        )
         assert 0.0 <= r.summary["test_acc_pooled"] <= 1.0
-        fa = toolkit.run("graphpfl.noise_robustness", {**QUICK, "algorithm": "fedavg"}, seed=0, store=tmp_path / "s.sqlite")
+        fa = toolkit.run(
+            "graphpfl.noise_robustness", {**QUICK, "algorithm": "fedavg"}, seed=0, store=tmp_path / "s.sqlite"
+        )
         assert r.records[-1]["train_loss"] != fa.records[-1]["train_loss"]  # a different aggregation ran
     finally:
         sys.modules.pop("fedmedian_plugin", None)
@@ -135,19 +160,33 @@ def test_a_duplicate_strategy_name_is_an_error_naming_both():
 
 def test_client_processes_give_the_serial_result(graphpfl_registry, tmp_path):
     params = {**QUICK, "algorithm": "graphpfl"}
-    serial = toolkit.run("graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry)
-    procs = toolkit.run("graphpfl.noise_robustness", {**params, "client_executor": "processes", "n_workers": 2}, seed=3,
-                        store=tmp_path / "b.sqlite", registry=graphpfl_registry)
+    serial = toolkit.run(
+        "graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry
+    )
+    procs = toolkit.run(
+        "graphpfl.noise_robustness",
+        {**params, "client_executor": "processes", "n_workers": 2},
+        seed=3,
+        store=tmp_path / "b.sqlite",
+        registry=graphpfl_registry,
+    )
     for a, b in zip(serial.records, procs.records):
         assert a["train_loss"] == b["train_loss"] and a["test_acc_pooled"] == b["test_acc_pooled"]
 
 
 def test_partitions_and_cross_domain_run(graphpfl_registry, tmp_path):
-    for extra in ({"partition": "dirichlet", "dirichlet_alpha": 1.0, "min_per_client": 5},
-                  {"partition": "topology"},
-                  {"dataset": "planted+MUTAG", "n_clients": 4}):
-        r = toolkit.run("graphpfl.noise_robustness", {**QUICK, **extra}, seed=0, store=tmp_path / "s.sqlite",
-                        registry=graphpfl_registry)
+    for extra in (
+        {"partition": "dirichlet", "dirichlet_alpha": 1.0, "min_per_client": 5},
+        {"partition": "topology"},
+        {"dataset": "planted+MUTAG", "n_clients": 4},
+    ):
+        r = toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, **extra},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        )
         assert len(r.records) == QUICK["n_rounds"]
 
 
@@ -165,26 +204,42 @@ def test_same_seed_pairs_data_across_algorithms():
 def test_client_dask_gives_the_serial_result(graphpfl_registry, tmp_path):
     """Slow only because a LocalCluster takes ~10-60 s to start and stop on this machine."""
     params = {**QUICK, "algorithm": "graphpfl"}
-    serial = toolkit.run("graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry)
-    dask = toolkit.run("graphpfl.noise_robustness", {**params, "client_executor": "dask", "n_workers": 2}, seed=3,
-                       store=tmp_path / "b.sqlite", registry=graphpfl_registry)
+    serial = toolkit.run(
+        "graphpfl.noise_robustness", params, seed=3, store=tmp_path / "a.sqlite", registry=graphpfl_registry
+    )
+    dask = toolkit.run(
+        "graphpfl.noise_robustness",
+        {**params, "client_executor": "dask", "n_workers": 2},
+        seed=3,
+        store=tmp_path / "b.sqlite",
+        registry=graphpfl_registry,
+    )
     assert [r["train_loss"] for r in serial.records] == [r["train_loss"] for r in dask.records]
 
 
-def test_evaluation_modes_score_the_same_training_and_select_keeps_each_clients_better_model(small_federation):
+def test_evaluation_modes_score_the_same_training_and_select_keeps_each_clients_better_model(
+    small_federation,
+):
     from toolkit_graphpfl.strategies import GraphPFL
 
     clients, base = small_federation
-    runs = {mode: run_federation(clients, GraphPFL(FLConfig(n_rounds=3, evaluation=mode)), base, seed=2)
-            for mode in ("personal", "global", "select")}
+    runs = {
+        mode: run_federation(clients, GraphPFL(FLConfig(n_rounds=3, evaluation=mode)), base, seed=2)
+        for mode in ("personal", "global", "select")
+    }
     sel = runs["select"].rounds
-    for v in ("personal", "global"):  # evaluation never changes training: select's columns are the other runs' rows
+    for v in (
+        "personal",
+        "global",
+    ):  # evaluation never changes training: select's columns are the other runs' rows
         for r_sel, r_v in zip(sel, runs[v].rounds):
             assert r_sel[f"test_acc_pooled_{v}"] == r_v["test_acc_pooled"]
             assert r_sel[f"val_acc_pooled_{v}"] == r_v["val_acc_pooled"]
             assert r_sel[f"val_loss_{v}"] == pytest.approx(r_v["val_loss"], abs=1e-12)
-    assert runs["personal"].rounds[-1]["test_acc_pooled"] != runs["global"].rounds[-1]["test_acc_pooled"] or \
-        runs["personal"].rounds[-1]["val_loss"] != runs["global"].rounds[-1]["val_loss"]  # the two models differ
+    assert (
+        runs["personal"].rounds[-1]["test_acc_pooled"] != runs["global"].rounds[-1]["test_acc_pooled"]
+        or runs["personal"].rounds[-1]["val_loss"] != runs["global"].rounds[-1]["val_loss"]
+    )  # the two models differ
     for r in sel:  # per client the better validation accuracy, so pooled it is >= either variant's
         assert r["val_acc_pooled"] >= max(r["val_acc_pooled_personal"], r["val_acc_pooled_global"]) - 1e-12
         assert 0.0 <= r["share_personal"] <= 1.0
@@ -201,14 +256,26 @@ def test_evaluation_defaults_and_bad_value(graphpfl_registry, tmp_path):
     with pytest.raises(ValueError, match="evaluation must be one of auto, personal, global, select"):
         FedAvg(FLConfig(evaluation="best")).evaluation_mode()
     with pytest.raises(ParameterError, match="evaluation"):
-        toolkit.run("graphpfl.noise_robustness", {**QUICK, "evaluation": "best"}, seed=0,
-                    store=tmp_path / "s.sqlite", registry=graphpfl_registry)
+        toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, "evaluation": "best"},
+            seed=0,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        )
 
 
 def test_select_summary_reports_each_variant_at_its_own_best_round(graphpfl_registry, tmp_path):
-    got = {mode: toolkit.run("graphpfl.noise_robustness", {**QUICK, "n_rounds": 3, "evaluation": mode}, seed=1,
-                             store=tmp_path / "s.sqlite", registry=graphpfl_registry).summary
-           for mode in ("personal", "global", "select")}
+    got = {
+        mode: toolkit.run(
+            "graphpfl.noise_robustness",
+            {**QUICK, "n_rounds": 3, "evaluation": mode},
+            seed=1,
+            store=tmp_path / "s.sqlite",
+            registry=graphpfl_registry,
+        ).summary
+        for mode in ("personal", "global", "select")
+    }
     for v in ("personal", "global"):
         assert got["select"][f"test_acc_pooled_{v}"] == got[v]["test_acc_pooled"]
         assert got["select"][f"val_acc_pooled_{v}"] == got[v]["val_acc_pooled"]
@@ -243,7 +310,9 @@ def test_the_three_config_layers_share_their_defaults():
 
     fl = {f.name: f.default for f in dataclasses.fields(FLConfig)}
     sim = {name: field.default for name, field in NoiseRobustnessParams.model_fields.items()}
-    model = {f.name: f.default for f in dataclasses.fields(ModelConfig) if f.default is not dataclasses.MISSING}
+    model = {
+        f.name: f.default for f in dataclasses.fields(ModelConfig) if f.default is not dataclasses.MISSING
+    }
     shared_sim = sorted(set(fl) & set(sim))
     shared_model = sorted(set(fl) & set(model))
     assert {"sl_topk", "sl_beta", "lr", "lambda_fisher", "use_msff"} <= set(shared_sim)
@@ -255,14 +324,24 @@ def test_the_three_config_layers_share_their_defaults():
     assert {n: sim[n] for n in shared_sim_model} == {n: model[n] for n in shared_sim_model}
 
 
-ROUND_TIMES = ("client_time_s", "fisher_time_s", "train_time_s", "eval_time_s", "round_time_s", "round_cpu_time_s")
+ROUND_TIMES = (
+    "client_time_s",
+    "fisher_time_s",
+    "train_time_s",
+    "eval_time_s",
+    "round_time_s",
+    "round_cpu_time_s",
+)
 
 
-@pytest.mark.parametrize("switches, same_as", [
-    ({"use_structure": False}, "frpa"),  # topology reconstruction off
-    ({"lambda_fisher": 0.0}, "fedavg_sl"),  # Fisher alignment off
-    ({"use_structure": False, "lambda_fisher": 0.0}, "fedavg"),  # both off
-])
+@pytest.mark.parametrize(
+    "switches, same_as",
+    [
+        ({"use_structure": False}, "frpa"),  # topology reconstruction off
+        ({"lambda_fisher": 0.0}, "fedavg_sl"),  # Fisher alignment off
+        ({"use_structure": False, "lambda_fisher": 0.0}, "fedavg"),  # both off
+    ],
+)
 def test_graphpfl_ablations_are_the_named_strategies_exactly(switches, same_as):
     """The study's ablation rows run `frpa`, `fedavg_sl` and `fedavg`: with the current defaults
     (MSFF and VIB off, nothing kept local, global evaluation) they are GraphP-FL with the switches off."""
@@ -270,7 +349,9 @@ def test_graphpfl_ablations_are_the_named_strategies_exactly(switches, same_as):
 
     def rounds(**kw):
         params = NoiseRobustnessParams(**{**QUICK, "n_rounds": 3, "noise_p": 0.3, "patience": 0, **kw})
-        return [{k: v for k, v in r.items() if k not in ROUND_TIMES} for r in noise_robustness(params, 1).records]
+        return [
+            {k: v for k, v in r.items() if k not in ROUND_TIMES} for r in noise_robustness(params, 1).records
+        ]
 
     ablated = rounds(algorithm="graphpfl", **switches)
     assert ablated == rounds(algorithm=same_as)

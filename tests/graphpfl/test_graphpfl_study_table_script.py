@@ -12,8 +12,16 @@ def _runs():
     for ds, g in gains.items():
         for seed, gain in enumerate(g):
             for alg, acc in (("fedavg", 0.6 + 0.01 * seed), ("graphpfl", 0.6 + 0.01 * seed + gain)):
-                rows.append({"dataset": ds, "noise_p": 0.3, "algorithm": alg, "seed": seed, "test_acc_pooled": acc,
-                             "stop_round": 10 + seed})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "noise_p": 0.3,
+                        "algorithm": alg,
+                        "seed": seed,
+                        "test_acc_pooled": acc,
+                        "stop_round": 10 + seed,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -27,7 +35,10 @@ def test_study_table_pairs_seeds_applies_the_rule_and_names_runs_against(tmp_pat
     assert g.loc["A", "stop_rounds"] == "10 11 12" and g.loc["B", "seed_diffs"] == "0:-5.0 1:+5.0 2:+0.0"
     row = pooled.iloc[0]
     assert row["n_pairs"] == 6 and row["diff"] == pytest.approx(5.0) and row["n_against"] == 1
-    assert script.verdict(-3.0, -1.0) == "harms" and script.verdict(float("nan"), float("nan")) == "too few seeds"
+    assert (
+        script.verdict(-3.0, -1.0) == "harms"
+        and script.verdict(float("nan"), float("nan")) == "too few seeds"
+    )
     path = tmp_path / "runs.csv"
     _runs().to_csv(path, index=False)
     assert script.main([str(path), "--out", str(tmp_path / "out")]) == 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from toolkit_graphpfl.data import load_tu
 from toolkit_graphpfl.tu import KNOWN_TU, TUFormatError, present_tu_names, tu_source
 
@@ -42,22 +41,60 @@ def test_the_toy_set_loads_exactly(tmp_path):
 
 
 CORRUPTIONS = {
-    "non-integer in _A.txt": (dict(A=replace_line(TOY["A"], 3, "2, x")), "TOY_A.txt", 3, "expected integers, got 'x'"),
-    "one-column line in _A.txt": (dict(A=replace_line(TOY["A"], 5, "4")), "TOY_A.txt", 5,
-                                  "expected 2 comma-separated integers per line, got 1"),
-    "node id beyond the indicator": (dict(A=replace_line(TOY["A"], 12, "9, 10")), "TOY_A.txt", 12,
-                                     "node ids run from 1 to 9"),
-    "graph labels one line short": (dict(graph_labels="1\n-1\n"), "TOY_graph_labels.txt", 3,
-                                    "one label per graph: 3 graphs"),
-    "node labels one line short": (dict(node_labels="0\n1\n0\n2\n0\n1\n0\n0\n"), "TOY_node_labels.txt", 9,
-                                   "one line per node: 9 nodes"),
-    "edge joining two graphs far apart": (dict(A=TOY["A"] + "1, 9\n"), "TOY_A.txt", 13,
-                                          "joins graph 1 and graph 3"),
-    "edge joining two adjacent graphs": (dict(A=TOY["A"] + "3, 4\n"), "TOY_A.txt", 13, "joins graph 1 and graph 2"),
-    "indicator not grouped": (dict(graph_indicator="1\n1\n1\n2\n2\n2\n3\n3\n1\n"), "TOY_graph_indicator.txt", 9,
-                              "grouped by graph"),
-    "non-number attribute": (dict(node_attributes=replace_line(TOY["node_attributes"], 4, "3.5, abc")),
-                             "TOY_node_attributes.txt", 4, "expected numbers, got 'abc'"),
+    "non-integer in _A.txt": (
+        dict(A=replace_line(TOY["A"], 3, "2, x")),
+        "TOY_A.txt",
+        3,
+        "expected integers, got 'x'",
+    ),
+    "one-column line in _A.txt": (
+        dict(A=replace_line(TOY["A"], 5, "4")),
+        "TOY_A.txt",
+        5,
+        "expected 2 comma-separated integers per line, got 1",
+    ),
+    "node id beyond the indicator": (
+        dict(A=replace_line(TOY["A"], 12, "9, 10")),
+        "TOY_A.txt",
+        12,
+        "node ids run from 1 to 9",
+    ),
+    "graph labels one line short": (
+        dict(graph_labels="1\n-1\n"),
+        "TOY_graph_labels.txt",
+        3,
+        "one label per graph: 3 graphs",
+    ),
+    "node labels one line short": (
+        dict(node_labels="0\n1\n0\n2\n0\n1\n0\n0\n"),
+        "TOY_node_labels.txt",
+        9,
+        "one line per node: 9 nodes",
+    ),
+    "edge joining two graphs far apart": (
+        dict(A=TOY["A"] + "1, 9\n"),
+        "TOY_A.txt",
+        13,
+        "joins graph 1 and graph 3",
+    ),
+    "edge joining two adjacent graphs": (
+        dict(A=TOY["A"] + "3, 4\n"),
+        "TOY_A.txt",
+        13,
+        "joins graph 1 and graph 2",
+    ),
+    "indicator not grouped": (
+        dict(graph_indicator="1\n1\n1\n2\n2\n2\n3\n3\n1\n"),
+        "TOY_graph_indicator.txt",
+        9,
+        "grouped by graph",
+    ),
+    "non-number attribute": (
+        dict(node_attributes=replace_line(TOY["node_attributes"], 4, "3.5, abc")),
+        "TOY_node_attributes.txt",
+        4,
+        "expected numbers, got 'abc'",
+    ),
 }
 
 
@@ -89,8 +126,20 @@ def test_cli_exits_2_naming_the_file_and_line(tmp_path, monkeypatch, capsys):
     write_toy(tmp_path, A=replace_line(TOY["A"], 5, "4"))
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path))
     with pytest.raises(SystemExit) as exc:
-        main(["--store", str(tmp_path / "s.sqlite"), "run", "graphpfl.noise_robustness", "-p", "dataset=toy",
-              "-p", "n_clients=1", "-p", "n_rounds=1"])
+        main(
+            [
+                "--store",
+                str(tmp_path / "s.sqlite"),
+                "run",
+                "graphpfl.noise_robustness",
+                "-p",
+                "dataset=toy",
+                "-p",
+                "n_clients=1",
+                "-p",
+                "n_rounds=1",
+            ]
+        )
     assert exc.value.code == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "TOY_A.txt, line 5" in err and "expected 2 comma-separated integers" in err
@@ -124,8 +173,10 @@ def test_registration_imports_no_heavy_library():
     import subprocess
     import sys
 
-    code = ("import sys, toolkit_graphpfl.datasets as d; "
-            "print(len(d.DATASETS), [m for m in ('numpy', 'pandas', 'torch') if m in sys.modules])")
+    code = (
+        "import sys, toolkit_graphpfl.datasets as d; "
+        "print(len(d.DATASETS), [m for m in ('numpy', 'pandas', 'torch') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]"), out
 
@@ -134,9 +185,10 @@ def test_list_and_show_every_tu_dataset_under_the_data_root(graphpfl_registry, t
     """Every TU folder under the data root is registered, and `toolkit show` prints its statistics."""
     import importlib
 
-    import toolkit
     import toolkit_graphpfl as gp
     import toolkit_graphpfl.datasets as datasets
+
+    import toolkit
     from toolkit.cli import _show_spec
     from toolkit.registry import Registry
 
@@ -151,8 +203,14 @@ def test_list_and_show_every_tu_dataset_under_the_data_root(graphpfl_registry, t
         assert spec.source.url.endswith("/MyGraphs.zip")
         _show_spec(kind, spec)
         out = capsys.readouterr().out
-        for text in ("graphs        3", "classes       2 (label -1: 1 (33.3%), label 1: 2 (66.7%))",
-                     "mean nodes    3.00", "mean edges    2.00", "node-label one-hot (3 columns)", "attributes columns [0, 1]"):
+        for text in (
+            "graphs        3",
+            "classes       2 (label -1: 1 (33.3%), label 1: 2 (66.7%))",
+            "mean nodes    3.00",
+            "mean edges    2.00",
+            "node-label one-hot (3 columns)",
+            "attributes columns [0, 1]",
+        ):
             assert text in out, out
         assert len(fresh.DATASETS) == len(names & {d.name for d in fresh.DATASETS})
     finally:

@@ -8,9 +8,30 @@ import pandas as pd
 def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, load_script):
     tune = load_script("simulations/graphpfl_tune.py")
     out = tmp_path / "out"
-    rc = tune.main(["--dataset", "planted", "--n-clients", "3", "--noise", "0.3", "--n-rounds", "2",
-                    "--seeds", "100:102", "--algorithm", "fedavg", "--grid", "lr=0.001,0.003",
-                    "--set", "n_graphs=60", "--store", str(tmp_path / "store"), "--out", str(out)])
+    rc = tune.main(
+        [
+            "--dataset",
+            "planted",
+            "--n-clients",
+            "3",
+            "--noise",
+            "0.3",
+            "--n-rounds",
+            "2",
+            "--seeds",
+            "100:102",
+            "--algorithm",
+            "fedavg",
+            "--grid",
+            "lr=0.001,0.003",
+            "--set",
+            "n_graphs=60",
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     scores = pd.read_csv(out / "scores.csv")
     assert sorted(scores["lr"]) == [0.001, 0.003] and (scores["n_seeds"] == 2).all()

@@ -12,15 +12,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from toolkit_langgen import compiled as C
-from toolkit_langgen.certificate import (DFA4_LOWER_BOUND_WITNESS, check_with_automata, dfa_table,
-                                         prefix_certificate)
-from toolkit_langgen.closure import (dfa_class, ltt_closure_dimension, ltt_finite_class_words_automaton,
-                                     ltt_profile_classes)
+from toolkit_langgen.certificate import (
+    DFA4_LOWER_BOUND_WITNESS,
+    check_with_automata,
+    dfa_table,
+    prefix_certificate,
+)
+from toolkit_langgen.closure import (
+    dfa_class,
+    ltt_closure_dimension,
+    ltt_finite_class_words_automaton,
+    ltt_profile_classes,
+)
 from toolkit_langgen.dfa import DFA
-from toolkit_langgen.family_search import (FamilyScorer, exhaustive_triples, is_prefix_closed, is_suffix_closed,
-                                            iterated_local_search, stack_padded)
+from toolkit_langgen.family_search import (
+    FamilyScorer,
+    exhaustive_triples,
+    is_prefix_closed,
+    is_suffix_closed,
+    iterated_local_search,
+    stack_padded,
+)
 from toolkit_langgen.languages import all_words, ltt_automaton, ltt_profile, regex
 from toolkit_langgen.ltt_compiled import ltt_closure_dimension_compiled, ltt_profile_automaton_compiled
 from toolkit_langgen.ltt_words import ltt_closure_dimension_words, ltt_finite_class_words
@@ -40,8 +53,13 @@ def test_prefix_certificate_and_automata_lib_agree_on_the_dfa3_witness():
     assert check_with_automata(_tables([NO_BB, AT_MOST_ONE_A]), DFA3_WITNESS, 3)["intersection_size"] == 6
 
 
-@pytest.mark.parametrize("words,match", [(DFA3_WITNESS[:-1], "larger|residuals"),       # 'bab' left out
-                                         (DFA3_WITNESS + ["bb"], "rejects the word 'bb'")])
+@pytest.mark.parametrize(
+    "words,match",
+    [
+        (DFA3_WITNESS[:-1], "larger|residuals"),  # 'bab' left out
+        (DFA3_WITNESS + ["bb"], "rejects the word 'bb'"),
+    ],
+)
 def test_prefix_certificate_refuses_a_wrong_word_set(words, match):
     with pytest.raises(ValueError, match=match):
         prefix_certificate([NO_BB, AT_MOST_ONE_A], words)
@@ -75,13 +93,15 @@ def test_prefix_certificate_matches_automata_lib_on_random_finite_dfa3_pairs():
 
 
 def test_dfa4_lower_bound_witness_two_computations():
-    members = [DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"], "ab")
-               for m in DFA4_LOWER_BOUND_WITNESS["members"]]
+    members = [
+        DFA.from_table({int(q): r for q, r in m["transitions"].items()}, m["start"], m["accepting"], "ab")
+        for m in DFA4_LOWER_BOUND_WITNESS["members"]
+    ]
     words = DFA4_LOWER_BOUND_WITNESS["words"]
     assert len(words) == DFA4_LOWER_BOUND_WITNESS["value"] == len(set(words))
-    cert = prefix_certificate(members, words)          # our core: the prefix argument
+    cert = prefix_certificate(members, words)  # our core: the prefix argument
     assert cert["support"] == list(range(len(members)))
-    check = check_with_automata(DFA4_LOWER_BOUND_WITNESS["members"], words, 4)   # automata-lib alone
+    check = check_with_automata(DFA4_LOWER_BOUND_WITNESS["members"], words, 4)  # automata-lib alone
     assert check["intersection_size"] == DFA4_LOWER_BOUND_WITNESS["value"]
 
 
@@ -89,15 +109,21 @@ def test_certificate_script_on_a_table_checkpoint(tmp_path):
     doc = {"n": 3, "witness_words": DFA3_WITNESS, "members": _tables([DFA.universal(), NO_BB, AT_MOST_ONE_A])}
     path = tmp_path / "cp.json"
     path.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(path)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     out = json.loads((tmp_path / "cp.json.certificate.json").read_text())
     assert (out["value"], out["support_size"], out["family_size"]) == (6, 2, 3)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"n": 3, "witness_words": DFA3_WITNESS[:-1], "members": doc["members"]}))
-    run = subprocess.run([sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(bad)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode != 0
 
 
@@ -149,8 +175,18 @@ def test_suffix_closed_matches_the_definition_on_words():
     assert is_suffix_closed(NO_BB) and not is_suffix_closed(AT_MOST_ONE_A.complement())
 
 
-@pytest.mark.parametrize("k,t", [(1, 1), (1, 2), (1, 4), (2, 1), (2, 2),
-                                 pytest.param(2, 3, marks=pytest.mark.slow), pytest.param(3, 1, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "k,t",
+    [
+        (1, 1),
+        (1, 2),
+        (1, 4),
+        (2, 1),
+        (2, 2),
+        pytest.param(2, 3, marks=pytest.mark.slow),
+        pytest.param(3, 1, marks=pytest.mark.slow),
+    ],
+)
 def test_ltt_word_search_agrees_with_profile_classes(k, t):
     words = ltt_finite_class_words(k, t)
     assert len(words) == len(set(words)) == ltt_closure_dimension(k, t)["closure_dimension"]
@@ -178,8 +214,10 @@ def test_ltt_word_search_against_brute_force_profiles(k, t):
 
 @pytest.mark.parametrize("k,t", [(1, 3), (2, 2)])
 def test_profile_classes_compiled_equal_python(k, t):
-    key = lambda item: repr(item)  # noqa: E731
-    assert sorted(ltt_profile_classes(k, t, method="python"), key=key) == sorted(ltt_profile_classes(k, t), key=key)
+    key = lambda item: repr(item)
+    assert sorted(ltt_profile_classes(k, t, method="python"), key=key) == sorted(
+        ltt_profile_classes(k, t), key=key
+    )
     with pytest.raises(ValueError, match="method"):
         ltt_profile_classes(k, t, method="gpu")
 
@@ -241,8 +279,9 @@ def test_coded_profile_automaton_equals_the_tuple_one(k, t):
     assert coded["words"] == ltt_finite_class_words_automaton(k, t)["words"]
 
 
-@pytest.mark.parametrize("k,t,value", [(3, 3, 243_155), (4, 1, 235),
-                                       pytest.param(4, 2, 4_385_503, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "k,t,value", [(3, 3, 243_155), (4, 1, 235), pytest.param(4, 2, 4_385_503, marks=pytest.mark.slow)]
+)
 def test_coded_profile_automaton_gives_the_word_search_values(k, t, value):
     assert ltt_closure_dimension_compiled(k, t)["closure_dimension"] == value
 

@@ -3,7 +3,6 @@
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from toolkit_langgen import compiled as C
 from toolkit_langgen.dfa import DFA, enumerate_dfa_languages
 
@@ -18,7 +17,9 @@ def dfas(draw, max_states=6, k=2):
 
 
 WORDS = st.lists(st.text(alphabet="ab", max_size=12), min_size=1, max_size=20)
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _as_dfa(T, F):

@@ -4,12 +4,19 @@ search on the whole SL_2 class), the closed-set oracle on DFA_3, and the LTT che
 import itertools
 
 import pytest
-
 from toolkit_langgen.closure import closure_dimension, dfa_class, ltt_closure_dimension, power_free_words
-from toolkit_langgen.strictly_local_closure import (de_bruijn, sl_closure_dimension_bounds,
-                                                    sl_closure_dimension_branch_and_bound, sl_closure_dimension_dfa,
-                                                    sl_closure_dimension_orders, sl_closure_dimension_pareto,
-                                                    sl_language, simple_paths, simple_paths_within, walks_in_order)
+from toolkit_langgen.strictly_local_closure import (
+    de_bruijn,
+    simple_paths,
+    simple_paths_within,
+    sl_closure_dimension_bounds,
+    sl_closure_dimension_branch_and_bound,
+    sl_closure_dimension_dfa,
+    sl_closure_dimension_orders,
+    sl_closure_dimension_pareto,
+    sl_language,
+    walks_in_order,
+)
 
 SL5_WITNESS_ORDER = "aabb abbb bbbb bbba bbab babb abba bbaa baab aaba abab baba abaa baaa aaaa aaab".split()
 
@@ -43,7 +50,11 @@ def test_sl_bounds_bracket_the_exact_value():
 
 @pytest.mark.slow
 def test_sl4_two_computations():
-    assert sl_closure_dimension_orders(4)["closure_dimension"] == sl_closure_dimension_dfa(4)["closure_dimension"] == 72
+    assert (
+        sl_closure_dimension_orders(4)["closure_dimension"]
+        == sl_closure_dimension_dfa(4)["closure_dimension"]
+        == 72
+    )
 
 
 @pytest.mark.parametrize("k,value", [(2, 4), (3, 15), (4, 72)])
@@ -114,11 +125,13 @@ def _exact_values_main(argv, monkeypatch):
 
 
 def test_exact_values_script_takes_pairs_as_comma_lists(monkeypatch, capsys):
-    cases = [(["--ltt", "1,1", "2,x"], "argument --ltt: 'x' is not one of"),
-             (["--ltt-words", "1,1", "2,x"], "argument --ltt-words: 'x' is not one of"),
-             (["--ltt", "5"], "argument --ltt: expected pairs k,t"),
-             (["--ltt-words", "0,1"], "argument --ltt-words: '0' is below the minimum 1"),
-             (["--sl-exact", "6"], "--sl-exact: k must be 2..5")]
+    cases = [
+        (["--ltt", "1,1", "2,x"], "argument --ltt: 'x' is not one of"),
+        (["--ltt-words", "1,1", "2,x"], "argument --ltt-words: 'x' is not one of"),
+        (["--ltt", "5"], "argument --ltt: expected pairs k,t"),
+        (["--ltt-words", "0,1"], "argument --ltt-words: '0' is below the minimum 1"),
+        (["--sl-exact", "6"], "--sl-exact: k must be 2..5"),
+    ]
     for argv, message in cases:
         with pytest.raises(SystemExit) as exc:
             _exact_values_main(argv, monkeypatch)
@@ -128,8 +141,22 @@ def test_exact_values_script_takes_pairs_as_comma_lists(monkeypatch, capsys):
 def test_exact_values_script_runs_with_several_pairs(tmp_path, monkeypatch, capsys):
     import pandas as pd
 
-    _exact_values_main(["--sl-max", "3", "--sl-exact", "4", "--ltt", "1,1", "2,1", "--ltt-words", "3,1 2,2",
-                        "--out", str(tmp_path)], monkeypatch)
+    _exact_values_main(
+        [
+            "--sl-max",
+            "3",
+            "--sl-exact",
+            "4",
+            "--ltt",
+            "1,1",
+            "2,1",
+            "--ltt-words",
+            "3,1 2,2",
+            "--out",
+            str(tmp_path),
+        ],
+        monkeypatch,
+    )
     table = pd.read_csv(tmp_path / "exact_values.csv")
     assert list(table["class"]) == ["SL_2", "SL_3", "SL_4", "LTT(1,1)", "LTT(2,1)", "LTT(3,1)", "LTT(2,2)"]
     assert list(table.closure_dimension) == [4, 15, 72, 1, 5, 25, 43]
@@ -149,7 +176,9 @@ def test_ltt_two_computations_agree_in_the_exact_values_script():
     from pathlib import Path
 
     spec = importlib.util.spec_from_file_location(
-        "langgen_exact_values", Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py")
+        "langgen_exact_values",
+        Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py",
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     for k, t in ((1, 1), (1, 2), (2, 1)):
@@ -178,8 +207,12 @@ def test_congruence_bound_script_closes_on_dfa2_and_validates():
     from pathlib import Path
 
     script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_dfa_congruence.py"
-    run = subprocess.run([sys.executable, str(script), "--n", "2", "--max-depth", "40"], capture_output=True,
-                         text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, str(script), "--n", "2", "--max-depth", "40"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = json.loads(run.stdout)
     # U_2 closes: every word of a finite intersection is a simple path of it, so the bound holds
     assert (out["closed"], out["classes"], out["upper_bound"]) == (True, 21, 245)

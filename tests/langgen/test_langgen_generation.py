@@ -3,17 +3,35 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from toolkit_langgen.bounds import stirling_limits
 from toolkit_langgen.closure import closure_dimension, closure_of
 from toolkit_langgen.dfa import DFA
-from toolkit_langgen.generation import (ADVERSARIES, GENERATORS, counting_class, intersection_first_adversary,
-                                        largest_closed_set, race, sample_complexity, worst_case)
+from toolkit_langgen.generation import (
+    ADVERSARIES,
+    GENERATORS,
+    counting_class,
+    intersection_first_adversary,
+    largest_closed_set,
+    race,
+    sample_complexity,
+    worst_case,
+)
 from toolkit_langgen.languages import counting, regex
 
-POOL = [counting("a", 0), counting("a", 1), counting("b", 0), counting("b", 1), counting("a", 2),
-        regex("a*b*"), regex("(ab)*|b*"), regex("b*|b*ab*"), regex("(a|b)*bb(a|b)*").complement(),
-        regex("a(a|b)*|b"), regex("(a|b)*a|b"), DFA.universal()]
+POOL = [
+    counting("a", 0),
+    counting("a", 1),
+    counting("b", 0),
+    counting("b", 1),
+    counting("a", 2),
+    regex("a*b*"),
+    regex("(ab)*|b*"),
+    regex("b*|b*ab*"),
+    regex("(a|b)*bb(a|b)*").complement(),
+    regex("a(a|b)*|b"),
+    regex("(a|b)*a|b"),
+    DFA.universal(),
+]
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

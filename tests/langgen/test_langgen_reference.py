@@ -5,14 +5,28 @@ import random
 from math import comb
 
 import pytest
-
-from toolkit_langgen.closure import (closure_dimension, closure_dimension_bruteforce,
-                                     closure_dimension_power_free, closure_of, dfa_class, _size_key, ltt_closure_dimension,
-                                     ltt_union_class, power_free_words)
+from toolkit_langgen.closure import (
+    _size_key,
+    closure_dimension,
+    closure_dimension_bruteforce,
+    closure_dimension_power_free,
+    closure_of,
+    dfa_class,
+    ltt_closure_dimension,
+    ltt_union_class,
+    power_free_words,
+)
 from toolkit_langgen.dfa import enumerate_dfa_languages
-from toolkit_langgen.generation import (GENERATORS, counting_class, intersection_first_adversary,
-                                        km_nonuniform_class, km_shortlex_generator, race,
-                                        sample_complexity, worst_case)
+from toolkit_langgen.generation import (
+    GENERATORS,
+    counting_class,
+    intersection_first_adversary,
+    km_nonuniform_class,
+    km_shortlex_generator,
+    race,
+    sample_complexity,
+    worst_case,
+)
 from toolkit_langgen.languages import counting, regex
 
 
@@ -37,7 +51,9 @@ def test_counting_class_generators_first_correct(m, gen):
 
 def test_counting_three_letters():
     A = ("a", "b", "c")
-    sizes = [(counting("a", m, A) & counting("b", m, A) & counting("c", m, A)).cardinality() for m in range(3)]
+    sizes = [
+        (counting("a", m, A) & counting("b", m, A) & counting("c", m, A)).cardinality() for m in range(3)
+    ]
     assert sizes == [1, 16, 271]
 
 
@@ -196,13 +212,17 @@ def test_power_free_lemma_on_all_short_words():
     words = [w for n in range(1, 7) for w in itertools.product("ab", repeat=n)]
     checked = 0
     for w in map("".join, words):
-        cuts = [(i, p) for p in range(1, len(w) // 2 + 1) for i in range(len(w) - 2 * p + 1)
-                if w[i:i + p] == w[i + p:i + 2 * p]]
+        cuts = [
+            (i, p)
+            for p in range(1, len(w) // 2 + 1)
+            for i in range(len(w) - 2 * p + 1)
+            if w[i : i + p] == w[i + p : i + 2 * p]
+        ]
         if not cuts:
             assert w in ("a", "b", "ab", "ba", "aba", "bab")
             continue
         i, p = cuts[0]
-        x, y, z = w[:i], w[i:i + p], w[i + 2 * p:]
+        x, y, z = w[:i], w[i : i + p], w[i + 2 * p :]
         for L in H:
             if w in L:
                 assert all(x + y * (2 + 6 * j) + z in L for j in (1, 2))

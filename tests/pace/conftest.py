@@ -40,8 +40,12 @@ def shared_claim_verdicts():
 
     claims = {id(c): c for c in theory.ALL_CLAIMS}
     verdicts: dict = {}
-    classes = {cls for c in theory.ALL_CLAIMS for cls in type(c).__mro__
-               if issubclass(cls, Claim) and "check" in vars(cls)}
+    classes = {
+        cls
+        for c in theory.ALL_CLAIMS
+        for cls in type(c).__mro__
+        if issubclass(cls, Claim) and "check" in vars(cls)
+    }
     with pytest.MonkeyPatch.context() as mp:
         for cls in classes:
             mp.setattr(cls, "check", _shared(vars(cls)["check"], claims, verdicts))

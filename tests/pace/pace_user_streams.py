@@ -17,7 +17,7 @@ def heavy_tailed(T: int = 500, seed: int = 0):
     """|Student-t(3)| scores whose scale doubles half-way."""
     rng = np.random.default_rng(seed)
     x = np.abs(rng.standard_t(3, T))
-    x[T // 2:] *= 2
+    x[T // 2 :] *= 2
     return x
 
 

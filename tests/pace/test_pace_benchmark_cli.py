@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from toolkit_pace.methods import METHOD_NAMES
 from toolkit_pace.streams import SYNTHETIC
 
@@ -22,13 +21,16 @@ def _script(name: str):
     return module
 
 
-@pytest.mark.parametrize("argv, option, named", [
-    (["--gammas", "0.005,abc"], "--gammas", "'abc'"),
-    (["--gammas", "0.005,0.005"], "--gammas", "listed twice"),
-    (["--gammas", "0.005,2"], "--gammas", "(0, 1]"),
-    (["--streams", "exchangeable,nope"], "--streams", "allowed: exchangeable"),
-    (["--self-test", "--streams", "computo"], "--streams", "--self-test"),
-])
+@pytest.mark.parametrize(
+    "argv, option, named",
+    [
+        (["--gammas", "0.005,abc"], "--gammas", "'abc'"),
+        (["--gammas", "0.005,0.005"], "--gammas", "listed twice"),
+        (["--gammas", "0.005,2"], "--gammas", "(0, 1]"),
+        (["--streams", "exchangeable,nope"], "--streams", "allowed: exchangeable"),
+        (["--self-test", "--streams", "computo"], "--streams", "--self-test"),
+    ],
+)
 def test_anchors_refuse_a_bad_list_before_any_work(argv, option, named, capsys):
     with pytest.raises(SystemExit) as stop:
         _script("pace_anchors").main(argv)

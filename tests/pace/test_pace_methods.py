@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from toolkit_pace import methods as M
 from toolkit_pace.streams import synthetic
 from toolkit_pace.window import CalibrationWindow, conformal_quantile, ks_statistic
@@ -12,10 +11,10 @@ from toolkit_pace.window import CalibrationWindow, conformal_quantile, ks_statis
 
 def test_quantile_rule_hand_cases():
     s = [1.0, 2.0, 3.0, 4.0]
-    assert conformal_quantile(s, 0.5) == 3.0          # k = ceil(0.5 * 5) = 3
-    assert conformal_quantile(s, 0.4) == 3.0          # k = ceil(0.6 * 5) = 3
-    assert conformal_quantile(s, 0.3) == 4.0          # k = ceil(3.5) = 4
-    assert conformal_quantile(s, 0.1) == math.inf     # k = ceil(4.5) = 5 > n
+    assert conformal_quantile(s, 0.5) == 3.0  # k = ceil(0.5 * 5) = 3
+    assert conformal_quantile(s, 0.4) == 3.0  # k = ceil(0.6 * 5) = 3
+    assert conformal_quantile(s, 0.3) == 4.0  # k = ceil(3.5) = 4
+    assert conformal_quantile(s, 0.1) == math.inf  # k = ceil(4.5) = 5 > n
     assert conformal_quantile(s, 0.0) == math.inf and conformal_quantile(s, -0.2) == math.inf
     assert conformal_quantile(s, 1.0) == -math.inf and conformal_quantile(s, 1.3) == -math.inf
     assert conformal_quantile([], 0.5) == math.inf
@@ -32,7 +31,9 @@ def test_window_keeps_the_last_scores_sorted():
 def test_aci_hand_computed(engine):
     # W = 3, alpha = 0.5, gamma = 0.1; rounds 3, 4, 5 worked out by hand
     scores = [1.0, 2.0, 3.0, 10.0, 0.5, 10.0]
-    threshold, err, alpha_t = M.aci(scores, alpha=0.5, gamma=0.1, calibration_window=3, burn_in=3, engine=engine)
+    threshold, err, alpha_t = M.aci(
+        scores, alpha=0.5, gamma=0.1, calibration_window=3, burn_in=3, engine=engine
+    )
     np.testing.assert_array_equal(threshold, [2.0, 10.0, 3.0])
     np.testing.assert_array_equal(err, [1, 0, 1])
     np.testing.assert_allclose(alpha_t, [0.5, 0.45, 0.5], rtol=0, atol=1e-15)
@@ -41,7 +42,7 @@ def test_aci_hand_computed(engine):
 def test_alpha_t_is_never_clipped_and_the_rule_handles_both_ends():
     s = synthetic("abrupt_variance", 1500, 3).scores
     tr = M.aci(s, alpha=0.1, gamma=0.5, calibration_window=200, burn_in=50, engine="numpy")
-    assert tr.alpha_t.min() < 0                       # below 0: q = +inf, no error
+    assert tr.alpha_t.min() < 0  # below 0: q = +inf, no error
     low = tr.alpha_t <= 0
     assert np.all(np.isinf(tr.threshold[low])) and np.all(tr.err[low] == 0)
     high = M.aci(s, alpha=0.1, gamma=0.5, calibration_window=200, burn_in=50, alpha_1=1.2, engine="numpy")
@@ -53,16 +54,18 @@ def test_alpha_t_is_never_clipped_and_the_rule_handles_both_ends():
 
 
 def test_quantile_tracking_hand_computed():
-    tr = M.quantile_tracking([1.0, 2.0, 3.0, 4.0, 10.0, 0.0], alpha=0.5, lr=0.1, calibration_window=4, burn_in=4)
-    np.testing.assert_allclose(tr.threshold, [3.0, 3.15])   # q_1 = 3; + 0.3 * (1 - 0.5)
-    np.testing.assert_allclose(tr.gamma_t, [0.3, 0.8])       # eta = 0.1 * range(1..4), 0.1 * range(2, 3, 4, 10)
+    tr = M.quantile_tracking(
+        [1.0, 2.0, 3.0, 4.0, 10.0, 0.0], alpha=0.5, lr=0.1, calibration_window=4, burn_in=4
+    )
+    np.testing.assert_allclose(tr.threshold, [3.0, 3.15])  # q_1 = 3; + 0.3 * (1 - 0.5)
+    np.testing.assert_allclose(tr.gamma_t, [0.3, 0.8])  # eta = 0.1 * range(1..4), 0.1 * range(2, 3, 4, 10)
     np.testing.assert_array_equal(tr.err, [1, 0])
     assert np.isnan(tr.alpha_t).all()
 
 
 def test_decaying_step_hand_computed():
     tr = M.decaying([1.0, 2.0, 3.0, 4.0, 10.0, 0.0], alpha=0.5, calibration_window=4, burn_in=4)
-    np.testing.assert_allclose(tr.gamma_t, [3.0 * 1 ** -0.51, 8.0 * 2 ** -0.51])
+    np.testing.assert_allclose(tr.gamma_t, [3.0 * 1**-0.51, 8.0 * 2**-0.51])
 
 
 def test_sfogd_hand_computed():
@@ -133,8 +136,11 @@ def test_saocp_equals_salesforces_rule_transcribed():
 
 
 def test_saocp_equals_salesforce_when_installed():
-    pytest.importorskip("online_conformal.saocp", reason="optional anchor: pip install --no-deps online-conformal==1.0.2 "
-                        "salesforce-merlion==2.0.4 dill plotly")
+    pytest.importorskip(
+        "online_conformal.saocp",
+        reason="optional anchor: pip install --no-deps online-conformal==1.0.2 "
+        "salesforce-merlion==2.0.4 dill plotly",
+    )
     import pandas as pd
     from online_conformal.saocp import SAOCP
     from online_conformal.utils import Residuals
@@ -153,7 +159,10 @@ def test_saocp_equals_salesforce_when_installed():
 def test_pid_saturation_and_scorecaster():
     assert M.pid_saturation(3.0, 1, 2.0, 0.5) == 0.0
     assert M.pid_saturation(1.0, 10, 2.0, 1.0) == pytest.approx(2.0 * math.tan(math.log(10) / 10))
-    assert M.pid_saturation(100.0, 10, 2.0, 0.1) == math.inf and M.pid_saturation(-100.0, 10, 2.0, 0.1) == -math.inf
+    assert (
+        M.pid_saturation(100.0, 10, 2.0, 0.1) == math.inf
+        and M.pid_saturation(-100.0, 10, 2.0, 0.1) == -math.inf
+    )
     x = np.empty(60)
     x[0] = 1.0
     for i in range(1, 60):
@@ -162,7 +171,9 @@ def test_pid_saturation_and_scorecaster():
 
 
 def test_dtaci_reference_eta_and_weights():
-    assert M.dtaci_eta(0.2, 8, 100) == pytest.approx(3.19, abs=0.01)  # the Computo paper's value at 80% coverage
+    assert M.dtaci_eta(0.2, 8, 100) == pytest.approx(
+        3.19, abs=0.01
+    )  # the Computo paper's value at 80% coverage
     m = M.DtACI(0.1, calibration=np.linspace(0, 1, 50), calibration_window=50)
     for s in synthetic("exchangeable", 300, 0).scores:
         m.update(s)
@@ -170,13 +181,15 @@ def test_dtaci_reference_eta_and_weights():
 
 
 def test_pace_kappa_and_ledger_step():
-    assert M.pace_kappa(50, 200, 0.01) == pytest.approx(math.sqrt(-0.5 * math.log(0.005)) * math.sqrt(250 / 10000))
-    assert M.ledger_step(0.1, 0.01, 0.45, 0.9, 0.5) == pytest.approx(0.01 + 0.05 / 0.9)   # the cap binds
+    assert M.pace_kappa(50, 200, 0.01) == pytest.approx(
+        math.sqrt(-0.5 * math.log(0.005)) * math.sqrt(250 / 10000)
+    )
+    assert M.ledger_step(0.1, 0.01, 0.45, 0.9, 0.5) == pytest.approx(0.01 + 0.05 / 0.9)  # the cap binds
     # d < 0, phi = -0.45: room (0.5 + phi)/(-d) = 0.5, so gamma <= 0.51 and the smoothed step 0.1 wins
     assert M.ledger_step(0.1, 0.01, -0.45, -0.1, 0.5) == 0.1
     # d < 0, phi = +0.45: room (0.5 + 0.45)/0.1 = 9.5; d > 0, phi = 0.45: room 0.05/0.9
     assert M.ledger_step(0.1, 0.01, 0.45, -0.1, 0.5) == 0.1
-    assert M.ledger_step(0.02, 0.01, 0.5, 0.9, 0.5) == 0.01   # no room left: back to gamma0
+    assert M.ledger_step(0.02, 0.01, 0.5, 0.9, 0.5) == 0.01  # no room left: back to gamma0
 
 
 def test_ks_statistic_hand_case():
@@ -188,7 +201,9 @@ def test_ks_statistic_hand_case():
 @pytest.mark.parametrize("phi_cap", [0.5, 0.05])
 def test_pace_ledger_stays_inside_and_the_identity_holds(seed, phi_cap):
     s = synthetic(["abrupt_variance", "multi_block", "mean_jump"][seed], 2000, seed).scores
-    tr = M.pace(s, alpha=0.1, gamma0=0.005, calibration_window=300, burn_in=100, phi_cap=phi_cap, engine="numpy")
+    tr = M.pace(
+        s, alpha=0.1, gamma0=0.005, calibration_window=300, burn_in=100, phi_cap=phi_cap, engine="numpy"
+    )
     assert np.all(np.abs(tr.phi) <= phi_cap)
     assert tr.gamma_t.min() >= 0.005 and tr.gamma_t.max() <= 0.128
     assert tr.gamma_t.max() > 0.005  # the shifts do raise the step
@@ -211,7 +226,9 @@ def test_numba_and_numpy_engines_give_identical_arrays(with_side):
     side = synthetic("drift", 1200, 8).scores if with_side else None
     a = M.pace(s, 0.1, 0.01, 200, 100, side=side, engine="numpy")
     b = M.pace(s, 0.1, 0.01, 200, 100, side=side, engine="numba")
-    for x, y in zip((a.threshold, a.err, a.alpha_t, a.gamma_t, a.phi), (b.threshold, b.err, b.alpha_t, b.gamma_t, b.phi)):
+    for x, y in zip(
+        (a.threshold, a.err, a.alpha_t, a.gamma_t, a.phi), (b.threshold, b.err, b.alpha_t, b.gamma_t, b.phi)
+    ):
         np.testing.assert_array_equal(x, y)
     c = M.aci(s, 0.1, 0.01, 200, 100, engine="numpy")
     d = M.aci(s, 0.1, 0.01, 200, 100, engine="numba")

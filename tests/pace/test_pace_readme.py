@@ -32,10 +32,14 @@ def test_readme_python_snippet_runs(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_readme_commands_run_verbatim(tmp_path, monkeypatch):
     _run_python(tmp_path, monkeypatch)  # writes my_scores.csv, which a command reads
-    commands = [line for block in _blocks("bash") for line in block.splitlines() if line.startswith("toolkit ")]
+    commands = [
+        line for block in _blocks("bash") for line in block.splitlines() if line.startswith("toolkit ")
+    ]
     assert len(commands) >= 5
     env = {**os.environ, "TOOLKIT_STORE": str(tmp_path / "s.sqlite")}
     for command in commands:
         argv = shlex.split(command)
-        proc = subprocess.run([TOOLKIT, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [TOOLKIT, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        )
         assert proc.returncode == 0, f"{command}: {proc.stderr[-2000:]}"

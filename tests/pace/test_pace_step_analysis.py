@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from toolkit_pace.methods import PACE, pace
 from toolkit_pace.streams import synthetic
 
@@ -80,7 +79,9 @@ def test_g4_window_readings_forward_lag_is_the_gate_metric():
     shifted = err.copy()
     shifted[:400] = 0.1 > np.random.default_rng(6).random(400)
     assert g4.windowed_deviation(shifted, [400], 99) != g4.windowed_deviation(shifted, [400], 0)
-    assert g4.block_deviation(err, cps) == pytest.approx(np.mean([abs(err[c:c + 300].mean() - 0.1) for c in cps]))
+    assert g4.block_deviation(err, cps) == pytest.approx(
+        np.mean([abs(err[c : c + 300].mean() - 0.1) for c in cps])
+    )
 
 
 def test_oracle_case_uses_the_methods_whole_rule():
@@ -89,7 +90,13 @@ def test_oracle_case_uses_the_methods_whole_rule():
     g2 = _script("pace_g2_step_share")
     x = synthetic("abrupt_variance", 2500, 3).scores
     trace = _trace(PACE(0.1, 0.005, x[:100], 500, phi_cap=0.05), x[100:])
-    shift, gap, err, gamma, smooth = trace["shift"], trace["gap"], trace["err"], trace["gamma"], trace["smooth"]
+    shift, gap, err, gamma, smooth = (
+        trace["shift"],
+        trace["gap"],
+        trace["err"],
+        trace["gamma"],
+        trace["smooth"],
+    )
     assert np.sum(gamma < smooth) > 50  # the ledger binds
     np.testing.assert_array_equal(g2.shift_signal(x)[100:], shift)
     np.testing.assert_array_equal(g2.reactive_signal(err), gap)

@@ -3,7 +3,6 @@ user score files."""
 
 import numpy as np
 import pytest
-
 from toolkit_pace import streams as S
 
 
@@ -27,12 +26,12 @@ def test_llm_scores_mean_a_false_claim_is_kept_iff_the_score_exceeds_q():
     rng = np.random.default_rng(0)
     q = rng.uniform(0.2, 0.95, 400)
     for t in range(400):
-        c, z = conf[off[t]:off[t + 1]], truth[off[t]:off[t + 1]]
+        c, z = conf[off[t] : off[t + 1]], truth[off[t] : off[t + 1]]
         assert bool(np.any((c > q[t]) & ~z)) == bool(s.scores[t] > q[t])
         assert s.side[t] == pytest.approx(c.mean())
     kept = S.retained_fraction(s, q[100:], 100)
     t = 150
-    c = conf[off[t]:off[t + 1]]
+    c = conf[off[t] : off[t + 1]]
     assert kept[t - 100] == pytest.approx(np.mean(c > q[t]))
     assert s.change_points == (100, 200, 300)
 

@@ -18,8 +18,8 @@ except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plugins" / "pace"))
     theory = importlib.import_module("toolkit_pace.theory")
 
-from toolkit.errors import SpotCheckDisagreement  # noqa: E402
-from toolkit.symbolic import Identity, Inequality  # noqa: E402
+from toolkit.errors import SpotCheckDisagreement
+from toolkit.symbolic import Identity, Inequality
 
 TUPLES = ("ACI_CLAIMS", "STEP_SEQUENCE_CLAIMS", "LEDGER_CLAIMS", "DECOMPOSITION_CLAIMS", "CITED_CLAIMS")
 
@@ -56,8 +56,9 @@ def test_a_shared_verdict_is_the_one_a_fresh_check_gives(shared_claim_verdicts):
         assert claim.check(seed=0) is shared  # decided once
         fresh = type(claim).check.original(claim, 0)
         assert fresh == shared
-    other = theory.Cited("not_a_pace_claim", quantity="Reg", bound=sp.Integer(1), source="nowhere 2000",
-                         description="x")
+    other = theory.Cited(
+        "not_a_pace_claim", quantity="Reg", bound=sp.Integer(1), source="nowhere 2000", description="x"
+    )
     other.check()
     assert (id(other), 0) not in shared_claim_verdicts  # only pace's own claim objects are shared
 
@@ -73,7 +74,9 @@ def test_cited_claims_carry_sources():
 
 def test_cited_flags_a_transcription_that_goes_negative():
     D = sp.Symbol("D", positive=True)
-    wrong = theory.Cited("negative_bound", quantity="Reg", bound=1 - D, source="nowhere 2000", description="x")
+    wrong = theory.Cited(
+        "negative_bound", quantity="Reg", bound=1 - D, source="nowhere 2000", description="x"
+    )
     with pytest.warns(SpotCheckDisagreement):
         verdict = wrong.check()
     assert verdict.status == "unknown" and verdict.numeric.status == "disagree"
@@ -88,14 +91,26 @@ def _refuted(claim) -> None:
 
 def test_off_by_one_telescoping_is_refuted():
     path = theory.alpha_path([theory.gamma] * theory.HORIZON)
-    _refuted(Identity("off_by_one", lhs=theory.miscoverage_sum(), rhs=(path[-2] - path[0]) / theory.gamma,
-                      domain=theory.ERR_DOMAIN))
+    _refuted(
+        Identity(
+            "off_by_one",
+            lhs=theory.miscoverage_sum(),
+            rhs=(path[-2] - path[0]) / theory.gamma,
+            domain=theory.ERR_DOMAIN,
+        )
+    )
 
 
 def test_telescoping_with_the_wrong_horizon_is_refuted():
     path = theory.alpha_path([theory.gamma] * theory.HORIZON)
-    _refuted(Identity("one_err_short", lhs=theory.miscoverage_sum(theory.ERR[:-1]),
-                      rhs=(path[-1] - path[0]) / theory.gamma, domain=theory.ERR_DOMAIN))
+    _refuted(
+        Identity(
+            "one_err_short",
+            lhs=theory.miscoverage_sum(theory.ERR[:-1]),
+            rhs=(path[-1] - path[0]) / theory.gamma,
+            domain=theory.ERR_DOMAIN,
+        )
+    )
 
 
 def test_box_without_margin_is_refuted():
@@ -105,22 +120,37 @@ def test_box_without_margin_is_refuted():
 
 
 def test_long_run_bound_without_gamma_is_refuted():
-    end = -theory.gamma + (1 + 2 * theory.gamma) * sp.Symbol("u", nonnegative=True) / (1 + sp.Symbol("u", nonnegative=True))
-    _refuted(Inequality("no_gamma", lhs=theory.alpha_1 - end, rhs=theory.alpha_1, domain={theory.alpha_1: (0, 1)}))
+    end = -theory.gamma + (1 + 2 * theory.gamma) * sp.Symbol("u", nonnegative=True) / (
+        1 + sp.Symbol("u", nonnegative=True)
+    )
+    _refuted(
+        Inequality("no_gamma", lhs=theory.alpha_1 - end, rhs=theory.alpha_1, domain={theory.alpha_1: (0, 1)})
+    )
 
 
 def test_ledger_with_the_wrong_sign_is_refuted():
     path, phi = theory.alpha_path(theory.GAMMAS), theory.ledger_path(theory.GAMMAS)
-    _refuted(Identity("ledger_sign", lhs=theory.miscoverage_sum(), rhs=(path[-1] - path[0] + phi[-1]) / theory.gamma_0,
-                      domain=theory.ERR_DOMAIN))
+    _refuted(
+        Identity(
+            "ledger_sign",
+            lhs=theory.miscoverage_sum(),
+            rhs=(path[-1] - path[0] + phi[-1]) / theory.gamma_0,
+            domain=theory.ERR_DOMAIN,
+        )
+    )
 
 
 def test_abel_summation_with_plain_inverse_steps_is_refuted():
     path = theory.alpha_path(theory.GAMMAS)
     wrong = [1 / g for g in theory.GAMMAS]  # 1/gamma_t instead of the differences Delta_t
-    _refuted(Identity("abel_weights", lhs=theory.miscoverage_sum(),
-                      rhs=sp.Add(*(wrong[s] * (path[-1] - path[s]) for s in range(theory.HORIZON))),
-                      domain=theory.ERR_DOMAIN))
+    _refuted(
+        Identity(
+            "abel_weights",
+            lhs=theory.miscoverage_sum(),
+            rhs=sp.Add(*(wrong[s] * (path[-1] - path[s]) for s in range(theory.HORIZON))),
+            domain=theory.ERR_DOMAIN,
+        )
+    )
 
 
 # -- numeric spot checks on simulated streams (inline recursions, test-only) ---------------------------------------
@@ -143,7 +173,7 @@ def _run(scores, alpha, steps, window, adversary=None, ledger=None):
     """
     level, levels, errs, used, phis = float(alpha), [float(alpha)], [], [], [0.0]
     for i, t in enumerate(range(window, len(scores))):
-        q = _threshold(scores[t - window:t], level)
+        q = _threshold(scores[t - window : t], level)
         err = float(scores[t] > q)
         if adversary is not None and 0 < level < 1:
             err = adversary(level)
@@ -264,12 +294,15 @@ def test_pace_ledger_identity_cap_and_bounds(seed):
     assert np.abs(phis).max() <= cap + 1e-12
     assert used.min() >= gamma_0 - 1e-15 and used.max() <= gamma_max
     assert abs(np.sum(alpha - errs) - (levels[-1] - levels[0] - phis[-1]) / gamma_0) <= 1e-9 * T
-    assert abs(errs.mean() - alpha) <= _bound(theory.LEDGER_BOUND, alpha_1=alpha, gamma_max=gamma_max, Phi=cap,
-                                              gamma_0=gamma_0, T=T)
+    assert abs(errs.mean() - alpha) <= _bound(
+        theory.LEDGER_BOUND, alpha_1=alpha, gamma_max=gamma_max, Phi=cap, gamma_0=gamma_0, T=T
+    )
     l1 = np.abs(np.diff(1 / used, prepend=0.0)).sum()
     runs = _monotone_runs(used)
     assert runs > 1
-    assert l1 <= _bound(theory.RATIO_STEP_L1_BOUND, K=runs, rho=gamma_max / gamma_0, gamma_0=gamma_0) * (1 + 1e-12)
+    assert l1 <= _bound(theory.RATIO_STEP_L1_BOUND, K=runs, rho=gamma_max / gamma_0, gamma_0=gamma_0) * (
+        1 + 1e-12
+    )
 
 
 @pytest.mark.parametrize("n", [10, 99, 500])

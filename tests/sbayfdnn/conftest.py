@@ -1,7 +1,6 @@
 import pytest
-
-from toolkit_sbayfdnn.designs import simulate
 from sbayfdnn_fixtures import SMALL_FIT
+from toolkit_sbayfdnn.designs import simulate
 
 
 @pytest.fixture(scope="session")
@@ -16,4 +15,3 @@ def fitted(linear_data):
 
     d = linear_data
     return SparseBayesianFDNN(random_state=0, **SMALL_FIT).fit(d.X, d.y, d.grid)
-

@@ -2,10 +2,16 @@
 
 import numpy as np
 import pytest
-
 from toolkit_sbayfdnn import basis
-from toolkit_sbayfdnn.baselines import (METHODS, AdaFNN, DenseNetwork, FPCARegression, FunctionalLinearModel,
-                                        GroupLassoFLM, compare_methods)
+from toolkit_sbayfdnn.baselines import (
+    METHODS,
+    AdaFNN,
+    DenseNetwork,
+    FPCARegression,
+    FunctionalLinearModel,
+    GroupLassoFLM,
+    compare_methods,
+)
 from toolkit_sbayfdnn.designs import simulate
 
 
@@ -54,8 +60,11 @@ def test_fpca_scores_are_orthonormal_projections(easy):
 
 def test_networks_beat_the_mean_predictor(easy):
     sd = np.std(easy.y_test)
-    for model in (DenseNetwork(epochs=200, widths=(16, 8)), AdaFNN(epochs=100),
-                  DenseNetwork(epochs=200, widths=(16, 8), early_stopping=False, weight_decay_var=float("inf"))):
+    for model in (
+        DenseNetwork(epochs=200, widths=(16, 8)),
+        AdaFNN(epochs=100),
+        DenseNetwork(epochs=200, widths=(16, 8), early_stopping=False, weight_decay_var=float("inf")),
+    ):
         model.fit(easy.X, easy.y, easy.grid)
         assert np.sqrt(np.mean((model.predict(easy.X_test) - easy.y_test) ** 2)) < 0.7 * sd
 
@@ -69,8 +78,13 @@ def test_dense_without_early_stopping_runs_every_epoch(easy):
 
 def test_compare_methods_returns_one_record_per_method():
     d = simulate("two_region", "square", 5.0, 80, 50, 30, seed=0)
-    records = compare_methods(d, METHODS, epochs=60, n_basis=8,
-                              sbay_kwargs=dict(widths=(8, 4), anneal_epochs=20, finetune_epochs=10, n_restarts=1))
+    records = compare_methods(
+        d,
+        METHODS,
+        epochs=60,
+        n_basis=8,
+        sbay_kwargs=dict(widths=(8, 4), anneal_epochs=20, finetune_epochs=10, n_restarts=1),
+    )
     assert [r["method"] for r in records] == list(METHODS)
     for r in records:
         assert np.isfinite(r["rmse"]) and r["rmse_ratio"] > 0.5
@@ -85,7 +99,9 @@ def test_group_lasso_with_one_penalty_uses_it_and_bad_penalties_are_named(monkey
     d = simulate("one_region", "linear", 20.0, 60, 10, 30, seed=0)
     solved = []
     original = GroupLassoFLM._solve
-    monkeypatch.setattr(GroupLassoFLM, "_solve", lambda self, Z, y, lam: solved.append(lam) or original(self, Z, y, lam))
+    monkeypatch.setattr(
+        GroupLassoFLM, "_solve", lambda self, Z, y, lam: solved.append(lam) or original(self, Z, y, lam)
+    )
     model = GroupLassoFLM(n_basis=8, lambdas=(3e-2,)).fit(d.X, d.y, d.grid)
     assert model.lambda_ == 3e-2 and solved == [3e-2]  # no validation solves when there is nothing to choose
     for bad in ((), (0.0,), (1e-2, -1.0)):

@@ -9,8 +9,14 @@ from toolkit.testing import plugin_checks
 SLOW_CHECKS = {"sbayfdnn.ecg:executors"}
 
 
-@pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.slow) if str(c) in SLOW_CHECKS else c
-                                   for c in plugin_checks("sbayfdnn")], ids=str)
+@pytest.mark.parametrize(
+    "check",
+    [
+        pytest.param(c, marks=pytest.mark.slow) if str(c) in SLOW_CHECKS else c
+        for c in plugin_checks("sbayfdnn")
+    ],
+    ids=str,
+)
 def test_plugin_contract(check):
     check()
 

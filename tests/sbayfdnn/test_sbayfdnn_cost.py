@@ -11,17 +11,24 @@ from toolkit.registry import get_registry
 GIB = 2**30
 
 
-@pytest.mark.parametrize("args, driver", [
-    (["-p", "first_layer_width=20000"], "first_layer_width=20000"),
-    (["-p", "n_train=100000000"], "n_train=100000000"),
-])
+@pytest.mark.parametrize(
+    "args, driver",
+    [
+        (["-p", "first_layer_width=20000"], "first_layer_width=20000"),
+        (["-p", "n_train=100000000"], "n_train=100000000"),
+    ],
+)
 def test_a_fit_too_big_is_refused_with_exit_2_naming_it(args, driver, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("TOOLKIT_POINT_MEMORY", str(16 * GIB))
     with pytest.raises(SystemExit) as info:
         main(["--store", str(tmp_path / "runs.sqlite"), "run", "sbayfdnn.two_region", *args])
     err = " ".join(capsys.readouterr().err.split())
     assert info.value.code == 2, err
-    assert "sbayfdnn.two_region: one point with" in err and driver in err and "more than this machine has (16 GiB)" in err
+    assert (
+        "sbayfdnn.two_region: one point with" in err
+        and driver in err
+        and "more than this machine has (16 GiB)" in err
+    )
     assert "Traceback" not in err and not (tmp_path / "runs.sqlite").exists()
 
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from toolkit_sbayfdnn.designs import LINKS, beta_function, ecg_beats, elnino_curves, simulate
 
 
@@ -19,7 +18,7 @@ def test_true_region_is_forty_percent_and_beta_vanishes_outside():
 def test_snr_and_oracle(link):
     d = simulate("two_region", link, 5.0, 2000, 2000, 50, seed=0)
     assert d.oracle_rmse == pytest.approx(d.noise_sd, rel=0.05)
-    assert np.var(d.f_test) / d.noise_sd ** 2 == pytest.approx(5.0, rel=0.15)
+    assert np.var(d.f_test) / d.noise_sd**2 == pytest.approx(5.0, rel=0.15)
     # the noiseless test response is the link applied to the standardised index
     assert np.all(d.f_test >= 0) if link in ("square", "exp") else np.any(d.f_test < 0)
 
@@ -79,7 +78,7 @@ def test_offset_design_is_dominated_by_variation_unrelated_to_y():
     assert np.var(level) > 0.8 * np.var(d.X - d.X.mean(axis=0))
     assert abs(np.corrcoef(level, d.y)[0, 1]) < 0.15  # ... and unrelated to the response
     assert d.true_regions == [(0.1, 0.3), (0.6, 0.8)]
-    assert np.var(d.f_test) / d.noise_sd ** 2 == pytest.approx(5.0, rel=0.5)
+    assert np.var(d.f_test) / d.noise_sd**2 == pytest.approx(5.0, rel=0.5)
     with pytest.raises(ValueError, match="offset_sd"):
         simulate_offset(offset_sd=-1.0)
     np.testing.assert_array_equal(simulate_offset(seed=3).X, simulate_offset(seed=3).X)

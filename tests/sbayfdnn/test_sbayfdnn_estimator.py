@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 import torch
 from sbayfdnn_fixtures import SMALL_FIT
-
 from toolkit_sbayfdnn import basis
 from toolkit_sbayfdnn.basis import FunctionalInputError
-from toolkit_sbayfdnn.estimator import (EmptyModelWarning, NotFittedError, SparseBayesianFDNN,
-                                       SparseBayesianFDNNClassifier)
+from toolkit_sbayfdnn.estimator import (
+    EmptyModelWarning,
+    NotFittedError,
+    SparseBayesianFDNN,
+    SparseBayesianFDNNClassifier,
+)
 from toolkit_sbayfdnn.prior import inclusion_probability
 
 
@@ -20,8 +23,9 @@ def test_fit_recovers_the_regions_and_predicts_well(fitted, linear_data):
     assert pred.shape == (len(d.y_test),)
     rmse = np.sqrt(np.mean((pred - d.y_test) ** 2))
     assert rmse / d.oracle_rmse < 1.25
-    metrics = basis.region_metrics(basis.region_mask(d.grid, fitted.selected_regions_),
-                                   basis.region_mask(d.grid, d.true_regions))
+    metrics = basis.region_metrics(
+        basis.region_mask(d.grid, fitted.selected_regions_), basis.region_mask(d.grid, d.true_regions)
+    )
     assert metrics["tpr"] >= 0.9 and metrics["fpr"] <= 0.45, metrics
 
 
@@ -45,8 +49,11 @@ def test_new_curves_must_use_the_training_grid(fitted, linear_data):
     d = linear_data
     with pytest.raises(FunctionalInputError, match="training grid"):
         fitted.predict(d.X_test, grid=d.grid * 2)
-    with pytest.raises(FunctionalInputError, match=r"X has 49 features, but SparseBayesianFDNN is expecting 50 "
-                                                   r"features as input. New curves must be observed on the training grid"):
+    with pytest.raises(
+        FunctionalInputError,
+        match=r"X has 49 features, but SparseBayesianFDNN is expecting 50 "
+        r"features as input. New curves must be observed on the training grid",
+    ):
         fitted.predict(d.X_test[:, :-1])
     np.testing.assert_array_equal(fitted.predict(d.X_test, grid=d.grid), fitted.predict(d.X_test))
 
@@ -74,7 +81,14 @@ def test_same_seed_same_fit_and_different_seed_differs(linear_data):
     d = linear_data
     # cv_folds=0: the network's own seeding (a 150-epoch network underfits, and the inner CV would hand
     # both seeds' predictions to the seed-free FLM)
-    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 1, "cv_folds": 0}
+    small = {
+        **SMALL_FIT,
+        "epochs": 150,
+        "anneal_epochs": 50,
+        "finetune_epochs": 20,
+        "n_restarts": 1,
+        "cv_folds": 0,
+    }
     a = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
     b = SparseBayesianFDNN(random_state=3, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
     c = SparseBayesianFDNN(random_state=4, **small).fit(d.X, d.y, d.grid).predict(d.X_test)
@@ -85,7 +99,14 @@ def test_same_seed_same_fit_and_different_seed_differs(linear_data):
 def test_finetune_lr_acts_only_after_masking(linear_data):
     d = linear_data
     # cv_folds=0: fine-tuning of the network itself (the inner CV would refit this under-trained network 3 x 2 times)
-    small = {**SMALL_FIT, "epochs": 150, "anneal_epochs": 50, "finetune_epochs": 20, "n_restarts": 2, "cv_folds": 0}
+    small = {
+        **SMALL_FIT,
+        "epochs": 150,
+        "anneal_epochs": 50,
+        "finetune_epochs": 20,
+        "n_restarts": 2,
+        "cv_folds": 0,
+    }
     assert SparseBayesianFDNN().finetune_lr == 2e-4 and SparseBayesianFDNN().lr == 2e-3
     full = SparseBayesianFDNN(random_state=3, finetune_lr=None, **small).fit(d.X, d.y, d.grid)
     same = SparseBayesianFDNN(random_state=3, finetune_lr=2e-3, **small).fit(d.X, d.y, d.grid)
@@ -100,7 +121,14 @@ def test_accepts_scikit_fda_fdatagrid(linear_data):
     skfda = pytest.importorskip("skfda")
     d = linear_data
     # the input conversion, not the model choice: cv_folds=0 (the inner CV would add 6 fits per fit)
-    small = {**SMALL_FIT, "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 10, "n_restarts": 1, "cv_folds": 0}
+    small = {
+        **SMALL_FIT,
+        "epochs": 100,
+        "anneal_epochs": 30,
+        "finetune_epochs": 10,
+        "n_restarts": 1,
+        "cv_folds": 0,
+    }
     fd = skfda.FDataGrid(d.X, d.grid)
     a = SparseBayesianFDNN(**small).fit(fd, d.y).predict(skfda.FDataGrid(d.X_test, d.grid))
     b = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid).predict(d.X_test)
@@ -113,8 +141,7 @@ def test_binary_classification_with_logistic_head():
     d = simulate("one_region", "linear", 20.0, 300, 300, 40, seed=1)
     labels = np.where(d.y > np.median(d.y), "high", "low")
     test_labels = np.where(d.y_test > np.median(d.y), "high", "low")
-    model = SparseBayesianFDNNClassifier(**{**SMALL_FIT, "epochs": 400}).fit(
-        d.X, labels, d.grid)
+    model = SparseBayesianFDNNClassifier(**{**SMALL_FIT, "epochs": 400}).fit(d.X, labels, d.grid)
     assert set(model.predict(d.X_test)) <= {"high", "low"}
     assert np.mean(model.predict(d.X_test) == test_labels) > 0.8
     proba = model.predict_proba(d.X_test)
@@ -137,15 +164,18 @@ def test_sklearn_style_params():
 GRID = np.linspace(0, 1, 20)
 
 
-@pytest.mark.parametrize("X, grid, y, match", [
-    ([np.zeros(20), np.zeros(19)], GRID, [0.0, 1.0], "ragged"),
-    (np.where(np.eye(3, 20) > 0, np.nan, 0.0), GRID, np.zeros(3), "NaN"),
-    (np.zeros((3, 20)), GRID[::-1], np.zeros(3), "strictly increasing"),
-    (np.zeros((3, 20)), np.r_[GRID[:10], GRID[9:18], 1.0], np.zeros(3), "strictly increasing"),
-    (np.zeros((3, 20)), GRID, np.zeros(4), "mismatched n"),
-    (np.zeros((3, 20)), GRID[:15], np.zeros(3), "one point per column"),
-    (np.zeros(20), GRID, np.zeros(1), "2-D"),
-])
+@pytest.mark.parametrize(
+    "X, grid, y, match",
+    [
+        ([np.zeros(20), np.zeros(19)], GRID, [0.0, 1.0], "ragged"),
+        (np.where(np.eye(3, 20) > 0, np.nan, 0.0), GRID, np.zeros(3), "NaN"),
+        (np.zeros((3, 20)), GRID[::-1], np.zeros(3), "strictly increasing"),
+        (np.zeros((3, 20)), np.r_[GRID[:10], GRID[9:18], 1.0], np.zeros(3), "strictly increasing"),
+        (np.zeros((3, 20)), GRID, np.zeros(4), "mismatched n"),
+        (np.zeros((3, 20)), GRID[:15], np.zeros(3), "one point per column"),
+        (np.zeros(20), GRID, np.zeros(1), "2-D"),
+    ],
+)
 def test_bad_input_gets_a_clear_error(X, grid, y, match):
     with pytest.raises(ValueError, match=match):  # FunctionalInputError, or scikit-learn's own for NaN
         SparseBayesianFDNN().fit(X, y, grid)
@@ -157,11 +187,17 @@ def test_basis_too_small_for_the_degree():
         SparseBayesianFDNN(n_basis=3, degree=3).fit(X, y, GRID)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"empty_model_evidence": "marginal"}, "empty_model_evidence"), ({"sigma0_sq": 1.0, "sigma1_sq": 0.1}, "sigma0_sq"),
-    ({"epochs": 0}, "epochs"), ({"threshold": 1.0}, "threshold"), ({"lam": 0.0}, "lam"),
-    ({"finetune_lr": 0.0}, "finetune_lr"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"empty_model_evidence": "marginal"}, "empty_model_evidence"),
+        ({"sigma0_sq": 1.0, "sigma1_sq": 0.1}, "sigma0_sq"),
+        ({"epochs": 0}, "epochs"),
+        ({"threshold": 1.0}, "threshold"),
+        ({"lam": 0.0}, "lam"),
+        ({"finetune_lr": 0.0}, "finetune_lr"),
+    ],
+)
 def test_bad_settings_get_a_clear_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SparseBayesianFDNN(**kwargs).fit(np.zeros((3, 20)), np.zeros(3), GRID)
@@ -169,15 +205,22 @@ def test_bad_settings_get_a_clear_error(kwargs, match):
 
 # small_n_cv_folds=3: these tests are about input checks and the empty model, not the model choice; the default's
 # 10 folds below n = 100 would triple their inner-CV fits (the folds are tested in their own test below)
-TINY = dict(n_basis=6, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1, small_n_cv_folds=3)
+TINY = dict(
+    n_basis=6, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1, small_n_cv_folds=3
+)
 
 
 def test_issue_19_bad_input_is_named():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(60, 20)), rng.normal(size=60)
-    with pytest.raises(FunctionalInputError, match=r"y: must hold one response per curve \(shape \(n,\)\), got shape \(60, 2\)"):
+    with pytest.raises(
+        FunctionalInputError,
+        match=r"y: must hold one response per curve \(shape \(n,\)\), got shape \(60, 2\)",
+    ):
         SparseBayesianFDNN(**TINY).fit(X, np.column_stack([y, y]), GRID)
-    with pytest.warns(UserWarning, match=r"n_basis: J = 80 B-spline basis functions on a grid of m = 20 points"):
+    with pytest.warns(
+        UserWarning, match=r"n_basis: J = 80 B-spline basis functions on a grid of m = 20 points"
+    ):
         SparseBayesianFDNN(**{**TINY, "n_basis": 80}).fit(X, y, GRID)
     with pytest.warns(UserWarning, match=r"n_basis: J = 24 basis functions but only n = 10 curves"):
         SparseBayesianFDNN(**{**TINY, "n_basis": 24}).fit(X[:10], y[:10], GRID)
@@ -227,11 +270,15 @@ def test_linear_guard_keeps_a_region_where_a_linear_model_explains_the_curves():
     d = simulate("two_region", "linear", 5.0, 100, 300, 30, seed=0)
     # cv_folds=0: the guard's mechanics without the inner-CV model choice, which would hand this
     # under-trained network's predictions to the FLM (test_default_is_never_much_worse_...)
-    small = dict(n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2, cv_folds=0)
+    small = dict(
+        n_basis=8, widths=(8, 4), epochs=100, anneal_epochs=30, finetune_epochs=10, n_restarts=2, cv_folds=0
+    )
     with pytest.warns(EmptyModelWarning, match="by [0-9.]+ nats"):
         old = SparseBayesianFDNN(linear_guard=None, **small).fit(d.X, d.y, d.grid)
     assert len(old.selected_) == 0 and old.score(d.X_test, d.y_test) < 0.05
-    with pytest.warns(UserWarning, match="preferred the empty model by .* nats, but a functional linear model"):
+    with pytest.warns(
+        UserWarning, match="preferred the empty model by .* nats, but a functional linear model"
+    ):
         new = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid)
     # the mechanics only: this 100-epoch network is under-trained, so its accuracy is not the point
     # (the guard's accuracy on real fits is in the README's pilot table)
@@ -258,7 +305,9 @@ def test_guard_refit_uses_a_ten_times_wider_slab_when_the_guard_acts():
     assert model.sigma1_sq == 5e-3  # the constructor parameter is untouched (scikit-learn contract)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct = SparseBayesianFDNN(sigma1_sq=5e-2, guard_refit_slab=None, cv_folds=0, **small).fit(d.X, d.y, d.grid)
+        direct = SparseBayesianFDNN(sigma1_sq=5e-2, guard_refit_slab=None, cv_folds=0, **small).fit(
+            d.X, d.y, d.grid
+        )
     np.testing.assert_array_equal(model.predict(d.X_test), direct.predict(d.X_test))
     np.testing.assert_array_equal(model.inclusion_probabilities_, direct.inclusion_probabilities_)
 
@@ -266,7 +315,9 @@ def test_guard_refit_uses_a_ten_times_wider_slab_when_the_guard_acts():
 def test_guard_refit_changes_nothing_where_the_guard_does_not_act(fitted, linear_data):
     d = linear_data
     assert not fitted.guard_overrode_
-    other = SparseBayesianFDNN(**{**fitted.get_params(), "guard_refit_slab": (None if fitted.guard_refit_slab else 10.0)})
+    other = SparseBayesianFDNN(
+        **{**fitted.get_params(), "guard_refit_slab": (None if fitted.guard_refit_slab else 10.0)}
+    )
     other.fit(d.X, d.y, d.grid)
     assert not other.guard_refit_ and not fitted.guard_refit_ and other.sigma1_sq_ == fitted.sigma1_sq
     np.testing.assert_array_equal(other.predict(d.X_test), fitted.predict(d.X_test))
@@ -274,7 +325,9 @@ def test_guard_refit_changes_nothing_where_the_guard_does_not_act(fitted, linear
 
 def test_bad_guard_refit_slab_is_named():
     with pytest.raises(ValueError, match="guard_refit_slab: must be > 1"):
-        SparseBayesianFDNN(guard_refit_slab=0.5).fit(np.zeros((10, 12)) + np.arange(10)[:, None], np.arange(10.0))
+        SparseBayesianFDNN(guard_refit_slab=0.5).fit(
+            np.zeros((10, 12)) + np.arange(10)[:, None], np.arange(10.0)
+        )
 
 
 def test_savage_dickey_bayes_factors_are_exact_for_the_linearised_network():
@@ -282,7 +335,6 @@ def test_savage_dickey_bayes_factors_are_exact_for_the_linearised_network():
     that linear-Gaussian model the Bayes factor "column j free" vs "column j = 0" is a ratio of two
     Gaussian marginal likelihoods of y; the Savage-Dickey values must equal it."""
     from scipy.stats import multivariate_normal
-
     from toolkit_sbayfdnn.network import flatten, forward, output_jacobian, savage_dickey_log_bayes_factors
 
     rng = np.random.default_rng(5)
@@ -302,9 +354,11 @@ def test_savage_dickey_bayes_factors_are_exact_for_the_linearised_network():
         f = forward([W1.unsqueeze(0)] + single[1:], Z)[0].numpy()
     H, J = W1.shape
     prior_var = np.full(theta.numel(), model.sigma_other_sq)
-    prior_var[:H * J] = model.sigma1_sq
+    prior_var[: H * J] = model.sigma1_sq
     mean = f - jac @ theta.numpy()
-    log_bf = savage_dickey_log_bayes_factors(single, Z, t, prior=model.prior_, mask=model.mask_, noise_var=noise)
+    log_bf = savage_dickey_log_bayes_factors(
+        single, Z, t, prior=model.prior_, mask=model.mask_, noise_var=noise
+    )
     free = multivariate_normal(mean, (jac * prior_var) @ jac.T + noise * np.eye(len(t))).logpdf(t.numpy())
     for j in range(J):
         keep = np.ones(theta.numel(), dtype=bool)
@@ -352,7 +406,9 @@ def test_inner_cv_choices_are_what_they_say():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         linear = SparseBayesianFDNN(cv_slab_factors=(1.0,), **small).fit(d.X, d.y, d.grid)
-        wide = SparseBayesianFDNN(cv_linear=False, cv_slab_factors=(1.0, 10.0), cv_trigger=0.0, **small).fit(d.X, d.y, d.grid)
+        wide = SparseBayesianFDNN(cv_linear=False, cv_slab_factors=(1.0, 10.0), cv_trigger=0.0, **small).fit(
+            d.X, d.y, d.grid
+        )
         direct = SparseBayesianFDNN(cv_folds=0, sigma1_sq=5e-2, **small).fit(d.X, d.y, d.grid)
     flm = FunctionalLinearModel(n_basis=small["n_basis"]).fit(d.X, d.y, d.grid)
     # this seeded case: CV MSE 1.23 (network x1), 1.00 (x10), 0.34 (FLM)
@@ -389,8 +445,16 @@ def test_inner_cv_runs_on_small_samples_where_the_trigger_is_fooled():
 
     d = _small_toy(seed=7)
     # small_n_cv_folds=3 and one slab factor, for speed (4 network fits, not 21); folds and factors are tested apart
-    small = dict(n_basis=12, widths=(32, 16), epochs=1000, anneal_epochs=250, finetune_epochs=100, n_restarts=1,
-                 small_n_cv_folds=3, cv_slab_factors=(1.0,))
+    small = dict(
+        n_basis=12,
+        widths=(32, 16),
+        epochs=1000,
+        anneal_epochs=250,
+        finetune_epochs=100,
+        n_restarts=1,
+        small_n_cv_folds=3,
+        cv_slab_factors=(1.0,),
+    )
     flm = FunctionalLinearModel(n_basis=12).fit(d.X, d.y, d.grid)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -402,7 +466,9 @@ def test_inner_cv_runs_on_small_samples_where_the_trigger_is_fooled():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trigger_only = SparseBayesianFDNN(cv_always_below_n=0, **small).fit(d.X, d.y, d.grid)
-    assert not trigger_only.inner_cv_ran_ and _rmse(trigger_only, d) > 1.05 * _rmse(flm, d)  # what the old rule gave
+    assert not trigger_only.inner_cv_ran_ and _rmse(trigger_only, d) > 1.05 * _rmse(
+        flm, d
+    )  # what the old rule gave
 
 
 def test_inner_cv_changes_nothing_where_the_network_fits_well(fitted, linear_data):
@@ -419,10 +485,23 @@ def test_small_samples_use_small_n_cv_folds_and_large_ones_cv_folds():
     """Issue 19 (README, "Folds"): below ``cv_always_below_n`` curves the inner CV uses ``small_n_cv_folds``
     folds (at most n // 2), at or above it ``cv_folds``; the warning names the count used."""
     d = _small_toy(seed=3, n=30)
-    tiny = dict(n_basis=8, widths=(8, 4), epochs=40, anneal_epochs=10, finetune_epochs=5, n_restarts=1,
-                cv_slab_factors=(1.0,), cv_trigger=0.0)
-    cases = [(dict(), 10), (dict(small_n_cv_folds=4), 4), (dict(small_n_cv_folds=20), 15),
-             (dict(cv_always_below_n=30), 3), (dict(cv_always_below_n=0, cv_folds=2), 2)]
+    tiny = dict(
+        n_basis=8,
+        widths=(8, 4),
+        epochs=40,
+        anneal_epochs=10,
+        finetune_epochs=5,
+        n_restarts=1,
+        cv_slab_factors=(1.0,),
+        cv_trigger=0.0,
+    )
+    cases = [
+        (dict(), 10),
+        (dict(small_n_cv_folds=4), 4),
+        (dict(small_n_cv_folds=20), 15),
+        (dict(cv_always_below_n=30), 3),
+        (dict(cv_always_below_n=0, cv_folds=2), 2),
+    ]
     for kwargs, expected in cases:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -435,20 +514,26 @@ def test_small_samples_use_small_n_cv_folds_and_large_ones_cv_folds():
     assert not off.inner_cv_ran_ and off.inner_cv_folds_ == 0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(small_n_cv_folds=1), "small_n_cv_folds: must be an integer >= 2"),
-    (dict(small_n_cv_folds=3.5), "small_n_cv_folds: must be an integer >= 2"),
-    (dict(cv_folds=1), "cv_folds: must be 0"),
-    (dict(cv_folds=-2), "cv_folds: must be an integer >= 0"),
-    (dict(cv_trigger=-1.0), "cv_trigger: must be a number >= 0"),
-    (dict(cv_always_below_n=-1), "cv_always_below_n: must be an integer >= 0"),
-    (dict(cv_slab_factors=(10.0,)), "cv_slab_factors: .*includes 1.0"),
-    (dict(cv_margin_se=-1.0), "cv_margin_se: must be a number >= 0"),
-    (dict(cv_margin_se=float("nan")), "cv_margin_se: must be a number >= 0"),
-    (dict(cv_margin_se=True), "cv_margin_se: must be a number >= 0"),
-    (dict(cv_margin_se="2"), "cv_margin_se: must be a number >= 0"),
-    (dict(cv_slab_factors=(1.0, 1e-3)), "cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(small_n_cv_folds=1), "small_n_cv_folds: must be an integer >= 2"),
+        (dict(small_n_cv_folds=3.5), "small_n_cv_folds: must be an integer >= 2"),
+        (dict(cv_folds=1), "cv_folds: must be 0"),
+        (dict(cv_folds=-2), "cv_folds: must be an integer >= 0"),
+        (dict(cv_trigger=-1.0), "cv_trigger: must be a number >= 0"),
+        (dict(cv_always_below_n=-1), "cv_always_below_n: must be an integer >= 0"),
+        (dict(cv_slab_factors=(10.0,)), "cv_slab_factors: .*includes 1.0"),
+        (dict(cv_margin_se=-1.0), "cv_margin_se: must be a number >= 0"),
+        (dict(cv_margin_se=float("nan")), "cv_margin_se: must be a number >= 0"),
+        (dict(cv_margin_se=True), "cv_margin_se: must be a number >= 0"),
+        (dict(cv_margin_se="2"), "cv_margin_se: must be a number >= 0"),
+        (
+            dict(cv_slab_factors=(1.0, 1e-3)),
+            "cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq",
+        ),
+    ],
+)
 def test_bad_inner_cv_settings_are_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SparseBayesianFDNN(**kwargs).fit(np.zeros((10, 12)) + np.arange(10)[:, None], np.arange(10.0))
@@ -479,20 +564,28 @@ def test_inner_cv_choice_keeps_the_linear_model_within_a_margin_of_standard_erro
     rng = np.random.default_rng(0)
     linear = rng.exponential(1.0, 40)
     z = rng.standard_normal(40)
-    z = (z - z.mean()) / z.std(ddof=1)  # so the gain below has mean 0.05 and standard error 0.5 / sqrt(40) = 0.079
-    close = {"network x1": linear + 0.3, "network x10": linear - 0.05 + 0.5 * z,
-             "linear": linear}
+    z = (z - z.mean()) / z.std(
+        ddof=1
+    )  # so the gain below has mean 0.05 and standard error 0.5 / sqrt(40) = 0.079
+    close = {"network x1": linear + 0.3, "network x10": linear - 0.05 + 0.5 * z, "linear": linear}
     gain = close["linear"] - close["network x10"]
     assert 0 < gain.mean() < gain.std(ddof=1) / np.sqrt(40)  # the network is ahead, within one SE
     assert inner_cv_choice(close, margin_se=0)[0] == "network x10"
     assert inner_cv_choice(close, margin_se=1)[0] == "linear"
     chosen, mean, se = inner_cv_choice(close)
-    assert chosen == "linear" and mean == pytest.approx(gain.mean()) and se == pytest.approx(gain.std(ddof=1) / np.sqrt(40))
+    assert (
+        chosen == "linear"
+        and mean == pytest.approx(gain.mean())
+        and se == pytest.approx(gain.std(ddof=1) / np.sqrt(40))
+    )
     clear = {**close, "network x10": linear - 0.5}  # ahead on every curve: far beyond one SE
     assert inner_cv_choice(clear) == ("network x10", pytest.approx(0.5), pytest.approx(0.0))
     worse = {**close, "network x10": linear + 0.1}
     assert inner_cv_choice(worse)[0] == inner_cv_choice(worse, margin_se=0)[0] == "linear"
-    tie = {"network x1": linear, "network x10": linear}  # no FLM candidate: the lowest mean, the first of ties
+    tie = {
+        "network x1": linear,
+        "network x10": linear,
+    }  # no FLM candidate: the lowest mean, the first of ties
     assert inner_cv_choice(tie)[0] == "network x1" and np.isnan(inner_cv_choice(tie)[1])
 
 
@@ -514,7 +607,10 @@ def test_inner_cv_choice_keeps_the_linear_model_below_two_standard_errors():
     assert chosen == "linear"
     assert inner_cv_choice(errors, margin_se=1)[0] == inner_cv_choice(errors, margin_se=0)[0] == "network x10"
     assert SparseBayesianFDNN().cv_margin_se == 2.0
-    assert inner_cv_choice({**errors, "network x10": linear - 2.1 * se - se * np.sqrt(40) * z})[0] == "network x10"
+    assert (
+        inner_cv_choice({**errors, "network x10": linear - 2.1 * se - se * np.sqrt(40) * z})[0]
+        == "network x10"
+    )
 
 
 @pytest.mark.slow
@@ -532,7 +628,9 @@ def test_toy40_seed_101_default_is_within_five_percent_of_the_linear_model():
         old = SparseBayesianFDNN(random_state=101, small_n_cv_folds=3, cv_margin_se=0).fit(d.X, d.y, d.grid)
     assert model.inner_cv_folds_ == 10 and model.inner_cv_choice_ == "linear"
     assert _rmse(model, d) <= 1.05 * _rmse(flm, d)
-    assert old.inner_cv_choice_ == "network x10" and _rmse(old, d) > 1.05 * _rmse(flm, d)  # the previous rule: 1.086 x
+    assert old.inner_cv_choice_ == "network x10" and _rmse(old, d) > 1.05 * _rmse(
+        flm, d
+    )  # the previous rule: 1.086 x
 
 
 @pytest.mark.slow

@@ -6,8 +6,13 @@ import pytest
 
 import toolkit
 
-NAMES = {"sbayfdnn.pip_closed_form", "sbayfdnn.laplace_toy", "sbayfdnn.two_region_gates",
-         "sbayfdnn.null_design", "sbayfdnn.real_data"}
+NAMES = {
+    "sbayfdnn.pip_closed_form",
+    "sbayfdnn.laplace_toy",
+    "sbayfdnn.two_region_gates",
+    "sbayfdnn.null_design",
+    "sbayfdnn.real_data",
+}
 
 
 def _experiments():
@@ -29,24 +34,45 @@ def test_gate_comparisons_label_and_oracle_vs_dense():
     """The gate table on a hand-made result table: quick label on every claim, the gates' arithmetic,
     and the true f's RMSE as a multiple of the dense network's."""
     import pandas as pd
-
     from toolkit_sbayfdnn.experiments import gate_comparisons
 
     rows = []
     for seed, (sb, dense) in enumerate([(1.02, 1.04), (1.00, 1.06)]):  # RMSE; oracle RMSE 1.0 on both seeds
-        rows += [{"link": "linear", "seed": seed, "method": "sbayfdnn", "rmse": sb, "rmse_ratio": sb, "tpr": 1.0,
-                  "fpr": 0.2, "f1": 0.86, "coverage": 0.95},
-                 {"link": "linear", "seed": seed, "method": "dense", "rmse": dense, "rmse_ratio": dense},
-                 {"link": "linear", "seed": seed, "method": "flm", "rmse": 1.0, "rmse_ratio": 1.0},
-                 {"link": "linear", "seed": seed, "method": "select_all", "rmse": 1.0, "rmse_ratio": 1.0, "f1": 0.571}]
+        rows += [
+            {
+                "link": "linear",
+                "seed": seed,
+                "method": "sbayfdnn",
+                "rmse": sb,
+                "rmse_ratio": sb,
+                "tpr": 1.0,
+                "fpr": 0.2,
+                "f1": 0.86,
+                "coverage": 0.95,
+            },
+            {"link": "linear", "seed": seed, "method": "dense", "rmse": dense, "rmse_ratio": dense},
+            {"link": "linear", "seed": seed, "method": "flm", "rmse": 1.0, "rmse_ratio": 1.0},
+            {
+                "link": "linear",
+                "seed": seed,
+                "method": "select_all",
+                "rmse": 1.0,
+                "rmse_ratio": 1.0,
+                "f1": 0.571,
+            },
+        ]
     comps = {c.claim: c for c in gate_comparisons(pd.DataFrame(rows), label="QUICK: ")}
     assert all(claim.startswith("QUICK: ") for claim in comps)
     assert comps["QUICK: linear: region TPR/FPR/F1"].ok
-    assert comps["QUICK: linear: RMSE / oracle"].ok and comps["QUICK: linear: RMSE / oracle"].measured == "1.010"
+    assert (
+        comps["QUICK: linear: RMSE / oracle"].ok and comps["QUICK: linear: RMSE / oracle"].measured == "1.010"
+    )
     assert comps["QUICK: linear: RMSE vs FLM"].ok  # 1.01 <= 1.05
     dense = comps["QUICK: linear: RMSE vs early-stopped dense network"]
     assert not dense.ok  # 1.01 / 1.05 = 0.962 > 0.9
-    assert dense.measured.startswith("0.962 x dense; dense = 1.050 x oracle, so the true f itself is 0.952 x dense")
+    assert dense.measured.startswith(
+        "0.962 x dense; dense = 1.050 x oracle, so the true f itself is 0.952 x dense"
+    )
 
 
 @pytest.mark.slow

@@ -6,13 +6,28 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from toolkit_sbayfdnn import basis
-from toolkit_sbayfdnn.network import (PriorConfig, flatten, forward, gauss_newton_hessian, init_params,
-                                      laplace_log_evidence, neg_log_prior, one_column_toy_evidence,
-                                      output_jacobian, unflatten)
-from toolkit_sbayfdnn.prior import (gaussian_logpdf_norm, inclusion_probability, inclusion_probability_from_densities,
-                                    log_mixture_prior, pip_logit, pip_threshold, torch_log_mixture_prior)
+from toolkit_sbayfdnn.network import (
+    PriorConfig,
+    flatten,
+    forward,
+    gauss_newton_hessian,
+    init_params,
+    laplace_log_evidence,
+    neg_log_prior,
+    one_column_toy_evidence,
+    output_jacobian,
+    unflatten,
+)
+from toolkit_sbayfdnn.prior import (
+    gaussian_logpdf_norm,
+    inclusion_probability,
+    inclusion_probability_from_densities,
+    log_mixture_prior,
+    pip_logit,
+    pip_threshold,
+    torch_log_mixture_prior,
+)
 
 SPEC = dict(H=64, lam=1e-5, sigma0_sq=1e-5, sigma1_sq=2e-3)
 
@@ -30,7 +45,11 @@ def test_pip_is_exactly_half_at_threshold_and_threshold_matches_spec():
     assert threshold == pytest.approx(3.6394e-3, abs=5e-8)
     assert abs(pip_logit(threshold, **SPEC)) < 1e-12
     assert inclusion_probability(threshold, **SPEC) == pytest.approx(0.5, abs=1e-12)
-    assert inclusion_probability(threshold * 1.01, **SPEC) > 0.5 > inclusion_probability(threshold * 0.99, **SPEC)
+    assert (
+        inclusion_probability(threshold * 1.01, **SPEC)
+        > 0.5
+        > inclusion_probability(threshold * 0.99, **SPEC)
+    )
 
 
 def test_threshold_needs_a_spike_narrower_than_the_slab():

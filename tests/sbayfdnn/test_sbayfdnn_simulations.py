@@ -4,18 +4,23 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from toolkit_sbayfdnn.simulation import QUICK
 
-import toolkit  # noqa: E402
-from toolkit_sbayfdnn.simulation import QUICK  # noqa: E402
+import toolkit
 
 COLUMNS = {"rmse", "oracle_rmse", "rmse_ratio", "tpr", "fpr", "f1", "n_selected", "coverage", "wall_time"}
 
 
 def test_two_region_sweeps_over_links_and_respects_the_threshold_bounds(tmp_path):
-    result = toolkit.sweep("sbayfdnn.two_region", grid={"link": ["linear", "square"]}, seeds="0:1",
-                           params=QUICK, store=tmp_path / "s.sqlite")
+    result = toolkit.sweep(
+        "sbayfdnn.two_region",
+        grid={"link": ["linear", "square"]},
+        seeds="0:1",
+        params=QUICK,
+        store=tmp_path / "s.sqlite",
+    )
     table = result.table
     assert sorted(table["link"]) == ["linear", "square"]
     assert COLUMNS <= set(table.columns)
@@ -31,7 +36,15 @@ def test_two_region_sweeps_over_links_and_respects_the_threshold_bounds(tmp_path
 def test_compare_gives_one_row_per_method_and_plots(tmp_path):
     sim = toolkit.get_registry().simulations["sbayfdnn.compare"]
     result = toolkit.run("sbayfdnn.compare", dict(sim.quick), seed=0, store=tmp_path / "s.sqlite")
-    assert set(result.table["method"]) == {"sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn", "select_all"}
+    assert set(result.table["method"]) == {
+        "sbayfdnn",
+        "flm",
+        "group_lasso",
+        "fpca",
+        "dense",
+        "adafnn",
+        "select_all",
+    }
     fig = plt.figure()
     sim.plot(result.table, fig)
     assert fig.axes
@@ -48,8 +61,19 @@ def test_simulation_estimator_and_prior_defaults_agree():
 
     sim = FitParams()
     est = SparseBayesianFDNN().get_params()
-    shared = ["n_basis", "degree", "lam", "sigma0_sq", "sigma1_sq", "epochs", "anneal_epochs", "finetune_epochs",
-              "lr", "finetune_lr", "n_restarts"]
+    shared = [
+        "n_basis",
+        "degree",
+        "lam",
+        "sigma0_sq",
+        "sigma1_sq",
+        "epochs",
+        "anneal_epochs",
+        "finetune_epochs",
+        "lr",
+        "finetune_lr",
+        "n_restarts",
+    ]
     assert {k: getattr(sim, k) for k in shared} == {k: est[k] for k in shared}
     assert (sim.first_layer_width, sim.hidden_width) == tuple(est["widths"])
     prior = {f.name: f.default for f in dataclasses.fields(PriorConfig)}

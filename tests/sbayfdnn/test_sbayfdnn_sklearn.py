@@ -16,8 +16,13 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from toolkit_sbayfdnn.baselines import AdaFNN, DenseNetwork, FPCARegression, FunctionalLinearModel, GroupLassoFLM
+from toolkit_sbayfdnn.baselines import (
+    AdaFNN,
+    DenseNetwork,
+    FPCARegression,
+    FunctionalLinearModel,
+    GroupLassoFLM,
+)
 from toolkit_sbayfdnn.designs import simulate
 from toolkit_sbayfdnn.estimator import SparseBayesianFDNN, SparseBayesianFDNNClassifier
 
@@ -25,8 +30,17 @@ from toolkit_sbayfdnn.estimator import SparseBayesianFDNN, SparseBayesianFDNNCla
 # with one network candidate and the FLM on two folds, for speed (3 network fits per fit instead of 21 at the
 # checks' small n); the wider-slab path and the default folds are tested in test_sbayfdnn_estimator. 12 epochs:
 # the checks test the interface, not accuracy
-TINY_NET = dict(n_basis=4, widths=(8, 4), epochs=12, anneal_epochs=4, finetune_epochs=3, n_restarts=1,
-                cv_folds=2, small_n_cv_folds=2, cv_slab_factors=(1.0,))
+TINY_NET = dict(
+    n_basis=4,
+    widths=(8, 4),
+    epochs=12,
+    anneal_epochs=4,
+    finetune_epochs=3,
+    n_restarts=1,
+    cv_folds=2,
+    small_n_cv_folds=2,
+    cv_slab_factors=(1.0,),
+)
 CHECKED = [
     SparseBayesianFDNN(**TINY_NET),
     SparseBayesianFDNNClassifier(**TINY_NET),
@@ -77,17 +91,29 @@ def test_grid_fixed_at_construction_or_given_to_fit_is_the_same_fit(curves):
         SparseBayesianFDNN(grid=d.grid, **small).fit(d.X, d.y, grid=d.grid * 2)
 
 
-@pytest.mark.parametrize("factory", [
-    lambda: FunctionalLinearModel(n_basis=8),
-    lambda: GroupLassoFLM(n_basis=8, lambdas=(1e-3, 1e-2)),
-    lambda: FPCARegression(),
-    lambda: DenseNetwork(n_basis=8, widths=(16, 8), epochs=150),
-    lambda: AdaFNN(n_bases=2, epochs=100),
-    # cv_folds=0: the network's own predictions (with the inner CV on, this under-trained network hands
-    # them to the FLM, which is tested above)
-    lambda: SparseBayesianFDNN(**{**TINY_NET, "n_basis": 8, "epochs": 150, "anneal_epochs": 30, "finetune_epochs": 10,
-                                  "cv_folds": 0}),
-], ids=["flm", "group_lasso", "fpca", "dense", "adafnn", "sbayfdnn"])
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: FunctionalLinearModel(n_basis=8),
+        lambda: GroupLassoFLM(n_basis=8, lambdas=(1e-3, 1e-2)),
+        lambda: FPCARegression(),
+        lambda: DenseNetwork(n_basis=8, widths=(16, 8), epochs=150),
+        lambda: AdaFNN(n_bases=2, epochs=100),
+        # cv_folds=0: the network's own predictions (with the inner CV on, this under-trained network hands
+        # them to the FLM, which is tested above)
+        lambda: SparseBayesianFDNN(
+            **{
+                **TINY_NET,
+                "n_basis": 8,
+                "epochs": 150,
+                "anneal_epochs": 30,
+                "finetune_epochs": 10,
+                "cv_folds": 0,
+            }
+        ),
+    ],
+    ids=["flm", "group_lasso", "fpca", "dense", "adafnn", "sbayfdnn"],
+)
 @pytest.mark.parametrize("factor", [1e-3, 1e3])
 def test_predictions_do_not_depend_on_the_units_of_the_curves(curves, factory, factor):
     d = curves
@@ -112,5 +138,5 @@ def test_flm_chooses_real_shrinkage_on_collinear_channels():
     model = FunctionalLinearModel().fit(d.X, d.y, d.grid)
     ols = FunctionalLinearModel(alphas=(0.0,)).fit(d.X, d.y, d.grid)
     assert model.alpha_ > 0
-    rmse = lambda m: float(np.sqrt(np.mean((m.predict(d.X_test) - d.y_test) ** 2)))  # noqa: E731
+    rmse = lambda m: float(np.sqrt(np.mean((m.predict(d.X_test) - d.y_test) ** 2)))
     assert rmse(model) < 0.97 * rmse(ols)

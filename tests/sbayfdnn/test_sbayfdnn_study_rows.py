@@ -4,7 +4,6 @@ import json
 
 import numpy as np
 import pytest
-
 from toolkit_sbayfdnn.study_rows import RowLog
 
 
@@ -12,13 +11,18 @@ def test_units_are_appended_at_once_and_a_new_log_resumes_them(tmp_path):
     path = tmp_path / "study" / "rows.jsonl"
     log = RowLog(path, key=("dataset", "seed"))
     assert not log.done(dataset="tecator", seed=5)
-    log.append([{"method": "flm", "rmse": np.float64(2.5)}, {"method": "sbayfdnn", "rmse": float("nan")}],
-               dataset="tecator", seed=5)
+    log.append(
+        [{"method": "flm", "rmse": np.float64(2.5)}, {"method": "sbayfdnn", "rmse": float("nan")}],
+        dataset="tecator",
+        seed=5,
+    )
     assert len(path.read_text().splitlines()) == 1  # one line per unit: wholly written or not at all
     resumed = RowLog(path, key=("dataset", "seed"))  # a rerun after a stop
     assert resumed.done(dataset="tecator", seed=5) and not resumed.done(dataset="tecator", seed=6)
-    assert resumed.rows == [{"dataset": "tecator", "seed": 5, "method": "flm", "rmse": 2.5},
-                            {"dataset": "tecator", "seed": 5, "method": "sbayfdnn", "rmse": None}]
+    assert resumed.rows == [
+        {"dataset": "tecator", "seed": 5, "method": "flm", "rmse": 2.5},
+        {"dataset": "tecator", "seed": 5, "method": "sbayfdnn", "rmse": None},
+    ]
     assert list(resumed.to_frame().columns) == ["dataset", "seed", "method", "rmse"]
 
 

@@ -13,25 +13,34 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"sbayfdnn_script_{name}", REPO / "simulations" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"sbayfdnn_script_{name}", REPO / "simulations" / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-@pytest.mark.parametrize("script, args, named", [
-    ("sbayfdnn_real", ["--seeds", "0,x"], "--seeds"),
-    ("sbayfdnn_real", ["--datasets", "tecator,ucr"], "--datasets"),
-    ("sbayfdnn_offset", ["--cases", "toy40,offset_cubic"], "--cases"),
-    ("sbayfdnn_calibration", ["--links", "linear,cubic"], "--links"),
-    ("sbayfdnn_dense_gap", ["--evidence-pruning", "square:x"], "--evidence-pruning"),
-])
-def test_a_bad_list_exits_2_naming_the_option_before_any_work(script, args, named, monkeypatch, capsys, tmp_path):
+@pytest.mark.parametrize(
+    "script, args, named",
+    [
+        ("sbayfdnn_real", ["--seeds", "0,x"], "--seeds"),
+        ("sbayfdnn_real", ["--datasets", "tecator,ucr"], "--datasets"),
+        ("sbayfdnn_offset", ["--cases", "toy40,offset_cubic"], "--cases"),
+        ("sbayfdnn_calibration", ["--links", "linear,cubic"], "--links"),
+        ("sbayfdnn_dense_gap", ["--evidence-pruning", "square:x"], "--evidence-pruning"),
+    ],
+)
+def test_a_bad_list_exits_2_naming_the_option_before_any_work(
+    script, args, named, monkeypatch, capsys, tmp_path
+):
     module = _script(script)
     for work in ("run", "run_case", "fit_rows", "dense_rows"):  # the scripts' units of work must not start
         if hasattr(module, work):
-            monkeypatch.setattr(module, work, lambda *a, **k: pytest.fail("work started before the bad list was refused"))
+            monkeypatch.setattr(
+                module, work, lambda *a, **k: pytest.fail("work started before the bad list was refused")
+            )
     with pytest.raises(SystemExit) as info:
         module.main([*args, "--out", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
@@ -74,9 +83,23 @@ def test_calibration_resumes_an_interrupted_run_without_refitting(tmp_path, monk
     calibration = _script("sbayfdnn_calibration")
 
     def rows_for(link, seed):
-        return [dict(link=link, seed=seed, candidate=0, chosen=True, column=j, pip=float(j % 2), averaged_pip=0.5,
-                     truly_in=j < 2, mass_in_region=0.5, mostly_in=j < 2, laplace_pip=float("nan"), log_evidence=-1.0)
-                for j in range(4)]
+        return [
+            dict(
+                link=link,
+                seed=seed,
+                candidate=0,
+                chosen=True,
+                column=j,
+                pip=float(j % 2),
+                averaged_pip=0.5,
+                truly_in=j < 2,
+                mass_in_region=0.5,
+                mostly_in=j < 2,
+                laplace_pip=float("nan"),
+                log_evidence=-1.0,
+            )
+            for j in range(4)
+        ]
 
     unit, calls = _flaky(rows_for, stop_after=2)
     monkeypatch.setattr(calibration, "fit_rows", unit)
@@ -90,7 +113,12 @@ def test_calibration_resumes_an_interrupted_run_without_refitting(tmp_path, monk
     table = calibration.run(["linear", "square"], [0, 1], {}, log=RowLog(path, key=key))
     assert calls == [("square", 0), ("square", 1)]  # the two finished fits are read back, not refitted
     assert len(table) == 16 and table["laplace_pip"].isna().all()
-    assert sorted(set(zip(table["link"], table["seed"]))) == [("linear", 0), ("linear", 1), ("square", 0), ("square", 1)]
+    assert sorted(set(zip(table["link"], table["seed"]))) == [
+        ("linear", 0),
+        ("linear", 1),
+        ("square", 0),
+        ("square", 1),
+    ]
 
 
 def test_dense_gap_resumes_an_interrupted_run_without_refitting(tmp_path, monkeypatch):
@@ -99,8 +127,18 @@ def test_dense_gap_resumes_an_interrupted_run_without_refitting(tmp_path, monkey
     dense_gap = _script("sbayfdnn_dense_gap")
 
     def rows_for(data, seed):
-        rows = [{"lr": 2e-3, "widths": "(64, 32)", "weight_decay_var": wd, "best_epoch": 100, "val_rmse": 1.0 + wd / 10,
-                 "test_ratio": 1.05 + seed / 100, "default": wd == 1.0} for wd in (1.0, float("inf"))]
+        rows = [
+            {
+                "lr": 2e-3,
+                "widths": "(64, 32)",
+                "weight_decay_var": wd,
+                "best_epoch": 100,
+                "val_rmse": 1.0 + wd / 10,
+                "test_ratio": 1.05 + seed / 100,
+                "default": wd == 1.0,
+            }
+            for wd in (1.0, float("inf"))
+        ]
         return rows, 1.04
 
     unit, calls = _flaky(rows_for, stop_after=1)

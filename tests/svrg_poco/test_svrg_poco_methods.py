@@ -2,9 +2,14 @@
 
 import numpy as np
 import pytest
-
 from toolkit_svrg_poco import optimizers as opt
-from toolkit_svrg_poco.problems import CallableProblem, LeastSquares, Logistic, conditioned_least_squares, optimum
+from toolkit_svrg_poco.problems import (
+    CallableProblem,
+    LeastSquares,
+    Logistic,
+    conditioned_least_squares,
+    optimum,
+)
 from toolkit_svrg_poco.runs import cached_problem, epochs_to, method_iterator, suboptimality_curve
 
 
@@ -55,7 +60,11 @@ def test_on_quadratics_the_newton_like_estimator_is_the_full_gradient_and_one_st
     for i in range(0, N, 37):
         idx = np.array([i])
         H_bar = S_hat / N - problem.mean_hess(m_out, idx)
-        direction = N * (problem.sample_grads(mean, idx)[0] - problem.sample_grads(m_out, idx)[0]) + G_hat + N * H_bar @ (mean - m_out)
+        direction = (
+            N * (problem.sample_grads(mean, idx)[0] - problem.sample_grads(m_out, idx)[0])
+            + G_hat
+            + N * H_bar @ (mean - m_out)
+        )
         np.testing.assert_allclose(direction, full, rtol=1e-9, atol=1e-9 * np.abs(full).max())
     # eta = 1 from the snapshot: one inner step reaches the optimum at kappa = 1000
     it = opt.von_poco(problem, 1.0, 1, seed=0)
@@ -80,7 +89,11 @@ def test_compiled_and_plain_inner_loops_agree(name):
 def test_every_gradient_evaluation_is_counted(cancer):
     problem = cancer[0]
     N, m = problem.n, 100
-    ends = [e for e, _, info in _iter_until(opt.svrg(problem, 0.1 / problem.smoothness, m, seed=0), 3) if info.get("end_of_loop")]
+    ends = [
+        e
+        for e, _, info in _iter_until(opt.svrg(problem, 0.1 / problem.smoothness, m, seed=0), 3)
+        if info.get("end_of_loop")
+    ]
     assert ends[:2] == [N + 2 * m, 2 * (N + 2 * m)]
     records = [e for e, _, _ in _iter_until(opt.von_poco(problem, 1.0, m, seed=0), 3)]
     assert records[1] == 2 * N + 4 * m  # snapshot: N gradients + N Hessians; 4 per inner step
@@ -99,17 +112,29 @@ def test_optimum_agrees_with_scikit_learn_saga(cancer):
     from sklearn.linear_model import LogisticRegression
 
     problem, w_star, p_star = cancer
-    clf = LogisticRegression(solver="saga", C=1 / (problem.n * problem.lam), fit_intercept=False, tol=1e-12,
-                             max_iter=100_000, random_state=0).fit(problem.X, problem.y)
+    clf = LogisticRegression(
+        solver="saga",
+        C=1 / (problem.n * problem.lam),
+        fit_intercept=False,
+        tol=1e-12,
+        max_iter=100_000,
+        random_state=0,
+    ).fit(problem.X, problem.y)
     assert abs(problem.value(clf.coef_.ravel()) - p_star) < 1e-8
 
 
 def test_gate_g1_seed_0():
     problem, w_star, p_star = cached_problem("least_squares", 10.0, None, 1000, 0)
     L = problem.smoothness
-    svrg = suboptimality_curve(problem, p_star, method_iterator(problem, "svrg", step=0.25 / L, m=2 * problem.n, seed=0),
-                               max_epochs=60)
-    sgd = suboptimality_curve(problem, p_star, method_iterator(problem, "sgd", step=0.1 / L, m=0, seed=0), max_epochs=100)
+    svrg = suboptimality_curve(
+        problem,
+        p_star,
+        method_iterator(problem, "svrg", step=0.25 / L, m=2 * problem.n, seed=0),
+        max_epochs=60,
+    )
+    sgd = suboptimality_curve(
+        problem, p_star, method_iterator(problem, "sgd", step=0.1 / L, m=0, seed=0), max_epochs=100
+    )
     assert epochs_to(svrg, 1e-6) <= 40
     assert sgd[-1]["rel_suboptimality"] > 1e-5
 
@@ -117,15 +142,27 @@ def test_gate_g1_seed_0():
 def test_a_users_own_problem_from_callables_converges():
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((80, 3)), rng.standard_normal(80)
-    user = CallableProblem(n=80, dim=3, grad_i=lambda w, i: (X[i] @ w - y[i]) * X[i],
-                           loss_i=lambda w, i: 0.5 * (X[i] @ w - y[i]) ** 2,
-                           hess_i=lambda w, i: np.outer(X[i], X[i]), L=float((X ** 2).sum(1).max()))
+    user = CallableProblem(
+        n=80,
+        dim=3,
+        grad_i=lambda w, i: (X[i] @ w - y[i]) * X[i],
+        loss_i=lambda w, i: 0.5 * (X[i] @ w - y[i]) ** 2,
+        hess_i=lambda w, i: np.outer(X[i], X[i]),
+        L=float((X**2).sum(1).max()),
+    )
     reference = LeastSquares(X, y)
     w_star, p_star = optimum(reference)
-    rows = suboptimality_curve(user, p_star, method_iterator(user, "svrg", step=0.2 / user.smoothness, m=160, seed=0),
-                               max_epochs=60, tol=1e-10)
+    rows = suboptimality_curve(
+        user,
+        p_star,
+        method_iterator(user, "svrg", step=0.2 / user.smoothness, m=160, seed=0),
+        max_epochs=60,
+        tol=1e-10,
+    )
     assert rows[-1]["rel_suboptimality"] <= 1e-10
-    rows = suboptimality_curve(user, p_star, method_iterator(user, "von_poco", step=1.0, m=8, seed=0), max_epochs=10)
+    rows = suboptimality_curve(
+        user, p_star, method_iterator(user, "von_poco", step=1.0, m=8, seed=0), max_epochs=10
+    )
     assert rows[-1]["rel_suboptimality"] <= 1e-10
 
 
@@ -164,8 +201,10 @@ def test_minibatch_optimizers_run_on_numpy_and_torch_alike(cancer):
 
     for name in OPTIMIZERS:
         results = []
-        for oracle, theta in ((ProblemOracle(problem, 0), np.zeros(problem.dim)),
-                              (TorchOracle(problem, 0), torch.zeros(problem.dim, dtype=torch.float64))):
+        for oracle, theta in (
+            (ProblemOracle(problem, 0), np.zeros(problem.dim)),
+            (TorchOracle(problem, 0), torch.zeros(problem.dim, dtype=torch.float64)),
+        ):
             optimizer = OPTIMIZERS[name](oracle, 0.01)
             for _ in range(2):
                 if optimizer.snapshots:
@@ -222,7 +261,9 @@ def test_our_adam_is_torchs_adam_on_the_mlp():
 
 @pytest.mark.parametrize("beta2", [0.99999, 0.99])  # the spec's, and one where the Hessian estimate h moves
 def test_our_ivon_is_ivon_opt_on_the_mlp(beta2):
-    ivon = pytest.importorskip("ivon", reason="the IVON reference: pip install 'theory-toolkit-svrg-poco[reference]'")
+    ivon = pytest.importorskip(
+        "ivon", reason="the IVON reference: pip install 'theory-toolkit-svrg-poco[reference]'"
+    )
     from toolkit_svrg_poco.minibatch import IVON
 
     def ours(oracle, theta, batches):
@@ -232,7 +273,9 @@ def test_our_ivon_is_ivon_opt_on_the_mlp(beta2):
         return theta
 
     def reference(oracle, param, batches):
-        opt_ = ivon.IVON([param], lr=0.15, ess=oracle.n, weight_decay=1e-4, hess_init=1.0, beta1=0.9, beta2=beta2)
+        opt_ = ivon.IVON(
+            [param], lr=0.15, ess=oracle.n, weight_decay=1e-4, hess_init=1.0, beta1=0.9, beta2=beta2
+        )
         for b in batches:
             with opt_.sampled_params(train=True):
                 opt_.zero_grad()
@@ -277,7 +320,9 @@ def test_a_users_own_torch_model_trains_through_fit_mlp(method):
         def __init__(self):
             gen = torch.Generator().manual_seed(3)
             self.X = torch.randn(self.n, 5, generator=gen, dtype=torch.float64)
-            self.y = self.X @ torch.arange(1.0, 6.0, dtype=torch.float64) + 0.1 * torch.randn(self.n, generator=gen, dtype=torch.float64)
+            self.y = self.X @ torch.arange(1.0, 6.0, dtype=torch.float64) + 0.1 * torch.randn(
+                self.n, generator=gen, dtype=torch.float64
+            )
             self.order, self.noise = np.random.default_rng(0), torch.Generator().manual_seed(4)
 
         def loss(self, theta, idx):
@@ -289,7 +334,7 @@ def test_a_users_own_torch_model_trains_through_fit_mlp(method):
 
         def epoch_batches(self):
             order = self.order.permutation(self.n)
-            return [order[i:i + self.batch_size] for i in range(0, self.n, self.batch_size)]
+            return [order[i : i + self.batch_size] for i in range(0, self.n, self.batch_size)]
 
         def full_batches(self):
             return [np.arange(self.n)]

@@ -9,8 +9,12 @@ import toolkit
 
 def test_svrg_runs_in_the_theorems_region_are_held_against_the_rate():
     # eta = 0.1/L and m = 50 L/gamma give alpha = 1/2: every snapshot row must sit below 2^-s
-    res = toolkit.run("svrg_poco.convergence", {"n": 200, "step": 0.1, "inner": 50.0, "inner_unit": "L/gamma",
-                                                "n_epochs": 700.0, "tol": 1e-12}, seed=0, cache=False)
+    res = toolkit.run(
+        "svrg_poco.convergence",
+        {"n": 200, "step": 0.1, "inner": 50.0, "inner_unit": "L/gamma", "n_epochs": 700.0, "tol": 1e-12},
+        seed=0,
+        cache=False,
+    )
     assert abs(res.table.rate_alpha.iloc[0] - 0.5) < 1e-4  # m is rounded to an integer
     checked = res.checks[~res.checks.skipped]
     assert len(checked) >= 2 and checked.holds.all()

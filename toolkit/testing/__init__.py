@@ -103,7 +103,9 @@ def check_quick_run(sim: Simulation, registry: Registry) -> None:
         result = run(sim, dict(sim.quick), seed=0, store=_store(Path(tmp)), registry=registry, cache=False)
         table = result.table
         assert len(table) > 0, f"{sim.name}: the quick run returned no rows"
-        assert "seed" in table.columns and (table["seed"] == 0).all(), f"{sim.name}: the table lacks the seed column"
+        assert "seed" in table.columns and (table["seed"] == 0).all(), (
+            f"{sim.name}: the table lacks the seed column"
+        )
         for name in sim.params.model_fields:
             assert name in table.columns, f"{sim.name}: parameter {name!r} is not a column of the table"
         if result.checks is not None and len(result.checks):
@@ -121,11 +123,17 @@ def check_deterministic(sim: Simulation, registry: Registry) -> None:
     from toolkit.runner import run
 
     with tempfile.TemporaryDirectory() as tmp:
-        a = run(sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False)
-        b = run(sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False)
+        a = run(
+            sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False
+        )
+        b = run(
+            sim, dict(sim.quick), seed=1, store=_store(Path(tmp)), registry=registry, cache=False, check=False
+        )
     volatile = wall_clock_columns(a.table.columns)
     ta, tb = a.table.drop(columns=volatile), b.table.drop(columns=volatile)
-    assert _tables_equal(ta, tb), f"{sim.name}: the same seed gave different results (wall-time columns ignored)"
+    assert _tables_equal(ta, tb), (
+        f"{sim.name}: the same seed gave different results (wall-time columns ignored)"
+    )
 
 
 def check_store_roundtrip(sim: Simulation, registry: Registry) -> None:
@@ -135,8 +143,12 @@ def check_store_roundtrip(sim: Simulation, registry: Registry) -> None:
         path = _store(Path(tmp))
         first = run(sim, dict(sim.quick), seed=2, store=path, registry=registry, check=False)
         again = run(sim, dict(sim.quick), seed=2, store=path, registry=registry, check=False)
-    assert not first.from_cache and again.from_cache, f"{sim.name}: the second run was not served from the store"
-    assert _tables_equal(first.table, again.table), f"{sim.name}: the stored table differs from the computed one"
+    assert not first.from_cache and again.from_cache, (
+        f"{sim.name}: the second run was not served from the store"
+    )
+    assert _tables_equal(first.table, again.table), (
+        f"{sim.name}: the stored table differs from the computed one"
+    )
 
 
 EXECUTOR_SEEDS = (0, 1)
@@ -198,7 +210,9 @@ def _shared_dask_client() -> Any:
             return None
         from toolkit.executors import _init_worker
 
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
         client = distributed.Client(cluster)
         client.run(_init_worker)
         _SHARED["dask"] = client
@@ -214,11 +228,16 @@ def _shared_dask_client() -> Any:
 def check_executors(sim: Simulation, registry: Registry) -> None:
     from toolkit.runner import SweepAborted, SweepFailed, sweep
 
-    legs: list[tuple[str, Any]] = [("serial", "serial"), ("processes", _PathSyncing(_shared_pool(), "processes"))]
+    legs: list[tuple[str, Any]] = [
+        ("serial", "serial"),
+        ("processes", _PathSyncing(_shared_pool(), "processes")),
+    ]
     client = _shared_dask_client()
     if client is None:
-        warnings.warn("distributed is not installed: the executors check compares serial and processes only",
-                      stacklevel=2)
+        warnings.warn(
+            "distributed is not installed: the executors check compares serial and processes only",
+            stacklevel=2,
+        )
     else:
         legs.append(("dask", client))
     tables = {}
@@ -227,26 +246,41 @@ def check_executors(sim: Simulation, registry: Registry) -> None:
             if name == "dask":
                 client.run(_extend_sys_path, tuple(sys.path))
             try:
-                res = sweep(sim, None, list(EXECUTOR_SEEDS), params=dict(sim.quick), executor=executor,
-                            store=Path(tmp) / f"{name}.sqlite", registry=registry, cache=False, check=False,
-                            progress=False)
+                res = sweep(
+                    sim,
+                    None,
+                    list(EXECUTOR_SEEDS),
+                    params=dict(sim.quick),
+                    executor=executor,
+                    store=Path(tmp) / f"{name}.sqlite",
+                    registry=registry,
+                    cache=False,
+                    check=False,
+                    progress=False,
+                )
             except SweepFailed as exc:
                 first = exc.result.failures[0]
-                raise AssertionError(f"{sim.name}: on the {name} executor a quick point raised {first.error}\n"
-                                     f"{first.traceback}") from None
+                raise AssertionError(
+                    f"{sim.name}: on the {name} executor a quick point raised {first.error}\n"
+                    f"{first.traceback}"
+                ) from None
             except SweepAborted as exc:
-                raise AssertionError(f"{sim.name}: the {name} executor could not run it ({exc}); its function and "
-                                     "parameters must pickle (define them at module level)") from None
+                raise AssertionError(
+                    f"{sim.name}: the {name} executor could not run it ({exc}); its function and "
+                    "parameters must pickle (define them at module level)"
+                ) from None
             table = res.table
             tables[name] = table.drop(columns=wall_clock_columns(table.columns))
     for name, table in tables.items():
         if name == "serial":
             continue
         assert list(table.columns) == list(tables["serial"].columns), (
-            f"{sim.name}: the {name} executor gives columns {list(table.columns)}, serial {list(tables['serial'].columns)}")
+            f"{sim.name}: the {name} executor gives columns {list(table.columns)}, serial {list(tables['serial'].columns)}"
+        )
         assert _tables_equal(tables["serial"], table), (
             f"{sim.name}: the {name} executor gives a different table than serial for the same seeds "
-            "(wall-clock columns ignored)")
+            "(wall-clock columns ignored)"
+        )
 
 
 def check_claims(bound: Bound) -> None:
@@ -265,7 +299,8 @@ def check_claims(bound: Bound) -> None:
             continue
         assert verdict.status == claim.expect, (
             f"{bound.name}/{claim.name}: verdict {verdict.status!r} ({verdict.method}; {verdict.detail}), "
-            f"expected {claim.expect!r}")
+            f"expected {claim.expect!r}"
+        )
     if timed_out:
         raise unittest.SkipTest(f"{bound.name}: unknown (timed out): {'; '.join(timed_out)}")
 
@@ -289,7 +324,9 @@ def check_bound_expression(bound: Bound) -> None:
         try:
             number = value(row)
         except (ValueError, ArithmeticError, TypeError) as exc:
-            raise AssertionError(f"{bound.name}: expression is not a real number at {row}: {exc}{hint}") from None
+            raise AssertionError(
+                f"{bound.name}: expression is not a real number at {row}: {exc}{hint}"
+            ) from None
         assert not math.isnan(number), f"{bound.name}: expression is not a number at {row}{hint}"
 
 
@@ -331,18 +368,27 @@ def check_experiment_quick_run(exp: Experiment) -> None:
 
     outcome = exp.run(True)
     assert isinstance(outcome, ExperimentOutcome), (
-        f"{exp.name}: run(True) returned {type(outcome).__name__}, not ExperimentOutcome")
-    assert isinstance(outcome.table, pd.DataFrame) and len(outcome.table), f"{exp.name}: the quick run's table is empty"
+        f"{exp.name}: run(True) returned {type(outcome).__name__}, not ExperimentOutcome"
+    )
+    assert isinstance(outcome.table, pd.DataFrame) and len(outcome.table), (
+        f"{exp.name}: the quick run's table is empty"
+    )
     for c in outcome.comparisons:
-        assert isinstance(c, Comparison), f"{exp.name}: comparisons must be Comparison objects, got {type(c).__name__}"
-        assert c.ok in (True, False, None), f"{exp.name}: Comparison {c.claim!r}: ok must be True, False or None"
+        assert isinstance(c, Comparison), (
+            f"{exp.name}: comparisons must be Comparison objects, got {type(c).__name__}"
+        )
+        assert c.ok in (True, False, None), (
+            f"{exp.name}: Comparison {c.claim!r}: ok must be True, False or None"
+        )
     if outcome.plot is not None:
         fig = new_figure()
         outcome.plot(fig)
         assert fig.axes, f"{exp.name}: the plot drew no axes"
 
 
-def experiment_checks(plugin: str, *, registry: Registry | None = None, quick: bool | Sequence[str] = True) -> list[PluginCheck]:
+def experiment_checks(
+    plugin: str, *, registry: Registry | None = None, quick: bool | Sequence[str] = True
+) -> list[PluginCheck]:
     """Checks of ``plugin``'s headline experiments: ``:well_formed`` for each, ``:quick_run`` as chosen.
 
     :param quick: True runs every experiment in quick mode, False none, a list of names only those
@@ -353,8 +399,10 @@ def experiment_checks(plugin: str, *, registry: Registry | None = None, quick: b
     owned = registry.by_plugin(plugin)["experiments"]
     unknown = [] if isinstance(quick, bool) else [n for n in quick if n not in {e.name for e in owned}]
     if unknown:
-        raise LookupError(f"plugin {plugin!r} has no experiment(s) {', '.join(unknown)}; "
-                          f"it has: {', '.join(e.name for e in owned) or 'none'}")
+        raise LookupError(
+            f"plugin {plugin!r} has no experiment(s) {', '.join(unknown)}; "
+            f"it has: {', '.join(e.name for e in owned) or 'none'}"
+        )
     checks = []
     for exp in owned:
         checks.append(PluginCheck(f"{exp.name}:well_formed", lambda e=exp: check_experiment_well_formed(e)))
@@ -363,8 +411,9 @@ def experiment_checks(plugin: str, *, registry: Registry | None = None, quick: b
     return checks
 
 
-def plugin_checks(plugin: str, *, registry: Registry | None = None,
-                  experiments: bool | Sequence[str] = False) -> list[PluginCheck]:
+def plugin_checks(
+    plugin: str, *, registry: Registry | None = None, experiments: bool | Sequence[str] = False
+) -> list[PluginCheck]:
     """Every check for every simulation, bound and headline experiment registered by ``plugin`` (pytest parameters).
 
     :param experiments: which headline experiments also run in quick mode: False (the default:
@@ -379,7 +428,9 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None,
         raise LookupError(f"plugin {plugin!r} failed to load: {info.error}")
     if not any(owned.values()):
         known = ", ".join(sorted(registry.plugins())) or "none"
-        raise LookupError(f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?")
+        raise LookupError(
+            f"plugin {plugin!r} registers nothing (loaded plugins: {known}); is it installed and enabled?"
+        )
     checks: list[PluginCheck] = []
     for sim in owned["simulations"]:
         checks += [
@@ -393,7 +444,9 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None,
         if bound.claims:
             checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
         if bound.expression is not None:
-            checks.append(PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b)))
+            checks.append(
+                PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b))
+            )
     if owned["experiments"]:
         checks += experiment_checks(plugin, registry=registry, quick=experiments)
     if registry.defers(plugin):
@@ -401,8 +454,9 @@ def plugin_checks(plugin: str, *, registry: Registry | None = None,
     return checks
 
 
-def check_plugin(plugin: str, *, registry: Registry | None = None,
-                 experiments: bool | Sequence[str] = False) -> list[tuple[str, str]]:
+def check_plugin(
+    plugin: str, *, registry: Registry | None = None, experiments: bool | Sequence[str] = False
+) -> list[tuple[str, str]]:
     """Run every check of ``plugin``; returns ``[(check id, failure message), ...]`` (empty: all pass)."""
     failures = []
     for check in plugin_checks(plugin, registry=registry, experiments=experiments):
@@ -415,5 +469,13 @@ def check_plugin(plugin: str, *, registry: Registry | None = None,
     return failures
 
 
-__all__ = ["EXECUTOR_SEEDS", "PluginCheck", "check_catalogue", "check_executors", "check_plugin", "experiment_checks",
-           "plugin_checks", "wall_clock_columns"]
+__all__ = [
+    "EXECUTOR_SEEDS",
+    "PluginCheck",
+    "check_catalogue",
+    "check_executors",
+    "check_plugin",
+    "experiment_checks",
+    "plugin_checks",
+    "wall_clock_columns",
+]

@@ -37,7 +37,7 @@ def _registered_datasets() -> Mapping[str, Any] | None:
         from toolkit.registry import get_registry
 
         return get_registry().datasets
-    except Exception:  # noqa: BLE001 - the skip reason is still useful without it
+    except Exception:
         return None
 
 

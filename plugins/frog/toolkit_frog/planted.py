@@ -62,8 +62,13 @@ def planted_spec(kind: str, strength: float = 1.0) -> PlantedSpec:
     return PlantedSpec(0.5, 4, 0.0, 1, 0.0)
 
 
-def make_planted_database(kind: str = "edge_easy", strength: float = 1.0, n_customers: int = 3000,
-                          n_products: int = 200, seed: int = 0) -> Database:
+def make_planted_database(
+    kind: str = "edge_easy",
+    strength: float = 1.0,
+    n_customers: int = 3000,
+    n_products: int = 200,
+    seed: int = 0,
+) -> Database:
     """A database with a planted signal (see module docstring); all randomness from ``seed``."""
     spec = planted_spec(kind, strength)
     if n_customers < 10 or n_products < 2:
@@ -74,8 +79,7 @@ def make_planted_database(kind: str = "edge_easy", strength: float = 1.0, n_cust
     rng.shuffle(g_p)
     seed_time = rng.integers(TRAIN_START, TEST_T + 1, n_customers)
     sign = 2 * g_c - 1
-    customer = pd.DataFrame({"customer_id": np.arange(n_customers),
-                             "x": rng.normal(spec.mu_x * sign, 1.0)})
+    customer = pd.DataFrame({"customer_id": np.arange(n_customers), "x": rng.normal(spec.mu_x * sign, 1.0)})
     product = pd.DataFrame({"product_id": np.arange(n_products), "price": rng.normal(0, 1, n_products)})
     k = spec.reviews_per_customer
     rc = np.repeat(np.arange(n_customers), k)
@@ -84,23 +88,45 @@ def make_planted_database(kind: str = "edge_easy", strength: float = 1.0, n_cust
     by_group = [np.flatnonzero(g_p == 0), np.flatnonzero(g_p == 1)]
     rp = np.where(want == 0, rng.choice(by_group[0], len(rc)), rng.choice(by_group[1], len(rc)))
     rt = rng.integers(0, seed_time[rc] + 1)
-    review = pd.DataFrame({"review_id": np.arange(len(rc)), "customer_id": rc, "product_id": rp,
-                           "time": rt, "rating": rng.normal(0, 1, len(rc))})
+    review = pd.DataFrame(
+        {
+            "review_id": np.arange(len(rc)),
+            "customer_id": rc,
+            "product_id": rp,
+            "time": rt,
+            "rating": rng.normal(0, 1, len(rc)),
+        }
+    )
     nv = spec.votes_per_review
     vr = np.repeat(np.arange(len(rc)), nv)
-    vote = pd.DataFrame({"vote_id": np.arange(len(vr)), "review_id": vr,
-                         "time": rt[vr],  # votes arrive with their review
-                         "value": rng.normal(spec.mu_vote * sign[rc[vr]], 1.0)})
+    vote = pd.DataFrame(
+        {
+            "vote_id": np.arange(len(vr)),
+            "review_id": vr,
+            "time": rt[vr],  # votes arrive with their review
+            "value": rng.normal(spec.mu_vote * sign[rc[vr]], 1.0),
+        }
+    )
     label = g_c if kind != "none" else rng.integers(0, 2, n_customers)
-    purchase = pd.DataFrame({"purchase_id": np.arange(n_customers), "customer_id": np.arange(n_customers),
-                             "time": seed_time + DELTA, "category": label})
-    return Database({
-        "customer": Table(customer, {}, "customer_id", None),
-        "product": Table(product, {}, "product_id", None),
-        "review": Table(review, {"customer_id": "customer", "product_id": "product"}, "review_id", "time"),
-        "vote": Table(vote, {"review_id": "review"}, "vote_id", "time"),
-        "purchase": Table(purchase, {"customer_id": "customer"}, "purchase_id", "time"),
-    })
+    purchase = pd.DataFrame(
+        {
+            "purchase_id": np.arange(n_customers),
+            "customer_id": np.arange(n_customers),
+            "time": seed_time + DELTA,
+            "category": label,
+        }
+    )
+    return Database(
+        {
+            "customer": Table(customer, {}, "customer_id", None),
+            "product": Table(product, {}, "product_id", None),
+            "review": Table(
+                review, {"customer_id": "customer", "product_id": "product"}, "review_id", "time"
+            ),
+            "vote": Table(vote, {"review_id": "review"}, "vote_id", "time"),
+            "purchase": Table(purchase, {"customer_id": "customer"}, "purchase_id", "time"),
+        }
+    )
 
 
 def purchase_label_fn(db: Database, timestamps: np.ndarray) -> pd.DataFrame:
@@ -121,14 +147,24 @@ def purchase_label_fn(db: Database, timestamps: np.ndarray) -> pd.DataFrame:
 
 def planted_task(db: Database) -> EntityTask:
     """Binary task on a planted database: train seeds at t = 4..8, val at 9, test at 10."""
-    return EntityTask(db=db, entity_table="customer", entity_col="customer_id", time_col="time",
-                      target_col="label", timedelta=DELTA, task_type="binary_classification",
-                      label_fn=purchase_label_fn, val_timestamp=VAL_T, test_timestamp=TEST_T,
-                      train_start=TRAIN_START)
+    return EntityTask(
+        db=db,
+        entity_table="customer",
+        entity_col="customer_id",
+        time_col="time",
+        target_col="label",
+        timedelta=DELTA,
+        task_type="binary_classification",
+        label_fn=purchase_label_fn,
+        val_timestamp=VAL_T,
+        test_timestamp=TEST_T,
+        train_start=TRAIN_START,
+    )
 
 
-def make_untimed_link_database(hops: int = 2, n_customers: int = 400, seed: int = 0,
-                               static_link: bool = False) -> Database:
+def make_untimed_link_database(
+    hops: int = 2, n_customers: int = 400, seed: int = 0, static_link: bool = False
+) -> Database:
     """A future label that is reachable at ``hops`` hops only through an untimed link table.
 
     ``customer`` (static) <- ``s1`` <- ... <- ``s{hops-1}`` (static chain, one row per customer)
@@ -146,23 +182,51 @@ def make_untimed_link_database(hops: int = 2, n_customers: int = 400, seed: int 
     label = rng.integers(0, 2, n_customers)
     n_past = rng.integers(2, 5, n_customers)
     inv_c = np.concatenate([np.repeat(np.arange(n_customers), n_past), np.arange(n_customers)])
-    inv_t = np.concatenate([rng.integers(0, seed_time[np.repeat(np.arange(n_customers), n_past)] + 1),
-                            seed_time + DELTA])
+    inv_t = np.concatenate(
+        [rng.integers(0, seed_time[np.repeat(np.arange(n_customers), n_past)] + 1), seed_time + DELTA]
+    )
     inv_cat = np.concatenate([rng.integers(0, 2, int(n_past.sum())), label])
     n_inv = len(inv_c)
-    tables = {"customer": Table(pd.DataFrame({"customer_id": np.arange(n_customers),
-                                              "x": rng.normal(size=n_customers)}), {}, "customer_id", None),
-              "invoice": Table(pd.DataFrame({"invoice_id": np.arange(n_inv), "customer_id": inv_c, "time": inv_t,
-                                             "category": inv_cat}), {"customer_id": "customer"}, "invoice_id", "time")}
+    tables = {
+        "customer": Table(
+            pd.DataFrame({"customer_id": np.arange(n_customers), "x": rng.normal(size=n_customers)}),
+            {},
+            "customer_id",
+            None,
+        ),
+        "invoice": Table(
+            pd.DataFrame(
+                {"invoice_id": np.arange(n_inv), "customer_id": inv_c, "time": inv_t, "category": inv_cat}
+            ),
+            {"customer_id": "customer"},
+            "invoice_id",
+            "time",
+        ),
+    }
     parent = "customer"
     for i in range(1, hops):
-        tables[f"s{i}"] = Table(pd.DataFrame({f"s{i}_id": np.arange(n_customers), "ref": np.arange(n_customers),
-                                              "z": rng.normal(size=n_customers)}), {"ref": parent}, f"s{i}_id", None)
+        tables[f"s{i}"] = Table(
+            pd.DataFrame(
+                {
+                    f"s{i}_id": np.arange(n_customers),
+                    "ref": np.arange(n_customers),
+                    "z": rng.normal(size=n_customers),
+                }
+            ),
+            {"ref": parent},
+            f"s{i}_id",
+            None,
+        )
         parent = f"s{i}"
     line_inv = np.repeat(np.arange(n_inv), 2)
-    line = pd.DataFrame({"line_id": np.arange(len(line_inv)), "invoice_id": line_inv,
-                         "owner": inv_c[line_inv],  # the chain row of the invoice's customer (row i = customer i)
-                         "value": inv_cat[line_inv].astype(float)})
+    line = pd.DataFrame(
+        {
+            "line_id": np.arange(len(line_inv)),
+            "invoice_id": line_inv,
+            "owner": inv_c[line_inv],  # the chain row of the invoice's customer (row i = customer i)
+            "value": inv_cat[line_inv].astype(float),
+        }
+    )
     tables["line"] = Table(line, {"invoice_id": "invoice", "owner": parent}, "line_id", None)
     return Database(tables, static_tables=["line"] if static_link else ())
 
@@ -171,8 +235,25 @@ def untimed_link_task(db: Database) -> EntityTask:
     """Category of the customer's invoice in (t, t + 1]; train seeds t = 4..8, val 9, test 10."""
     from toolkit_frog.relational import events_label_fn
 
-    fn = events_label_fn("customer_id", "time", "label", event_table="invoice", event_fkey="customer_id",
-                         kind="last", value_col="category")
-    return EntityTask(db=db, entity_table="customer", entity_col="customer_id", time_col="time",
-                      target_col="label", timedelta=DELTA, task_type="binary_classification", label_fn=fn,
-                      val_timestamp=VAL_T, test_timestamp=TEST_T, train_start=TRAIN_START)
+    fn = events_label_fn(
+        "customer_id",
+        "time",
+        "label",
+        event_table="invoice",
+        event_fkey="customer_id",
+        kind="last",
+        value_col="category",
+    )
+    return EntityTask(
+        db=db,
+        entity_table="customer",
+        entity_col="customer_id",
+        time_col="time",
+        target_col="label",
+        timedelta=DELTA,
+        task_type="binary_classification",
+        label_fn=fn,
+        val_timestamp=VAL_T,
+        test_timestamp=TEST_T,
+        train_start=TRAIN_START,
+    )

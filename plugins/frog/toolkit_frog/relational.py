@@ -46,7 +46,9 @@ def warn_user(message: str, category: type[Warning]) -> None:
 
 
 def _is_bare_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
 
 
 def time_to_int(value: Any, kind: TimeKind | None = None, name: str = "timestamp") -> int:
@@ -56,11 +58,15 @@ def time_to_int(value: Any, kind: TimeKind | None = None, name: str = "timestamp
     nanoseconds since 1970) and a date on an integer-time database are refused.
     """
     if kind == "datetime" and _is_bare_number(value):
-        raise SchemaError(f"{name}={value!r} is a bare number, but the database's times are datetimes; "
-                          f"give a date such as '2020-01-31' or a pandas.Timestamp")
+        raise SchemaError(
+            f"{name}={value!r} is a bare number, but the database's times are datetimes; "
+            f"give a date such as '2020-01-31' or a pandas.Timestamp"
+        )
     if kind == "integer" and not _is_bare_number(value):
-        raise SchemaError(f"{name}={value!r} is not a number, but the database's times are integers "
-                          f"(e.g. years); give an integer")
+        raise SchemaError(
+            f"{name}={value!r} is not a number, but the database's times are integers "
+            f"(e.g. years); give an integer"
+        )
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
@@ -78,12 +84,16 @@ def delta_to_int(value: Any, kind: TimeKind | None = None, name: str = "timedelt
     ``pd.Timedelta`` or a string like ``'90D'`` on a datetime database (a bare integer there would
     mean nanoseconds and is refused)."""
     if kind == "datetime" and _is_bare_number(value):
-        raise SchemaError(f"{name}={value!r} is a bare number, but the database's times are datetimes "
-                          f"(it would mean {value!r} nanoseconds); give a pandas.Timedelta or a string "
-                          f"like '90D' or '12h'")
+        raise SchemaError(
+            f"{name}={value!r} is a bare number, but the database's times are datetimes "
+            f"(it would mean {value!r} nanoseconds); give a pandas.Timedelta or a string "
+            f"like '90D' or '12h'"
+        )
     if kind == "integer" and not _is_bare_number(value):
-        raise SchemaError(f"{name}={value!r} is not a number, but the database's times are integers "
-                          f"(e.g. years); give an integer number of time units")
+        raise SchemaError(
+            f"{name}={value!r} is not a number, but the database's times are integers "
+            f"(e.g. years); give an integer number of time units"
+        )
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
@@ -91,8 +101,10 @@ def delta_to_int(value: Any, kind: TimeKind | None = None, name: str = "timedelt
     try:
         return int(pd.Timedelta(value).value)
     except (ValueError, TypeError) as e:
-        raise SchemaError(f"{name}={value!r} does not parse as a time difference ({e}); "
-                          f"examples: '90D', '12h', pandas.Timedelta(days=7)") from None
+        raise SchemaError(
+            f"{name}={value!r} does not parse as a time difference ({e}); "
+            f"examples: '90D', '12h', pandas.Timedelta(days=7)"
+        ) from None
 
 
 _DAY_FIRST = r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2,4})"
@@ -105,8 +117,10 @@ def _day_first_hint(values: pd.Series) -> str:
         return ""
     first = pd.to_numeric(m[0], errors="coerce")
     if (first > 12).any():
-        return (". They look day-first (day > 12 in the first field): pass time_formats={table: "
-                "'%d/%m/%Y'} (or convert with pandas.to_datetime(..., format='%d/%m/%Y'))")
+        return (
+            ". They look day-first (day > 12 in the first field): pass time_formats={table: "
+            "'%d/%m/%Y'} (or convert with pandas.to_datetime(..., format='%d/%m/%Y'))"
+        )
     return ""
 
 
@@ -128,12 +142,14 @@ def parse_time_column(table_name: str, series: pd.Series) -> np.ndarray:
         if n_missing:
             raise SchemaError(
                 f"table {table_name!r}: time column {series.name!r} has {n_missing} missing values "
-                f"(of {len(series)}); fill or drop those rows")
+                f"(of {len(series)}); fill or drop those rows"
+            )
         frac = values.to_numpy(dtype=float) % 1
         if bad.any() or np.any(frac != 0):
             raise SchemaError(
                 f"table {table_name!r}: time column {series.name!r} has {int((frac != 0).sum())} "
-                f"non-integer numeric values; use integer times (e.g. years) or datetimes")
+                f"non-integer numeric values; use integer times (e.g. years) or datetimes"
+            )
         return values.to_numpy(dtype=np.int64)
     if pd.api.types.is_datetime64_any_dtype(series):
         parsed = series
@@ -147,11 +163,13 @@ def parse_time_column(table_name: str, series: pd.Series) -> np.ndarray:
         hint = _day_first_hint(series[bad]).replace("table", repr(table_name), 1)
         raise SchemaError(
             f"table {table_name!r}: time column {series.name!r} has {int(bad.sum())} of "
-            f"{len(series)} values that do not parse as times (e.g. {examples}){hint}")
+            f"{len(series)} values that do not parse as times (e.g. {examples}){hint}"
+        )
     if parsed.isna().any():
         raise SchemaError(
             f"table {table_name!r}: time column {series.name!r} has {int(parsed.isna().sum())} "
-            f"missing values (of {len(series)}); fill or drop those rows")
+            f"missing values (of {len(series)}); fill or drop those rows"
+        )
     if getattr(parsed.dt, "tz", None) is not None:
         parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
     return parsed.astype("datetime64[ns]").to_numpy().astype(np.int64)
@@ -238,19 +256,24 @@ class Database:
         that describes a future event leaks it.
     """
 
-    def __init__(self, table_dict: Mapping[str, Table], *, warn: bool = True,
-                 static_tables: Sequence[str] = ()):
+    def __init__(
+        self, table_dict: Mapping[str, Table], *, warn: bool = True, static_tables: Sequence[str] = ()
+    ):
         if not table_dict:
             raise SchemaError("a Database needs at least one table")
         self.table_dict: dict[str, Table] = dict(table_dict)
         self.static_tables: tuple[str, ...] = tuple(static_tables)
         unknown = set(self.static_tables) - set(self.table_dict)
         if unknown:
-            raise SchemaError(f"static_tables names unknown table(s) {sorted(unknown)} "
-                              f"(tables: {', '.join(self.table_dict)})")
+            raise SchemaError(
+                f"static_tables names unknown table(s) {sorted(unknown)} "
+                f"(tables: {', '.join(self.table_dict)})"
+            )
         timed_static = [n for n in self.static_tables if self.table_dict[n].time_col is not None]
         if timed_static:
-            raise SchemaError(f"static_tables {timed_static} have a time column; only untimed tables can be static")
+            raise SchemaError(
+                f"static_tables {timed_static} have a time column; only untimed tables can be static"
+            )
         self._warn = warn
         self._check_columns()
         self.time_kind: TimeKind | None = self._check_time_kinds()
@@ -267,28 +290,40 @@ class Database:
             cols = set(table.df.columns)
             for role, col in [("primary key", table.pkey_col), ("time", table.time_col)]:
                 if col is not None and col not in cols:
-                    raise SchemaError(f"table {name!r}: {role} column {col!r} is not a column "
-                                      f"(columns: {', '.join(map(str, table.df.columns))})")
+                    raise SchemaError(
+                        f"table {name!r}: {role} column {col!r} is not a column "
+                        f"(columns: {', '.join(map(str, table.df.columns))})"
+                    )
             for fk, target in table.fkey_col_to_pkey_table.items():
                 if fk not in cols:
-                    raise SchemaError(f"table {name!r}: foreign key column {fk!r} is not a column "
-                                      f"(columns: {', '.join(map(str, table.df.columns))})")
+                    raise SchemaError(
+                        f"table {name!r}: foreign key column {fk!r} is not a column "
+                        f"(columns: {', '.join(map(str, table.df.columns))})"
+                    )
                 if target not in self.table_dict:
-                    raise SchemaError(f"table {name!r}: foreign key {fk!r} references unknown table "
-                                      f"{target!r} (tables: {', '.join(self.table_dict)})")
+                    raise SchemaError(
+                        f"table {name!r}: foreign key {fk!r} references unknown table "
+                        f"{target!r} (tables: {', '.join(self.table_dict)})"
+                    )
                 if self.table_dict[target].pkey_col is None:
-                    raise SchemaError(f"table {name!r}: foreign key {fk!r} references table {target!r}, "
-                                      f"which has no primary key")
+                    raise SchemaError(
+                        f"table {name!r}: foreign key {fk!r} references table {target!r}, "
+                        f"which has no primary key"
+                    )
             if table.pkey_col is not None:
                 pk = table.df[table.pkey_col]
                 n_null = int(pk.isna().sum())
                 if n_null:
-                    raise SchemaError(f"table {name!r}: primary key {table.pkey_col!r} has {n_null} "
-                                      f"missing values (of {len(pk)})")
+                    raise SchemaError(
+                        f"table {name!r}: primary key {table.pkey_col!r} has {n_null} "
+                        f"missing values (of {len(pk)})"
+                    )
                 n_dup = int(pk.duplicated().sum())
                 if n_dup:
-                    raise SchemaError(f"table {name!r}: primary key {table.pkey_col!r} has {n_dup} "
-                                      f"duplicated values (of {len(pk)})")
+                    raise SchemaError(
+                        f"table {name!r}: primary key {table.pkey_col!r} has {n_dup} "
+                        f"duplicated values (of {len(pk)})"
+                    )
         for name, table in self.table_dict.items():
             for fk, target in table.fkey_col_to_pkey_table.items():
                 tt = self.table_dict[target]
@@ -297,7 +332,8 @@ class Database:
                     raise SchemaError(
                         f"table {name!r}: foreign key {fk!r} has {fk_kind} values "
                         f"({int(table.df[fk].notna().sum())} non-null) but {target!r}.{tt.pkey_col} is "
-                        f"{pk_kind}; cast one of them")
+                        f"{pk_kind}; cast one of them"
+                    )
 
     def _check_time_kinds(self) -> TimeKind | None:
         kinds = {name: time_kind_of(t.df[t.time_col]) for name, t in self.table_dict.items() if t.time_col}
@@ -307,7 +343,8 @@ class Database:
             raise SchemaError(
                 f"time columns mix integers ({', '.join(ints)}) and datetimes ({', '.join(dts)}); one "
                 f"database needs one kind of time: convert the integer ones (e.g. years with "
-                f"pandas.to_datetime(df[col].astype(str), format='%Y')) or the datetimes")
+                f"pandas.to_datetime(df[col].astype(str), format='%Y')) or the datetimes"
+            )
         return next(iter(kinds.values()), None)
 
     def _inherit_times(self) -> None:
@@ -316,7 +353,9 @@ class Database:
         Rows of such a table that reference no timed row (all those keys missing or dangling) have
         no time to inherit: refused with the count, unless the table is in ``static_tables``.
         """
-        untimed = [n for n, t in self.table_dict.items() if t.time_col is None and n not in self.static_tables]
+        untimed = [
+            n for n, t in self.table_dict.items() if t.time_col is None and n not in self.static_tables
+        ]
         depends: dict[str, list[str]] = {}
         timed = {n for n, t in self.table_dict.items() if t.time_col is not None}
         changed = True
@@ -348,12 +387,16 @@ class Database:
         bad = {n: int((self.resolved[n].time == ALWAYS).sum()) for n in depends}
         bad = {n: k for n, k in bad.items() if k}
         if bad:
-            parts = "; ".join(f"table {n!r}: {k} of {self.resolved[n].n_rows} rows (keys "
-                              f"{', '.join(depends[n])} missing or dangling)" for n, k in bad.items())
+            parts = "; ".join(
+                f"table {n!r}: {k} of {self.resolved[n].n_rows} rows (keys "
+                f"{', '.join(depends[n])} missing or dangling)"
+                for n, k in bad.items()
+            )
             raise SchemaError(
                 f"rows without a time of their own reference no timed row, so when they become known "
                 f"is unknown: {parts}. Declare a time column (time_cols={{table: column}}), drop those "
-                f"rows, or, if the table's rows are known at all times, pass static_tables=[table]")
+                f"rows, or, if the table's rows are known at all times, pass static_tables=[table]"
+            )
 
     @property
     def inherited_times(self) -> dict[str, tuple[str, ...]]:
@@ -377,7 +420,9 @@ class Database:
                 if n_dangling and self._warn:
                     warn_user(
                         f"table {name!r}: {n_dangling} of {len(values)} values of foreign key {fk!r} "
-                        f"reference no row of {target!r}; kept as missing (no rows dropped)", SchemaWarning)
+                        f"reference no row of {target!r}; kept as missing (no rows dropped)",
+                        SchemaWarning,
+                    )
             out[name] = ResolvedTable(name, table, time, fkeys, dangling)
         return out
 
@@ -402,8 +447,11 @@ class Database:
         cycles = self.cycles()
         if cycles:
             shown = "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
-            warn_user(f"schema has {len(cycles)} foreign-key cycle(s): {shown}. Supported, but "
-                      f"check that this is intended", SchemaWarning)
+            warn_user(
+                f"schema has {len(cycles)} foreign-key cycle(s): {shown}. Supported, but "
+                f"check that this is intended",
+                SchemaWarning,
+            )
 
     # ---------------------------------------------------------------- queries
     def __getitem__(self, name: str) -> Table:
@@ -466,12 +514,17 @@ class Database:
 
     # ---------------------------------------------------------------- constructors
     @classmethod
-    def from_dataframes(cls, frames: Mapping[str, pd.DataFrame], *,
-                        pkeys: Mapping[str, str | None] | None = None,
-                        fkeys: Mapping[str, Mapping[str, str]] | None = None,
-                        time_cols: Mapping[str, str | None] | None = None, warn: bool = True,
-                        static_tables: Sequence[str] = (),
-                        time_formats: Mapping[str, str] | None = None) -> Database:
+    def from_dataframes(
+        cls,
+        frames: Mapping[str, pd.DataFrame],
+        *,
+        pkeys: Mapping[str, str | None] | None = None,
+        fkeys: Mapping[str, Mapping[str, str]] | None = None,
+        time_cols: Mapping[str, str | None] | None = None,
+        warn: bool = True,
+        static_tables: Sequence[str] = (),
+        time_formats: Mapping[str, str] | None = None,
+    ) -> Database:
         """Tables from DataFrames with keys and time columns given per table name.
 
         ``time_formats`` (table -> ``strftime`` format, e.g. ``'%d/%m/%Y'``) parses that table's
@@ -479,8 +532,14 @@ class Database:
         """
         pkeys, fkeys, time_cols = dict(pkeys or {}), dict(fkeys or {}), dict(time_cols or {})
         time_formats = dict(time_formats or {})
-        _check_named_tables(frames, pkeys=pkeys, fkeys=fkeys, time_cols=time_cols, time_formats=time_formats,
-                            static_tables=dict.fromkeys(static_tables))
+        _check_named_tables(
+            frames,
+            pkeys=pkeys,
+            fkeys=fkeys,
+            time_cols=time_cols,
+            time_formats=time_formats,
+            static_tables=dict.fromkeys(static_tables),
+        )
         frames = dict(frames)
         for name, fmt in time_formats.items():
             col = time_cols.get(name)
@@ -490,19 +549,33 @@ class Database:
             bad = parsed.isna() & frames[name][col].notna()
             if bad.any():
                 examples = ", ".join(repr(v) for v in frames[name][col][bad].head(3).tolist())
-                raise SchemaError(f"table {name!r}: time column {col!r} has {int(bad.sum())} values that "
-                                  f"do not match time_formats[{name!r}]={fmt!r} (e.g. {examples})")
+                raise SchemaError(
+                    f"table {name!r}: time column {col!r} has {int(bad.sum())} values that "
+                    f"do not match time_formats[{name!r}]={fmt!r} (e.g. {examples})"
+                )
             frames[name] = frames[name].assign(**{col: parsed})
-        return cls({name: Table(df, dict(fkeys.get(name, {})), pkeys.get(name), time_cols.get(name))
-                    for name, df in frames.items()}, warn=warn, static_tables=static_tables)
+        return cls(
+            {
+                name: Table(df, dict(fkeys.get(name, {})), pkeys.get(name), time_cols.get(name))
+                for name, df in frames.items()
+            },
+            warn=warn,
+            static_tables=static_tables,
+        )
 
     @classmethod
-    def from_sql(cls, url_or_engine: Any, *, tables: Sequence[str] | None = None,
-                 pkeys: Mapping[str, str | None] | None = None,
-                 fkeys: Mapping[str, Mapping[str, str]] | None = None,
-                 time_cols: Mapping[str, str | None] | None = None, warn: bool = True,
-                 static_tables: Sequence[str] = (),
-                 time_formats: Mapping[str, str] | None = None) -> Database:
+    def from_sql(
+        cls,
+        url_or_engine: Any,
+        *,
+        tables: Sequence[str] | None = None,
+        pkeys: Mapping[str, str | None] | None = None,
+        fkeys: Mapping[str, Mapping[str, str]] | None = None,
+        time_cols: Mapping[str, str | None] | None = None,
+        warn: bool = True,
+        static_tables: Sequence[str] = (),
+        time_formats: Mapping[str, str] | None = None,
+    ) -> Database:
         """Read every table (or ``tables``) through SQLAlchemy; keys from the schema unless given.
 
         ``url_or_engine``: any SQLAlchemy URL (``sqlite:///file.db``, ``postgresql://...``) or Engine.
@@ -523,11 +596,18 @@ class Database:
         names = list(tables) if tables is not None else available
         missing = set(names) - set(available)
         if missing:
-            raise SchemaError(f"tables {sorted(missing)} are not in the database "
-                              f"(it has: {', '.join(available)})")
+            raise SchemaError(
+                f"tables {sorted(missing)} are not in the database (it has: {', '.join(available)})"
+            )
         pkeys, fkeys, time_cols = dict(pkeys or {}), dict(fkeys or {}), dict(time_cols or {})
-        _check_named_tables(dict.fromkeys(names), pkeys=pkeys, fkeys=fkeys, time_cols=time_cols,
-                            time_formats=dict(time_formats or {}), static_tables=dict.fromkeys(static_tables))
+        _check_named_tables(
+            dict.fromkeys(names),
+            pkeys=pkeys,
+            fkeys=fkeys,
+            time_cols=time_cols,
+            time_formats=dict(time_formats or {}),
+            static_tables=dict.fromkeys(static_tables),
+        )
         frames, pk_map, fk_map = {}, {}, {}
         with engine.connect() as conn:
             for name in names:
@@ -537,8 +617,11 @@ class Database:
                 else:
                     cols = inspector.get_pk_constraint(name).get("constrained_columns") or []
                     if len(cols) > 1 and warn:
-                        warn_user(f"table {name!r}: composite primary key {cols} ignored; pass "
-                                  f"pkeys={{{name!r}: ...}} to choose one column", SchemaWarning)
+                        warn_user(
+                            f"table {name!r}: composite primary key {cols} ignored; pass "
+                            f"pkeys={{{name!r}: ...}} to choose one column",
+                            SchemaWarning,
+                        )
                     pk_map[name] = cols[0] if len(cols) == 1 else None
                 if name in fkeys:
                     fk_map[name] = dict(fkeys[name])
@@ -549,17 +632,29 @@ class Database:
                         if len(cols) == 1 and ref in names:
                             fk_map[name][cols[0]] = ref
                         elif len(cols) > 1:
-                            warn_user(f"table {name!r}: composite foreign key ({', '.join(cols)}) -> {ref!r}"
-                                      f"({', '.join(fk.get('referred_columns') or [])}) is not supported (one "
-                                      f"column per key) and is dropped: this link is not in the graph. Add a "
-                                      f"single-column surrogate key to both tables and pass fkeys="
-                                      f"{{{name!r}: {{column: {ref!r}}}}}", SchemaWarning)
+                            warn_user(
+                                f"table {name!r}: composite foreign key ({', '.join(cols)}) -> {ref!r}"
+                                f"({', '.join(fk.get('referred_columns') or [])}) is not supported (one "
+                                f"column per key) and is dropped: this link is not in the graph. Add a "
+                                f"single-column surrogate key to both tables and pass fkeys="
+                                f"{{{name!r}: {{column: {ref!r}}}}}",
+                                SchemaWarning,
+                            )
                         else:
-                            warn_user(f"table {name!r}: foreign key {cols[0]!r} -> {ref!r} is dropped because "
-                                      f"{ref!r} is not loaded (tables={names})", SchemaWarning)
-        return cls.from_dataframes(frames, pkeys=pk_map, fkeys=fk_map,
-                                   time_cols={n: time_cols.get(n) for n in names}, warn=warn,
-                                   static_tables=static_tables, time_formats=time_formats)
+                            warn_user(
+                                f"table {name!r}: foreign key {cols[0]!r} -> {ref!r} is dropped because "
+                                f"{ref!r} is not loaded (tables={names})",
+                                SchemaWarning,
+                            )
+        return cls.from_dataframes(
+            frames,
+            pkeys=pk_map,
+            fkeys=fk_map,
+            time_cols={n: time_cols.get(n) for n in names},
+            warn=warn,
+            static_tables=static_tables,
+            time_formats=time_formats,
+        )
 
     @classmethod
     def from_sqlite(cls, path: str, **kwargs: Any) -> Database:
@@ -576,8 +671,10 @@ def _check_named_tables(tables: Mapping[str, Any], **named: Mapping[str, Any]) -
     for param, mapping in named.items():
         unknown = set(mapping) - set(tables)
         if unknown:
-            raise SchemaError(f"{param} names table(s) {sorted(unknown)} that are not loaded "
-                              f"(tables: {', '.join(map(str, tables))})")
+            raise SchemaError(
+                f"{param} names table(s) {sorted(unknown)} that are not loaded "
+                f"(tables: {', '.join(map(str, tables))})"
+            )
 
 
 # ------------------------------------------------------------------------------------ entity tasks
@@ -639,39 +736,58 @@ class EntityTask:
 
     def __post_init__(self) -> None:
         if self.entity_table not in self.db.table_dict:
-            raise SchemaError(f"entity table {self.entity_table!r} is not in the database "
-                              f"(tables: {', '.join(self.db.table_dict)})")
+            raise SchemaError(
+                f"entity table {self.entity_table!r} is not in the database "
+                f"(tables: {', '.join(self.db.table_dict)})"
+            )
         et = self.db.table_dict[self.entity_table]
         if et.pkey_col is None:
-            raise SchemaError(f"entity table {self.entity_table!r} has no primary key, so its rows cannot be "
-                              f"seeds; give it one (pkeys={{{self.entity_table!r}: column}}) or choose the "
-                              f"table it references as the entity")
+            raise SchemaError(
+                f"entity table {self.entity_table!r} has no primary key, so its rows cannot be "
+                f"seeds; give it one (pkeys={{{self.entity_table!r}: column}}) or choose the "
+                f"table it references as the entity"
+            )
         if self.task_type not in ("binary_classification", "regression"):
-            raise SchemaError(f"task_type must be 'binary_classification' or 'regression', got {self.task_type!r}")
+            raise SchemaError(
+                f"task_type must be 'binary_classification' or 'regression', got {self.task_type!r}"
+            )
         kind = self.db.time_kind
         self.delta = delta_to_int(self.timedelta, kind, "timedelta")
         if self.delta <= 0:
             raise SchemaError(f"timedelta must be positive, got {self.timedelta!r}")
-        self.val_ts = np.sort(np.array([time_to_int(v, kind, "val_timestamp") for v in _as_list(self.val_timestamp)],
-                                       dtype=np.int64))
-        self.test_ts = np.sort(np.array([time_to_int(v, kind, "test_timestamp")
-                                         for v in _as_list(self.test_timestamp)], dtype=np.int64))
+        self.val_ts = np.sort(
+            np.array(
+                [time_to_int(v, kind, "val_timestamp") for v in _as_list(self.val_timestamp)], dtype=np.int64
+            )
+        )
+        self.test_ts = np.sort(
+            np.array(
+                [time_to_int(v, kind, "test_timestamp") for v in _as_list(self.test_timestamp)],
+                dtype=np.int64,
+            )
+        )
         if not len(self.val_ts) or not len(self.test_ts):
             raise SchemaError("val_timestamp and test_timestamp need at least one timestamp each")
         self.val_t, self.test_t = int(self.val_ts[0]), int(self.test_ts[0])
         if self.val_ts[-1] + self.delta > self.test_t:
-            raise SchemaError("val labels would use events after the test timestamp: need "
-                              f"val_timestamp + timedelta <= test_timestamp ({int(self.val_ts[-1])}+{self.delta} "
-                              f"> {self.test_t})")
+            raise SchemaError(
+                "val labels would use events after the test timestamp: need "
+                f"val_timestamp + timedelta <= test_timestamp ({int(self.val_ts[-1])}+{self.delta} "
+                f"> {self.test_t})"
+            )
         self.unknown_at_seed = tuple(self.unknown_at_seed)
         bad = [c for c in self.unknown_at_seed if c not in et.df.columns]
         if bad:
-            raise SchemaError(f"unknown_at_seed names column(s) {bad} that {self.entity_table!r} does not have "
-                              f"(columns: {', '.join(map(str, et.df.columns))})")
+            raise SchemaError(
+                f"unknown_at_seed names column(s) {bad} that {self.entity_table!r} does not have "
+                f"(columns: {', '.join(map(str, et.df.columns))})"
+            )
         n_args = _n_positional(self.label_fn)
         if n_args is not None and n_args not in (2, 3):
-            raise SchemaError(f"label_fn must take (db, timestamps) or (db, timestamps, delta); it takes {n_args} "
-                              f"positional argument(s)")
+            raise SchemaError(
+                f"label_fn must take (db, timestamps) or (db, timestamps, delta); it takes {n_args} "
+                f"positional argument(s)"
+            )
         self._pass_delta = n_args == 3
         if not self.metrics:
             self.metrics = ("auroc",) if self.task_type == "binary_classification" else ("mae",)
@@ -688,8 +804,11 @@ class EntityTask:
         step = delta_to_int(self.step, kind, "step") if self.step is not None else self.delta
         if step <= 0:
             raise SchemaError(f"step must be positive, got {self.step!r}")
-        start = time_to_int(self.train_start, kind, "train_start") if self.train_start is not None \
+        start = (
+            time_to_int(self.train_start, kind, "train_start")
+            if self.train_start is not None
             else self.db.min_timestamp
+        )
         last = self.val_t - self.delta
         ts = np.arange(last, start - 1, -step, dtype=np.int64)[::-1]
         if not len(ts):
@@ -724,12 +843,20 @@ LabelKind = Literal["any", "count", "sum", "mean", "last"]
 LABEL_KINDS: tuple[str, ...] = ("any", "count", "sum", "mean", "last")
 
 
-def events_label_fn(entity_col: str, time_col: str, target_col: str, event_table: str,
-                    event_fkey: str | None, kind: LabelKind = "any",
-                    value_col: str | None = None, active_table: str | None = None,
-                    active_fkey: str | None = None, active_window: Any = None,
-                    event_filter: Callable[[pd.DataFrame], pd.Series] | None = None,
-                    entity_table: str | None = None):
+def events_label_fn(
+    entity_col: str,
+    time_col: str,
+    target_col: str,
+    event_table: str,
+    event_fkey: str | None,
+    kind: LabelKind = "any",
+    value_col: str | None = None,
+    active_table: str | None = None,
+    active_fkey: str | None = None,
+    active_window: Any = None,
+    event_filter: Callable[[pd.DataFrame], pd.Series] | None = None,
+    entity_table: str | None = None,
+):
     """Label function: aggregate ``event_table`` rows in (t, t+Δ] per entity (via ``event_fkey``).
 
     ``kind``: ``any`` (0/1), ``count``, ``sum`` or ``mean`` of ``value_col``, or ``last`` (the
@@ -744,20 +871,23 @@ def events_label_fn(entity_col: str, time_col: str, target_col: str, event_table
     if kind not in LABEL_KINDS:
         raise SchemaError(f"label kind must be one of {', '.join(LABEL_KINDS)}, got {kind!r}")
     if kind in ("sum", "mean", "last") and value_col is None:
-        raise SchemaError(f"label kind {kind!r} needs a value column (value_col / \"column\")")
+        raise SchemaError(f'label kind {kind!r} needs a value column (value_col / "column")')
 
     def label_fn(db: Database, timestamps: np.ndarray, delta: int) -> pd.DataFrame:
         ev = db.resolved[event_table]
         if event_fkey is None:
             ent_name = event_table
         elif event_fkey not in ev.fkeys:
-            raise SchemaError(f"table {event_table!r} has no foreign key {event_fkey!r} "
-                              f"(foreign keys: {', '.join(ev.fkeys) or 'none'})")
+            raise SchemaError(
+                f"table {event_table!r} has no foreign key {event_fkey!r} "
+                f"(foreign keys: {', '.join(ev.fkeys) or 'none'})"
+            )
         else:
             ent_name = ev.table.fkey_col_to_pkey_table[event_fkey]
         if entity_table is not None and ent_name != entity_table:
-            raise SchemaError(f"{event_table}.{event_fkey} references {ent_name!r}, not the entity table "
-                              f"{entity_table!r}")
+            raise SchemaError(
+                f"{event_table}.{event_fkey} references {ent_name!r}, not the entity table {entity_table!r}"
+            )
         ent = db.resolved[ent_name]
         pkey_values = ent.table.df[ent.table.pkey_col].to_numpy()  # labels name entities by primary-key value
         ev_ids = ev.fkeys[event_fkey] if event_fkey is not None else np.arange(ev.n_rows, dtype=np.int64)
@@ -772,7 +902,11 @@ def events_label_fn(entity_col: str, time_col: str, target_col: str, event_table
             ev_mask_base &= ~np.isnan(values)
         if active_table is not None:
             act = db.resolved[active_table]
-            window = delta_to_int(active_window, db.time_kind, "active window") if active_window is not None else None
+            window = (
+                delta_to_int(active_window, db.time_kind, "active window")
+                if active_window is not None
+                else None
+            )
         rows = []
         for t in timestamps:
             e_mask = ev_mask_base & (ev.time > t) & (ev.time <= t + delta)
@@ -798,8 +932,15 @@ def events_label_fn(entity_col: str, time_col: str, target_col: str, event_table
             lab = agg.reindex(entities, fill_value=0.0).to_numpy()
             if kind == "any":
                 lab = (lab > 0).astype(np.int64)
-            rows.append(pd.DataFrame({entity_col: pkey_values[entities],
-                                      time_col: np.full(len(entities), t, dtype=np.int64), target_col: lab}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        entity_col: pkey_values[entities],
+                        time_col: np.full(len(entities), t, dtype=np.int64),
+                        target_col: lab,
+                    }
+                )
+            )
         return pd.concat(rows, ignore_index=True)
 
     return label_fn

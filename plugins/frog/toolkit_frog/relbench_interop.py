@@ -27,8 +27,9 @@ def from_relbench_database(rdb: Any, *, warn: bool = True, static_tables=()) -> 
     """Our :class:`Database` of a ``relbench.base.Database`` (frames copied, keys and times as given)."""
     tables = {}
     for name, t in rdb.table_dict.items():
-        tables[name] = Table(t.df.reset_index(drop=True).copy(), dict(t.fkey_col_to_pkey_table), t.pkey_col,
-                             t.time_col)
+        tables[name] = Table(
+            t.df.reset_index(drop=True).copy(), dict(t.fkey_col_to_pkey_table), t.pkey_col, t.time_col
+        )
     return Database(tables, warn=warn, static_tables=static_tables)
 
 
@@ -51,11 +52,17 @@ def to_relbench_database(db: Database):
         inherited = db.resolved[name].inherited_from
         if time_col is None and inherited:
             if INHERITED_TIME_COL in df.columns:
-                raise SchemaError(f"table {name!r} already has a column {INHERITED_TIME_COL!r}; rename it to export")
+                raise SchemaError(
+                    f"table {name!r} already has a column {INHERITED_TIME_COL!r}; rename it to export"
+                )
             df[INHERITED_TIME_COL] = _time_values(db, db.resolved[name].time)
             time_col = INHERITED_TIME_COL
-        out[name] = RBTable(df=df, fkey_col_to_pkey_table=dict(r.table.fkey_col_to_pkey_table),
-                            pkey_col=r.table.pkey_col, time_col=time_col)
+        out[name] = RBTable(
+            df=df,
+            fkey_col_to_pkey_table=dict(r.table.fkey_col_to_pkey_table),
+            pkey_col=r.table.pkey_col,
+            time_col=time_col,
+        )
     return RBDatabase(out)
 
 
@@ -66,7 +73,9 @@ def from_relbench_task(task: Any, db: Database | None = None) -> EntityTask:
     """
     task_type = getattr(task.task_type, "value", task.task_type)
     if task_type not in ("binary_classification", "regression"):
-        raise SchemaError(f"RelBench task type {task_type!r} is not supported (binary_classification, regression)")
+        raise SchemaError(
+            f"RelBench task type {task_type!r} is not supported (binary_classification, regression)"
+        )
     if db is None:
         db = from_relbench_database(task.dataset.get_db(upto_test_timestamp=False), warn=False)
 
@@ -84,9 +93,18 @@ def from_relbench_task(task: Any, db: Database | None = None) -> EntityTask:
     timedelta = task.timedelta
     if db.time_kind == "integer":
         timedelta = int(timedelta)
-    return EntityTask(db=db, entity_table=task.entity_table, entity_col=task.entity_col, time_col=task.time_col,
-                      target_col=task.target_col, timedelta=timedelta, task_type=task_type, label_fn=label_fn,
-                      val_timestamp=task.dataset.val_timestamp, test_timestamp=task.dataset.test_timestamp)
+    return EntityTask(
+        db=db,
+        entity_table=task.entity_table,
+        entity_col=task.entity_col,
+        time_col=task.time_col,
+        target_col=task.target_col,
+        timedelta=timedelta,
+        task_type=task_type,
+        label_fn=label_fn,
+        val_timestamp=task.dataset.val_timestamp,
+        test_timestamp=task.dataset.test_timestamp,
+    )
 
 
 def times_equal(a: Database, b: Database, table: str) -> bool:

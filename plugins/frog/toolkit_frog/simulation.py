@@ -20,8 +20,12 @@ class TrainingParams(Params):
     lr: float = Field(0.005, gt=0, description="Adam learning rate of the network")
     role_lr: float = Field(0.05, gt=0, description="Adam learning rate of the role logits")
     fanout: int = Field(20, ge=-1, description="neighbours sampled per node, relation and hop (-1 = all)")
-    role_mode: Literal["soft", "gumbel"] = Field("soft", description="soft mixture or straight-through Gumbel")
-    conditioning: Literal["free", "table"] = Field("free", description="free role logits or from a table embedding")
+    role_mode: Literal["soft", "gumbel"] = Field(
+        "soft", description="soft mixture or straight-through Gumbel"
+    )
+    conditioning: Literal["free", "table"] = Field(
+        "free", description="free role logits or from a table embedding"
+    )
     anneal: bool = Field(False, description="anneal the role temperature from 1 to 0.1")
     lam_ent: float = Field(0.0, ge=0, description="weight of the entity-level FD constraint")
     lam_tab: float = Field(0.0, ge=0, description="weight of the table-level FD constraint")
@@ -31,16 +35,29 @@ class TrainingParams(Params):
     def train_config(self, strategy: str = "last"):
         from toolkit_frog.train import TrainConfig
 
-        return TrainConfig(channels=self.channels, num_layers=self.num_layers, epochs=self.epochs, lr=self.lr,
-                           role_lr=self.role_lr, num_neighbors=(self.fanout,) * self.num_layers,
-                           strategy=strategy, role_mode=self.role_mode, conditioning=self.conditioning,
-                           anneal=self.anneal, lam_ent=self.lam_ent, lam_tab=self.lam_tab,
-                           lam_entropy=self.lam_entropy, device=resolve_device(self.device))
+        return TrainConfig(
+            channels=self.channels,
+            num_layers=self.num_layers,
+            epochs=self.epochs,
+            lr=self.lr,
+            role_lr=self.role_lr,
+            num_neighbors=(self.fanout,) * self.num_layers,
+            strategy=strategy,
+            role_mode=self.role_mode,
+            conditioning=self.conditioning,
+            anneal=self.anneal,
+            lam_ent=self.lam_ent,
+            lam_tab=self.lam_tab,
+            lam_entropy=self.lam_entropy,
+            device=resolve_device(self.device),
+        )
 
 
 class PlantedParams(TrainingParams):
     kind: Literal["edge_easy", "edge_hard", "node", "mixed", "none"] = Field(
-        "edge_easy", description="planted signal: through the bridge (edge_*), in rows on the bridge rows (node)")
+        "edge_easy",
+        description="planted signal: through the bridge (edge_*), in rows on the bridge rows (node)",
+    )
     strength: float = Field(1.0, ge=0, le=1, description="strength of the planted effect")
     model: Model = Field("frog", description="graph/model: Row2Node baseline, Row2Edge GNN or FROG")
     n_customers: int = Field(3000, ge=20, description="customers (entities)")
@@ -50,8 +67,13 @@ class PlantedParams(TrainingParams):
 def _records(fit, model: str, role_tables: list[str], metric_name: str) -> list[dict]:
     rows = []
     for r in fit.history.to_dict("records"):
-        row = {"epoch": int(r["epoch"]), "train_loss": r["train_loss"], f"val_{metric_name}": r["val"],
-               f"test_{metric_name}": r["test"], "best": int(r["epoch"]) == fit.best_epoch}
+        row = {
+            "epoch": int(r["epoch"]),
+            "train_loss": r["train_loss"],
+            f"val_{metric_name}": r["val"],
+            f"test_{metric_name}": r["test"],
+            "best": int(r["epoch"]) == fit.best_epoch,
+        }
         for t in role_tables:
             row[f"pi_{t}"] = r.get(f"pi_{t}", np.nan)
         rows.append(row)
@@ -75,15 +97,23 @@ def planted(params: PlantedParams, seed: int) -> SimulationOutput:
     task = planted_task(db)
     fit = run_models(task, [params.model], ["review"], params.train_config(), seed)[params.model]
     rows = _records(fit, params.model, ["review"], "auroc")
-    summary = {"best_epoch": fit.best_epoch, "val_auroc": fit.val, "test_auroc": fit.test,
-               "pi_review": fit.pi.get("review", float("nan")), "wall_s": fit.seconds}
+    summary = {
+        "best_epoch": fit.best_epoch,
+        "val_auroc": fit.val,
+        "test_auroc": fit.test,
+        "pi_review": fit.pi.get("review", float("nan")),
+        "wall_s": fit.seconds,
+    }
     return SimulationOutput(rows, summary)
 
 
 class LahmanParams(TrainingParams):
-    task: Literal["allstar", "games"] = Field("allstar", description="All-Star next season (AUROC) or games next season (MAE)")
+    task: Literal["allstar", "games"] = Field(
+        "allstar", description="All-Star next season (AUROC) or games next season (MAE)"
+    )
     model: Literal["row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined"] = Field(
-        "row2node", description="GNN on a graph, or LightGBM on the player table / joined aggregates")
+        "row2node", description="GNN on a graph, or LightGBM on the player table / joined aggregates"
+    )
     train_start: int = Field(2004, ge=1986, le=2014, description="first training season")
     val_year: int = Field(2016, ge=1990, le=2021, description="validation seed season")
     test_year: int = Field(2018, ge=1992, le=2023, description="test seed season")
@@ -99,29 +129,45 @@ def lahman(params: LahmanParams, seed: int) -> SimulationOutput:
     """
     import torch
 
+    from toolkit.errors import ParameterError
     from toolkit_frog.lahman import LINK_TABLES, lahman_task, load_lahman
     from toolkit_frog.tabular import lightgbm_baseline
     from toolkit_frog.train import run_models, task_splits
-    from toolkit.errors import ParameterError
 
     if not (params.train_start < params.val_year < params.test_year):
-        raise ParameterError("parameters train_start, val_year, test_year must increase (train_start < val_year "
-                             f"< test_year), got {params.train_start}, {params.val_year}, {params.test_year}")
+        raise ParameterError(
+            "parameters train_start, val_year, test_year must increase (train_start < val_year "
+            f"< test_year), got {params.train_start}, {params.val_year}, {params.test_year}"
+        )
     set_threads(1)
     torch.set_num_threads(1)
     db = load_lahman()
     task = lahman_task(params.task, params.train_start, params.val_year, params.test_year, db=db)
     name = "auroc" if params.task == "allstar" else "mae"
     if params.model.startswith("lgbm"):
-        res = lightgbm_baseline(db, "people", task_splits(task), task.task_type,
-                                mode=params.model.split("_")[1], seed=seed)
-        row = {"epoch": 0, "train_loss": np.nan, f"val_{name}": res["val"], f"test_{name}": res["test"], "best": True}
+        res = lightgbm_baseline(
+            db, "people", task_splits(task), task.task_type, mode=params.model.split("_")[1], seed=seed
+        )
+        row = {
+            "epoch": 0,
+            "train_loss": np.nan,
+            f"val_{name}": res["val"],
+            f"test_{name}": res["test"],
+            "best": True,
+        }
         row.update({f"pi_{t}": np.nan for t in LINK_TABLES})
         return SimulationOutput([row], {f"val_{name}": res["val"], f"test_{name}": res["test"]})
-    fit = run_models(task, [params.model], list(LINK_TABLES), params.train_config("uniform"), seed)[params.model]
+    fit = run_models(task, [params.model], list(LINK_TABLES), params.train_config("uniform"), seed)[
+        params.model
+    ]
     rows = _records(fit, params.model, list(LINK_TABLES), name)
-    summary = {"best_epoch": fit.best_epoch, f"val_{name}": fit.val, f"test_{name}": fit.test,
-               **{f"pi_{t}": fit.pi.get(t, float("nan")) for t in LINK_TABLES}, "wall_s": fit.seconds}
+    summary = {
+        "best_epoch": fit.best_epoch,
+        f"val_{name}": fit.val,
+        f"test_{name}": fit.test,
+        **{f"pi_{t}": fit.pi.get(t, float("nan")) for t in LINK_TABLES},
+        "wall_s": fit.seconds,
+    }
     return SimulationOutput(rows, summary)
 
 
@@ -162,9 +208,13 @@ def graph_sizes(params: GraphSizeParams, seed: int) -> dict:
         db = Database(tables)
     r2n, r2e = make_pkey_fkey_graph(db), make_row2edge_graph(db, ["link"])
     rep = check_full_resolution(db, ["link"], r2e)["link"]
-    return {"n_row2node_edges": r2n.num_edges, "n_row2edge_edges": r2e.num_edges,
-            "expected_row2edge_edges": rep.expected_edges, "rows_lost": rep.rows_lost,
-            "full_resolution": rep.full_resolution}
+    return {
+        "n_row2node_edges": r2n.num_edges,
+        "n_row2edge_edges": r2e.num_edges,
+        "expected_row2edge_edges": rep.expected_edges,
+        "rows_lost": rep.rows_lost,
+        "full_resolution": rep.full_resolution,
+    }
 
 
 def planted_memory(params: PlantedParams) -> float:
@@ -186,13 +236,23 @@ MODEL_CHOICES = ("row2node", "row2edge", "frog", "lgbm")
 
 
 class DatabaseParams(TrainingParams):
-    url: str = Field("", description="SQLAlchemy URL (sqlite:///shop.db, postgresql://...) or SQLite file path; "
-                                     "empty: the built-in retail demo, written to a temporary SQLite file")
-    task: str = Field("", description="task spec: path to a JSON file or inline JSON (see the README, 'Bring your "
-                                      "own database'); empty: the demo's spec (only with the demo database)")
-    models: str = Field("row2node,row2edge,frog,lgbm", description="comma-separated models to train: "
-                                                                   + ", ".join(MODEL_CHOICES))
-    demo_customers: int = Field(600, ge=20, le=100_000, description="customers of the demo database (url empty)")
+    url: str = Field(
+        "",
+        description="SQLAlchemy URL (sqlite:///shop.db, postgresql://...) or SQLite file path; "
+        "empty: the built-in retail demo, written to a temporary SQLite file",
+    )
+    task: str = Field(
+        "",
+        description="task spec: path to a JSON file or inline JSON (see the README, 'Bring your "
+        "own database'); empty: the demo's spec (only with the demo database)",
+    )
+    models: str = Field(
+        "row2node,row2edge,frog,lgbm",
+        description="comma-separated models to train: " + ", ".join(MODEL_CHOICES),
+    )
+    demo_customers: int = Field(
+        600, ge=20, le=100_000, description="customers of the demo database (url empty)"
+    )
     epochs: int = Field(10, ge=1, le=500, description="training epochs (test at the best validation epoch)")
 
 
@@ -217,8 +277,10 @@ def _open_database(params: DatabaseParams):
             path = write_demo_sqlite(Path(tmp) / "retail.db", params.demo_customers, seed=0)
             return spec, load_database(str(path), spec)
     if "://" not in params.url and not Path(params.url).exists():
-        raise ParameterError(f"parameter url: SQLite file {params.url!r} does not exist (or give a SQLAlchemy URL "
-                             f"such as sqlite:///shop.db)")
+        raise ParameterError(
+            f"parameter url: SQLite file {params.url!r} does not exist (or give a SQLAlchemy URL "
+            f"such as sqlite:///shop.db)"
+        )
     try:
         return spec, load_database(params.url, spec)
     except SchemaError as e:
@@ -244,25 +306,34 @@ def database(params: DatabaseParams, seed: int) -> SimulationOutput:
     models = [m.strip() for m in params.models.split(",") if m.strip()]
     bad = [m for m in models if m not in MODEL_CHOICES]
     if bad or not models:
-        raise ParameterError(f"parameter models: unknown model(s) {bad}; choose from {', '.join(MODEL_CHOICES)}")
+        raise ParameterError(
+            f"parameter models: unknown model(s) {bad}; choose from {', '.join(MODEL_CHOICES)}"
+        )
     spec, db = _open_database(params)
     try:
         task = spec.task(db)
-        edge_tables = spec.edge_tables if spec.edge_tables is not None else \
-            [t for t in edge_candidates(db, "multi_key") if t != task.entity_table]
+        edge_tables = (
+            spec.edge_tables
+            if spec.edge_tables is not None
+            else [t for t in edge_candidates(db, "multi_key") if t != task.entity_table]
+        )
         unknown = [t for t in edge_tables if t not in db.table_dict]
         if unknown:
             raise SchemaError(f"edge_tables names table(s) {unknown} that are not loaded")
         if task.entity_table in edge_tables and ("row2edge" in models or "frog" in models):
-            raise SchemaError(f"edge_tables includes the entity table {task.entity_table!r}: its rows are the "
-                              f"seeds and must stay nodes")
+            raise SchemaError(
+                f"edge_tables includes the entity table {task.entity_table!r}: its rows are the "
+                f"seeds and must stay nodes"
+            )
         features = task_features(task, spec.exclude, spec.column_types)
         splits = task_splits(task)
     except SchemaError as e:
         raise ParameterError(f"parameter task: {e}") from None
     if not edge_tables and ("row2edge" in models or "frog" in models):
-        raise ParameterError("parameter task: no edge table (no table with >= 2 foreign keys); name one in "
-                             "\"edge_tables\" or train models=row2node,lgbm")
+        raise ParameterError(
+            "parameter task: no edge table (no table with >= 2 foreign keys); name one in "
+            '"edge_tables" or train models=row2node,lgbm'
+        )
     set_threads(1)
     torch.set_num_threads(1)
     warn_single_feature_leaks(task, features, splits["train"])
@@ -272,21 +343,54 @@ def database(params: DatabaseParams, seed: int) -> SimulationOutput:
     for model in models:
         row = {"model": model, "metric": metric_name, "n_train_seeds": len(splits["train"].y)}
         if model == "lgbm":
-            res = lightgbm_baseline(db, task.entity_table, splits, task.task_type, "joined", task.timedelta, seed,
-                                    features, task.unknown_at_seed)
-            row.update({f"val_{metric_name}": res["val"], f"test_{metric_name}": res["test"], "best_epoch": -1})
+            res = lightgbm_baseline(
+                db,
+                task.entity_table,
+                splits,
+                task.task_type,
+                "joined",
+                task.timedelta,
+                seed,
+                features,
+                task.unknown_at_seed,
+            )
+            row.update(
+                {f"val_{metric_name}": res["val"], f"test_{metric_name}": res["test"], "best_epoch": -1}
+            )
             roles = {}
         else:
             graph = build_graph(db, model, edge_tables, task.entity_table)
-            res = fit(graph, features, task.entity_table, splits, task.task_type, model, cfg, seed,
-                      float(task.delta), edge_tables, unknown_at_seed=task.unknown_at_seed)
-            row.update({f"val_{metric_name}": res.val, f"test_{metric_name}": res.test, "best_epoch": res.best_epoch})
+            res = fit(
+                graph,
+                features,
+                task.entity_table,
+                splits,
+                task.task_type,
+                model,
+                cfg,
+                seed,
+                float(task.delta),
+                edge_tables,
+                unknown_at_seed=task.unknown_at_seed,
+            )
+            row.update(
+                {f"val_{metric_name}": res.val, f"test_{metric_name}": res.test, "best_epoch": res.best_epoch}
+            )
             roles = {t: res.role(t) for t in edge_tables} if model == "frog" else {}
         for t in edge_tables:
             r = roles.get(t)
             row[f"pi_{t}"] = r if isinstance(r, float) else np.nan
-            row[f"role_{t}"] = ("nodes" if model == "row2node" else "edges" if model == "row2edge" else
-                                "aggregates" if model == "lgbm" else r if isinstance(r, str) else f"{r:.3f}")
+            row[f"role_{t}"] = (
+                "nodes"
+                if model == "row2node"
+                else "edges"
+                if model == "row2edge"
+                else "aggregates"
+                if model == "lgbm"
+                else r
+                if isinstance(r, str)
+                else f"{r:.3f}"
+            )
         rows.append(row)
         summary[f"test_{metric_name}_{model}"] = row[f"test_{metric_name}"]
         summary.update({f"pi_{t}": v for t, v in roles.items() if isinstance(v, float)})
@@ -317,21 +421,39 @@ def _plot_roles(table, fig) -> None:
 
 
 SIMULATIONS = [
-    Simulation(name="frog.planted", func=planted, params=PlantedParams,
-               description="planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
-               quick={"n_customers": 200, "n_products": 20, "epochs": 2, "channels": 8, "fanout": 5},
-               plot=_plot_roles, cost=PointCost(planted_memory, ("n_customers", "n_products", "channels"))),
-    Simulation(name="frog.lahman", func=lahman, params=LahmanParams,
-               description="Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
-               quick={"train_start": 2014, "epochs": 1, "channels": 8, "fanout": 3, "model": "row2node"},
-               plot=_plot_roles),
-    Simulation(name="frog.database", func=database, params=DatabaseParams,
-               description="your database (SQLAlchemy URL / SQLite) + a JSON task spec: Row2Node vs Row2Edge vs FROG "
-                           "vs LightGBM, and the learned roles",
-               quick={"demo_customers": 120, "epochs": 2, "channels": 8, "fanout": 5},
-               plot=_plot_database),
-    Simulation(name="frog.graph_sizes", func=graph_sizes, params=GraphSizeParams,
-               description="edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
-               bounds=("frog.row2edge_edge_count",), quick={"n_rows": 200},
-               cost=PointCost(graph_sizes_memory, ("n_rows", "n_keys", "n_entities"))),
+    Simulation(
+        name="frog.planted",
+        func=planted,
+        params=PlantedParams,
+        description="planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
+        quick={"n_customers": 200, "n_products": 20, "epochs": 2, "channels": 8, "fanout": 5},
+        plot=_plot_roles,
+        cost=PointCost(planted_memory, ("n_customers", "n_products", "channels")),
+    ),
+    Simulation(
+        name="frog.lahman",
+        func=lahman,
+        params=LahmanParams,
+        description="Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
+        quick={"train_start": 2014, "epochs": 1, "channels": 8, "fanout": 3, "model": "row2node"},
+        plot=_plot_roles,
+    ),
+    Simulation(
+        name="frog.database",
+        func=database,
+        params=DatabaseParams,
+        description="your database (SQLAlchemy URL / SQLite) + a JSON task spec: Row2Node vs Row2Edge vs FROG "
+        "vs LightGBM, and the learned roles",
+        quick={"demo_customers": 120, "epochs": 2, "channels": 8, "fanout": 5},
+        plot=_plot_database,
+    ),
+    Simulation(
+        name="frog.graph_sizes",
+        func=graph_sizes,
+        params=GraphSizeParams,
+        description="edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",
+        bounds=("frog.row2edge_edge_count",),
+        quick={"n_rows": 200},
+        cost=PointCost(graph_sizes_memory, ("n_rows", "n_keys", "n_entities")),
+    ),
 ]

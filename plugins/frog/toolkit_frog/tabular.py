@@ -20,15 +20,26 @@ from toolkit_frog.relational import ALWAYS, Database, SchemaError, delta_to_int
 from toolkit_frog.train import SeedSplit, seed_features
 
 
-def entity_features(db: Database, entity_table: str, split: SeedSplit,
-                    features: Mapping[str, TableFeatures], unknown_at_seed: Sequence[str] = ()) -> np.ndarray:
+def entity_features(
+    db: Database,
+    entity_table: str,
+    split: SeedSplit,
+    features: Mapping[str, TableFeatures],
+    unknown_at_seed: Sequence[str] = (),
+) -> np.ndarray:
     """The seed rows' own features (``unknown_at_seed`` columns read as missing) and the seed time."""
     num, cat = seed_features(features[entity_table], split.entity, unknown_at_seed)
     return np.concatenate([num, cat.astype(np.float64), split.time[:, None].astype(np.float64)], 1)
 
 
-def joined_aggregates(db: Database, entity_table: str, split: SeedSplit, window: int,
-                      features: Mapping[str, TableFeatures], unknown_at_seed: Sequence[str] = ()) -> np.ndarray:
+def joined_aggregates(
+    db: Database,
+    entity_table: str,
+    split: SeedSplit,
+    window: int,
+    features: Mapping[str, TableFeatures],
+    unknown_at_seed: Sequence[str] = (),
+) -> np.ndarray:
     blocks = [entity_features(db, entity_table, split, features, unknown_at_seed)]
     for name, r in db.resolved.items():
         for fk, target in r.table.fkey_col_to_pkey_table.items():
@@ -53,10 +64,17 @@ def joined_aggregates(db: Database, entity_table: str, split: SeedSplit, window:
     return np.concatenate(blocks, 1)
 
 
-def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, SeedSplit], task_type: str,
-                      mode: str = "joined", window: Any = None, seed: int = 0,
-                      features: Mapping[str, TableFeatures] | None = None,
-                      unknown_at_seed: Sequence[str] = ()) -> dict[str, float]:
+def lightgbm_baseline(
+    db: Database,
+    entity_table: str,
+    splits: Mapping[str, SeedSplit],
+    task_type: str,
+    mode: str = "joined",
+    window: Any = None,
+    seed: int = 0,
+    features: Mapping[str, TableFeatures] | None = None,
+    unknown_at_seed: Sequence[str] = (),
+) -> dict[str, float]:
     """Fit LightGBM (early stopping on val) and return {'val': metric, 'test': metric}.
 
     ``window``: the "last window" of the joined aggregates, in the database's time (an integer,
@@ -71,16 +89,30 @@ def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, Seed
         raise ValueError(f"mode must be 'entity' or 'joined', got {mode!r}")
     if window is None:
         if db.time_kind == "datetime":
-            raise SchemaError("window must be given on a datetime database (e.g. the task's timedelta, '90D')")
+            raise SchemaError(
+                "window must be given on a datetime database (e.g. the task's timedelta, '90D')"
+            )
         window = 1
     window = delta_to_int(window, db.time_kind, "window")
     features = features if features is not None else encode_database(db)
-    make = (lambda s: entity_features(db, entity_table, s, features, unknown_at_seed)) if mode == "entity" else \
-        (lambda s: joined_aggregates(db, entity_table, s, window, features, unknown_at_seed))
+    make = (
+        (lambda s: entity_features(db, entity_table, s, features, unknown_at_seed))
+        if mode == "entity"
+        else (lambda s: joined_aggregates(db, entity_table, s, window, features, unknown_at_seed))
+    )
     X = {s: make(splits[s]) for s in ("train", "val", "test")}
-    params = dict(n_estimators=500, learning_rate=0.03, num_leaves=31, min_child_samples=20,
-                  subsample=0.8, subsample_freq=1, colsample_bytree=0.8, random_state=seed,
-                  n_jobs=1, verbose=-1)
+    params = dict(
+        n_estimators=500,
+        learning_rate=0.03,
+        num_leaves=31,
+        min_child_samples=20,
+        subsample=0.8,
+        subsample_freq=1,
+        colsample_bytree=0.8,
+        random_state=seed,
+        n_jobs=1,
+        verbose=-1,
+    )
     stop = [lgb.early_stopping(30, verbose=False)]
     with warnings.catch_warnings():  # lightgbm 4.7 deprecates eval_set; older versions lack eval_X
         warnings.filterwarnings("ignore", message=".*eval_set.*deprecated")
@@ -91,8 +123,13 @@ def lightgbm_baseline(db: Database, entity_table: str, splits: Mapping[str, Seed
 def _fit_predict(lgb, params, X, splits, task_type, stop):
     if task_type == "binary_classification":
         model = lgb.LGBMClassifier(**params)
-        model.fit(X["train"], splits["train"].y, eval_set=[(X["val"], splits["val"].y)], eval_metric="auc",
-                  callbacks=stop)
+        model.fit(
+            X["train"],
+            splits["train"].y,
+            eval_set=[(X["val"], splits["val"].y)],
+            eval_metric="auc",
+            callbacks=stop,
+        )
         pred = {s: model.predict_proba(X[s])[:, 1] for s in ("val", "test")}
     else:
         model = lgb.LGBMRegressor(objective="l1", **params)

@@ -14,8 +14,15 @@ import pandas as pd
 import torch
 
 from toolkit_frog.features import TableFeatures
-from toolkit_frog.graph import (HeteroGraph, TemporalSampler, group_seeds_by_time, make_frog_graph,
-                                make_pkey_fkey_graph, make_row2edge_graph, role_reach)
+from toolkit_frog.graph import (
+    HeteroGraph,
+    TemporalSampler,
+    group_seeds_by_time,
+    make_frog_graph,
+    make_pkey_fkey_graph,
+    make_row2edge_graph,
+    role_reach,
+)
 from toolkit_frog.models import Batch, RDLModel, Roles, SeedMask, make_batch
 from toolkit_frog.relational import Database, SchemaError, warn_user
 
@@ -75,10 +82,14 @@ class LeakageWarning(UserWarning):
     """A feature that alone predicts the training label almost perfectly (a likely leak)."""
 
 
-def build_graph(db: Database, kind: str, edge_tables: Sequence[str], entity_table: str | None = None) -> HeteroGraph:
+def build_graph(
+    db: Database, kind: str, edge_tables: Sequence[str], entity_table: str | None = None
+) -> HeteroGraph:
     if entity_table is not None and kind == "row2edge" and entity_table in edge_tables:
-        raise SchemaError(f"entity table {entity_table!r} is among the edge tables {list(edge_tables)}: its rows "
-                          f"are the seeds, so they must stay nodes; drop it from edge_tables")
+        raise SchemaError(
+            f"entity table {entity_table!r} is among the edge tables {list(edge_tables)}: its rows "
+            f"are the seeds, so they must stay nodes; drop it from edge_tables"
+        )
     if kind == "row2node":
         return make_pkey_fkey_graph(db)
     if kind == "row2edge":
@@ -88,20 +99,35 @@ def build_graph(db: Database, kind: str, edge_tables: Sequence[str], entity_tabl
     raise ValueError(f"model must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
 
 
-def make_batches(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-                 split: SeedSplit, cfg: TrainConfig, time_unit: float, seed: int,
-                 unknown_at_seed: Sequence[str] = (), sampler: TemporalSampler | None = None) -> list[Batch]:
+def make_batches(
+    graph: HeteroGraph,
+    features: Mapping[str, TableFeatures],
+    entity_type: str,
+    split: SeedSplit,
+    cfg: TrainConfig,
+    time_unit: float,
+    seed: int,
+    unknown_at_seed: Sequence[str] = (),
+    sampler: TemporalSampler | None = None,
+) -> list[Batch]:
     """One sampled subgraph per (seed time, chunk of batch_size seeds).
 
     ``unknown_at_seed``: entity-table columns masked in the seed rows (and rows of the seed time).
     """
     if entity_type not in graph.num_nodes:
-        raise SchemaError(f"entity table {entity_type!r} is not a node type of this graph (it is an edge table?); "
-                          f"node types: {', '.join(graph.num_nodes)}")
-    sampler = sampler or TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine)
+        raise SchemaError(
+            f"entity table {entity_type!r} is not a node type of this graph (it is an edge table?); "
+            f"node types: {', '.join(graph.num_nodes)}"
+        )
+    sampler = sampler or TemporalSampler(
+        graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine
+    )
     rng = np.random.default_rng(seed)
-    mask = SeedMask(entity_type, *features[entity_type].column_positions(unknown_at_seed)) \
-        if unknown_at_seed else None
+    mask = (
+        SeedMask(entity_type, *features[entity_type].column_positions(unknown_at_seed))
+        if unknown_at_seed
+        else None
+    )
     batches = []
     for pos in group_seeds_by_time(split.time, cfg.batch_size):
         sub = sampler.sample(entity_type, split.entity[pos], int(split.time[pos[0]]), rng)
@@ -117,8 +143,13 @@ def seed_features(features: TableFeatures, entity: np.ndarray, unknown_at_seed: 
     return num, cat
 
 
-def single_feature_leaks(features: TableFeatures, split: SeedSplit, task_type: str,
-                         unknown_at_seed: Sequence[str] = (), threshold: float = 0.99) -> dict[str, float]:
+def single_feature_leaks(
+    features: TableFeatures,
+    split: SeedSplit,
+    task_type: str,
+    unknown_at_seed: Sequence[str] = (),
+    threshold: float = 0.99,
+) -> dict[str, float]:
     """Seed-row features that alone predict the training label almost perfectly.
 
     Score: max(AUROC, 1 - AUROC) (binary) or |Spearman correlation| (regression) of the column,
@@ -132,7 +163,9 @@ def single_feature_leaks(features: TableFeatures, split: SeedSplit, task_type: s
     if len(y) < 20 or len(np.unique(y)) < 2:
         return {}
     num, cat = seed_features(features, split.entity, unknown_at_seed)
-    cols = [(name, num[:, i]) for i, name in enumerate(features.numeric_cols) if not name.endswith("__missing")]
+    cols = [
+        (name, num[:, i]) for i, name in enumerate(features.numeric_cols) if not name.endswith("__missing")
+    ]
     for i, name in enumerate(features.categorical_cols):
         codes = cat[:, i]
         n_cat = len(np.unique(codes))
@@ -168,15 +201,29 @@ def _predict(model: RDLModel, batches: list[Batch], task_type: str, y_mu: float,
     with torch.no_grad():
         for b in batches:
             out = model(b).squeeze(-1)
-            ps.append((torch.sigmoid(out) if task_type == "binary_classification" else out * y_sd + y_mu).cpu().numpy())
+            ps.append(
+                (torch.sigmoid(out) if task_type == "binary_classification" else out * y_sd + y_mu)
+                .cpu()
+                .numpy()
+            )
             ys.append(b.y.cpu().numpy())
     return np.concatenate(ys), np.concatenate(ps)
 
 
-def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: str,
-        splits: Mapping[str, SeedSplit], task_type: str, kind: str, cfg: TrainConfig, seed: int,
-        time_unit: float = 1.0, edge_tables: Sequence[str] = (),
-        batches: Mapping[str, list[Batch]] | None = None, unknown_at_seed: Sequence[str] = ()) -> FitResult:
+def fit(
+    graph: HeteroGraph,
+    features: Mapping[str, TableFeatures],
+    entity_type: str,
+    splits: Mapping[str, SeedSplit],
+    task_type: str,
+    kind: str,
+    cfg: TrainConfig,
+    seed: int,
+    time_unit: float = 1.0,
+    edge_tables: Sequence[str] = (),
+    batches: Mapping[str, list[Batch]] | None = None,
+    unknown_at_seed: Sequence[str] = (),
+) -> FitResult:
     """Train ``kind`` on ``graph`` (built for that kind) and test at the best validation epoch.
 
     FROG roles of candidate tables outside the receptive field (more hops from the entity than
@@ -188,20 +235,34 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
     sample_s = 0.0
     if batches is None:
         ts = _time.perf_counter()
-        sampler = TemporalSampler(graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine)
-        batches = {s: make_batches(graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed,
-                                   sampler) for i, s in enumerate(("train", "val", "test"))}
+        sampler = TemporalSampler(
+            graph, cfg.num_neighbors[: cfg.num_layers], cfg.strategy, cfg.sampler_engine
+        )
+        batches = {
+            s: make_batches(
+                graph, features, entity_type, splits[s], cfg, time_unit, seed + i, unknown_at_seed, sampler
+            )
+            for i, s in enumerate(("train", "val", "test"))
+        }
         sample_s = _time.perf_counter() - ts
     unreached = {}
     if kind == "frog":
         hops = role_reach(graph, entity_type, edge_tables)
-        unreached = {t: f"not reached ({'no path' if h is None else f'{h} hops'} > {cfg.num_layers} layers)"
-                     for t, h in hops.items() if h is None or h > cfg.num_layers}
+        unreached = {
+            t: f"not reached ({'no path' if h is None else f'{h} hops'} > {cfg.num_layers} layers)"
+            for t, h in hops.items()
+            if h is None or h > cfg.num_layers
+        }
     batches = {s: [b.to(device) for b in bs] for s, bs in batches.items()}
     roles = None
     if kind == "frog":
-        roles = Roles(edge_tables, cfg.role_mode, cfg.conditioning, cfg.channels,
-                      tau=cfg.tau_start if cfg.anneal else 1.0)
+        roles = Roles(
+            edge_tables,
+            cfg.role_mode,
+            cfg.conditioning,
+            cfg.channels,
+            tau=cfg.tau_start if cfg.anneal else 1.0,
+        )
         roles.generator = torch.Generator().manual_seed(seed)
     model = RDLModel(graph, features, entity_type, cfg.channels, cfg.num_layers, 1, roles).to(device)
     role_params = [p for n, p in model.named_parameters() if n.startswith("roles.")]
@@ -211,7 +272,9 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
         groups.append({"params": role_params, "lr": cfg.role_lr})
     opt = torch.optim.Adam(groups)
     y_train = splits["train"].y.astype(np.float64)
-    y_mu, y_sd = (float(y_train.mean()), float(y_train.std() or 1.0)) if task_type == "regression" else (0.0, 1.0)
+    y_mu, y_sd = (
+        (float(y_train.mean()), float(y_train.std() or 1.0)) if task_type == "regression" else (0.0, 1.0)
+    )
     higher_better = task_type == "binary_classification"
     gen = np.random.default_rng(seed)
     rows, best = [], None
@@ -234,7 +297,11 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
                 loss = torch.nn.functional.l1_loss(out, (b.y - y_mu) / y_sd)
             total = loss
             if use_fd:
-                total = total + cfg.lam_ent * model.last_aux["fd_entity"] + cfg.lam_tab * model.last_aux["fd_table"]
+                total = (
+                    total
+                    + cfg.lam_ent * model.last_aux["fd_entity"]
+                    + cfg.lam_tab * model.last_aux["fd_table"]
+                )
             if roles is not None and cfg.lam_entropy > 0:
                 total = total + cfg.lam_entropy * roles.entropy()
             total.backward()
@@ -248,20 +315,34 @@ def fit(graph: HeteroGraph, features: Mapping[str, TableFeatures], entity_type: 
         if roles is not None:
             with torch.no_grad():  # free logits need no table embedding (and no encoding of a batch)
                 b0 = batches["train"][0]
-                pis = roles.pi(model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None)
+                pis = roles.pi(
+                    model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None
+                )
             for t, v in zip(roles.tables, pis.cpu().numpy()):
                 row[f"pi_{t}"] = float(v)
         rows.append(row)
         v = row["val"]
-        if best is None or (not np.isnan(v) and (v > best["val"] if higher_better else v < best["val"])) \
-                or np.isnan(best["val"]):
+        if (
+            best is None
+            or (not np.isnan(v) and (v > best["val"] if higher_better else v < best["val"]))
+            or np.isnan(best["val"])
+        ):
             best = row
     hist = pd.DataFrame(rows)
     for t in unreached:  # no gradient reaches these roles: pi stays at its initial value, not learned
         hist[f"pi_{t}"] = np.nan
     pi = {k[3:]: v for k, v in best.items() if k.startswith("pi_") and k[3:] not in unreached}
-    return FitResult(hist, int(best["epoch"]), float(best["val"]), float(best["test"]), pi,
-                     _time.perf_counter() - t0, t_epochs / max(cfg.epochs, 1), unreached, sample_s)
+    return FitResult(
+        hist,
+        int(best["epoch"]),
+        float(best["val"]),
+        float(best["test"]),
+        pi,
+        _time.perf_counter() - t0,
+        t_epochs / max(cfg.epochs, 1),
+        unreached,
+        sample_s,
+    )
 
 
 def task_splits(task, splits: Sequence[str] = ("train", "val", "test")) -> dict[str, SeedSplit]:
@@ -273,37 +354,61 @@ def task_splits(task, splits: Sequence[str] = ("train", "val", "test")) -> dict[
         df = task.get_table(s, mask_input_cols=False)
         ent = index.get_indexer(df[task.entity_col])
         if (ent < 0).any():
-            raise ValueError(f"{int((ent < 0).sum())} seeds of split {s!r} name no row of {task.entity_table!r}")
-        out[s] = SeedSplit(ent.astype(np.int64), df[task.time_col].to_numpy(dtype=np.int64),
-                           df[task.target_col].to_numpy(dtype=np.float64))
+            raise ValueError(
+                f"{int((ent < 0).sum())} seeds of split {s!r} name no row of {task.entity_table!r}"
+            )
+        out[s] = SeedSplit(
+            ent.astype(np.int64),
+            df[task.time_col].to_numpy(dtype=np.int64),
+            df[task.target_col].to_numpy(dtype=np.float64),
+        )
     return out
 
 
-def task_features(task, exclude: Mapping[str, Sequence[str]] | None = None,
-                  column_types: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, TableFeatures]:
+def task_features(
+    task,
+    exclude: Mapping[str, Sequence[str]] | None = None,
+    column_types: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, TableFeatures]:
     """Column encodings fitted on the rows visible at the last training timestamp."""
     from toolkit_frog.features import encode_database
 
     fit_time = int(task.split_timestamps("train")[-1])
-    return encode_database(task.db, exclude, fit_time=fit_time, column_types=column_types,
-                           always_missing={task.entity_table: task.unknown_at_seed})
+    return encode_database(
+        task.db,
+        exclude,
+        fit_time=fit_time,
+        column_types=column_types,
+        always_missing={task.entity_table: task.unknown_at_seed},
+    )
 
 
-def warn_single_feature_leaks(task, features: Mapping[str, TableFeatures], train: SeedSplit) -> dict[str, float]:
+def warn_single_feature_leaks(
+    task, features: Mapping[str, TableFeatures], train: SeedSplit
+) -> dict[str, float]:
     leaks = single_feature_leaks(features[task.entity_table], train, task.task_type, task.unknown_at_seed)
     if leaks:
         shown = ", ".join(f"{c} ({v:.3f})" for c, v in leaks.items())
-        warn_user(f"entity table {task.entity_table!r}: feature(s) {shown} alone predict the training label almost "
-                  f"perfectly (AUROC / |Spearman| >= 0.99): a post-event column leaks the label? Declare it "
-                  f"unknown_at_seed (masked for the seed row, kept for past rows) or exclude it", LeakageWarning)
+        warn_user(
+            f"entity table {task.entity_table!r}: feature(s) {shown} alone predict the training label almost "
+            f"perfectly (AUROC / |Spearman| >= 0.99): a post-event column leaks the label? Declare it "
+            f"unknown_at_seed (masked for the seed row, kept for past rows) or exclude it",
+            LeakageWarning,
+        )
     return leaks
 
 
-def run_models(task, kinds: Sequence[str], edge_tables: Sequence[str], cfg: TrainConfig, seed: int,
-               features: Mapping[str, TableFeatures] | None = None,
-               exclude: Mapping[str, Sequence[str]] | None = None,
-               time_unit: float | None = None,
-               column_types: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, FitResult]:
+def run_models(
+    task,
+    kinds: Sequence[str],
+    edge_tables: Sequence[str],
+    cfg: TrainConfig,
+    seed: int,
+    features: Mapping[str, TableFeatures] | None = None,
+    exclude: Mapping[str, Sequence[str]] | None = None,
+    time_unit: float | None = None,
+    column_types: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, FitResult]:
     """Train each model kind on the task's database; returns {kind: FitResult}.
 
     Features are fitted on rows visible at the last training timestamp; the seed rows' features
@@ -316,6 +421,17 @@ def run_models(task, kinds: Sequence[str], edge_tables: Sequence[str], cfg: Trai
     out = {}
     for kind in kinds:
         graph = build_graph(task.db, kind, edge_tables, task.entity_table)
-        out[kind] = fit(graph, features, task.entity_table, splits, task.task_type, kind, cfg, seed,
-                        unit, edge_tables, unknown_at_seed=task.unknown_at_seed)
+        out[kind] = fit(
+            graph,
+            features,
+            task.entity_table,
+            splits,
+            task.task_type,
+            kind,
+            cfg,
+            seed,
+            unit,
+            edge_tables,
+            unknown_at_seed=task.unknown_at_seed,
+        )
     return out

@@ -92,7 +92,9 @@ def staircase_margin_squared(d: int) -> float:
     return 6.0 / (d * (d + 1) * (2 * d + 1))
 
 
-def planted(n: int, d: int, margin: float, seed: int, *, noise_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def planted(
+    n: int, d: int, margin: float, seed: int, *, noise_scale: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """Random separable data with a planted margin.
 
     A unit direction ``w*`` is drawn, points are Gaussian; labels are ``sign(<w*, b>)`` and every point

@@ -42,8 +42,8 @@ from scipy.special import expit
 from toolkit_gd_perceptron.models import Model
 
 TINY_INIT = 1e-150  # the perceptron limit of a degree-1 model starts at 0+ in the direction of W_0
-EXP_CLIP = 300.0    # exp() arguments are clipped here (e^300 ~ 1e130 > DIVERGED, far from overflow)
-DIVERGED = 1e100    # a margin of the (rescaled) state beyond this means the run blew up (exponential loss)
+EXP_CLIP = 300.0  # exp() arguments are clipped here (e^300 ~ 1e130 > DIVERGED, far from overflow)
+DIVERGED = 1e100  # a margin of the (rescaled) state beyond this means the run blew up (exponential loss)
 CAPPED, BLOWN, STALLED = -1, -2, -3  # iteration codes of runs that did not separate
 STATUS = {CAPPED: "capped", BLOWN: "diverged", STALLED: "stalled"}
 
@@ -129,8 +129,11 @@ class _Dual:
 
     def sqnorm(self):
         k = self.kappa
-        return (k * k * self.N0 + 2 * k * np.einsum("rmn,rmn->r", self.C, self.P0)
-                + np.einsum("rmn,rmn->r", self.C @ self.G, self.C))
+        return (
+            k * k * self.N0
+            + 2 * k * np.einsum("rmn,rmn->r", self.C, self.P0)
+            + np.einsum("rmn,rmn->r", self.C @ self.G, self.C)
+        )
 
     def primal(self):
         return self.kappa[:, None, None] * self.W0 + self.C @ self.B
@@ -218,7 +221,9 @@ def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter
     if B.ndim != 3 or B.shape[0] not in (1, R):
         raise ValueError(f"features must have shape (n, d) or (R={R}, n, d), got {B.shape}")
     if y.shape != (B.shape[0], B.shape[1]):
-        raise ValueError(f"labels must have shape (n,) or (R, n) matching the features {B.shape}, got {y.shape}")
+        raise ValueError(
+            f"labels must have shape (n,) or (R, n) matching the features {B.shape}, got {y.shape}"
+        )
     d = B.shape[2]
     if W0.ndim != 3 or W0.shape[0] != R or W0.shape[2] != d:
         raise ValueError(f"W0 must have shape (R={R}, m, d={d}), got {W0.shape}")
@@ -235,15 +240,33 @@ def _validate(B, y, gammas, W0, a0, mode, loss, tie_weight, first_step, max_iter
     if not 0.0 <= tie_weight <= 1.0:
         raise ValueError(f"tie_weight must be in [0, 1], got {tie_weight}")
     if not np.all(gammas > 0) or (mode == "gd" and not np.all(np.isfinite(gammas))):
-        raise ValueError("step sizes gamma must be positive (and finite for mode='gd'; use mode='perceptron' for gamma = inf)")
+        raise ValueError(
+            "step sizes gamma must be positive (and finite for mode='gd'; use mode='perceptron' for gamma = inf)"
+        )
     if max_iter < 0:
         raise ValueError(f"max_iter must be >= 0, got {max_iter}")
 
 
-def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: str = "logistic",
-              normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
-              max_iter: int = 10_000, record: bool = False, record_states: bool = False,
-              representation: str = "auto", keep_weights: bool = True, start: str = "vanishing") -> BatchResult:
+def run_batch(
+    B,
+    y,
+    model: Model,
+    gammas,
+    W0,
+    a0,
+    *,
+    mode: Mode = "gd",
+    loss: str = "logistic",
+    normalized: bool = False,
+    tie_weight: float = 0.5,
+    first_step: str = "indicator",
+    max_iter: int = 10_000,
+    record: bool = False,
+    record_states: bool = False,
+    representation: str = "auto",
+    keep_weights: bool = True,
+    start: str = "vanishing",
+) -> BatchResult:
     """Advance R runs on the dataset (B, y) together (see the module docstring for the maths).
 
     :param gammas: (R,) step sizes; in ``mode='perceptron'`` they are the step on the unit sphere of
@@ -292,7 +315,11 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     use_dual = representation == "dual" or (representation == "auto" and n < d)
     if representation not in ("auto", "dual", "primal"):
         raise ValueError(f"representation must be 'auto', 'dual' or 'primal', got {representation!r}")
-    rep = _Dual(B, W0, c0, keep_primal=keep_weights or record_states) if use_dual else _Primal(B, W0 * c0[:, None, None])
+    rep = (
+        _Dual(B, W0, c0, keep_primal=keep_weights or record_states)
+        if use_dual
+        else _Primal(B, W0 * c0[:, None, None])
+    )
 
     iterations = np.full(R, -1, dtype=np.int64)
     idx = np.arange(R)  # runs still in the batch
@@ -300,7 +327,14 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
     final_W = np.empty_like(W0) if keep_weights else None
     final_a = np.empty_like(a0) if keep_weights else None
     final_ell = np.empty(R) if keep_weights else None
-    traj: dict[str, list] = {"margins": [], "log_scale": [], "lambdas": [], "active": [], "states": [], "outer": []}
+    traj: dict[str, list] = {
+        "margins": [],
+        "log_scale": [],
+        "lambdas": [],
+        "active": [],
+        "states": [],
+        "outer": [],
+    }
 
     def retire(keep_mask):
         nonlocal idx, a, log_scale, gam, raw_margins0, y
@@ -310,12 +344,20 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
             final_a[idx[gone]] = a[gone]
             final_ell[idx[gone]] = log_scale[gone]
         rep.take(keep_mask)
-        idx, a, log_scale, gam, raw_margins0 = idx[keep_mask], a[keep_mask], log_scale[keep_mask], gam[keep_mask], raw_margins0[keep_mask]
+        idx, a, log_scale, gam, raw_margins0 = (
+            idx[keep_mask],
+            a[keep_mask],
+            log_scale[keep_mask],
+            gam[keep_mask],
+            raw_margins0[keep_mask],
+        )
         if per_run:
             y = y[keep_mask]
 
     frozen = np.zeros(R, dtype=bool)  # diverged runs stop moving (record mode keeps them in the batch)
-    track_scale = renormalize and mode == "gd"  # GD's weights depend on the scale; the perceptron form's do not
+    track_scale = (
+        renormalize and mode == "gd"
+    )  # GD's weights depend on the scale; the perceptron form's do not
 
     def full_state():
         parts = [rep.state()] + ([a] if trained else []) + ([log_scale[:, None]] if track_scale else [])
@@ -409,16 +451,35 @@ def run_batch(B, y, model: Model, gammas, W0, a0, *, mode: Mode = "gd", loss: st
         final_W[idx] = rep.primal()
         final_a[idx] = a
         final_ell[idx] = log_scale
-    result = BatchResult(iterations, final_W if keep_weights else None, final_a if keep_weights else None,
-                         final_ell if keep_weights else None, p, stalled_points=stalled_points)
+    result = BatchResult(
+        iterations,
+        final_W if keep_weights else None,
+        final_a if keep_weights else None,
+        final_ell if keep_weights else None,
+        p,
+        stalled_points=stalled_points,
+    )
     if record:
         result.trajectory = {k: np.stack(v) for k, v in traj.items() if v}
     return result
 
 
-def reference_run(B, y, model: Model, gamma: float, W0, a0, *, mode: Mode = "gd", loss: str = "logistic",
-                  normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
-                  max_iter: int = 10_000, start: str = "vanishing") -> int:
+def reference_run(
+    B,
+    y,
+    model: Model,
+    gamma: float,
+    W0,
+    a0,
+    *,
+    mode: Mode = "gd",
+    loss: str = "logistic",
+    normalized: bool = False,
+    tie_weight: float = 0.5,
+    first_step: str = "indicator",
+    max_iter: int = 10_000,
+    start: str = "vanishing",
+) -> int:
     """One run, written plainly in the (m, d) weights: the per-run numpy loop that the batched
     engine is benchmarked and tested against. Returns the iterations to separation, -1 at the cap,
     -2 when it diverged, -3 when it stalled (see :class:`BatchResult`)."""

@@ -30,8 +30,20 @@ def _sigmoid(x):
 
 
 @nb.njit(cache=True)
-def _linear_run(indptr, indices, values, n, d, perceptron, gamma, normalized, tie_weight, logistic,
-                max_iter, stalled_points):
+def _linear_run(
+    indptr,
+    indices,
+    values,
+    n,
+    d,
+    perceptron,
+    gamma,
+    normalized,
+    tie_weight,
+    logistic,
+    max_iter,
+    stalled_points,
+):
     u = np.zeros(d)
     snap = np.zeros(d)
     snap_t = 0
@@ -109,8 +121,17 @@ def as_csr_rows(B, y):
     return Z
 
 
-def linear_run(B, y, gamma: float = 1.0, *, mode: str = "gd", loss: str = "logistic", normalized: bool = False,
-               tie_weight: float = 0.5, max_iter: int = 10_000) -> tuple[int, np.ndarray]:
+def linear_run(
+    B,
+    y,
+    gamma: float = 1.0,
+    *,
+    mode: str = "gd",
+    loss: str = "logistic",
+    normalized: bool = False,
+    tie_weight: float = 0.5,
+    max_iter: int = 10_000,
+) -> tuple[int, np.ndarray]:
     """One linear run from v_0 = 0 (the same maths and iteration codes as :func:`engine.run_batch`).
 
     :param B, y: features (n, d), dense or ``scipy.sparse``, and labels +-1.
@@ -131,6 +152,18 @@ def linear_run(B, y, gamma: float = 1.0, *, mode: str = "gd", loss: str = "logis
     Z = as_csr_rows(B, y)
     n, d = Z.shape
     stalled = np.zeros(n, dtype=np.bool_)
-    it = _linear_run(Z.indptr.astype(np.int64), Z.indices.astype(np.int64), Z.data, n, d, mode == "perceptron",
-                     float(gamma), bool(normalized), float(tie_weight), loss == "logistic", int(max_iter), stalled)
+    it = _linear_run(
+        Z.indptr.astype(np.int64),
+        Z.indices.astype(np.int64),
+        Z.data,
+        n,
+        d,
+        mode == "perceptron",
+        float(gamma),
+        bool(normalized),
+        float(tie_weight),
+        loss == "logistic",
+        int(max_iter),
+        stalled,
+    )
     return int(it), stalled

@@ -12,15 +12,19 @@ import numpy as np
 from toolkit_gd_perceptron.engine import BLOWN, DIVERGED, EXP_CLIP, STALLED, TINY_INIT, _validate
 from toolkit_gd_perceptron.models import LEAKY_SLOPE, Model
 
-TORCH_INSTALL = ("pip install 'theory-toolkit-gd-perceptron[torch]' (the CPU-only build: "
-                 "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
+TORCH_INSTALL = (
+    "pip install 'theory-toolkit-gd-perceptron[torch]' (the CPU-only build: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+)
 
 
 def import_torch():
     """torch, or a MissingDependencyError that says how to install it (torch is an optional extra)."""
     from toolkit import require
 
-    return require("torch", install=TORCH_INSTALL, needed_for="gd_perceptron's torch backend (backend='torch')")
+    return require(
+        "torch", install=TORCH_INSTALL, needed_for="gd_perceptron's torch backend (backend='torch')"
+    )
 
 
 def _activation(torch, name, grad_at_zero=None):
@@ -30,17 +34,32 @@ def _activation(torch, name, grad_at_zero=None):
         c = grad_at_zero or 0.0
         return (lambda s: torch.clamp(s, min=0.0)), (lambda s: (s > 0).to(s.dtype) + c * (s == 0).to(s.dtype))
     if name == "leaky_relu":
-        return (lambda s: torch.where(s > 0, s, LEAKY_SLOPE * s)), \
-               (lambda s: torch.where(s > 0, torch.ones_like(s), torch.full_like(s, LEAKY_SLOPE)))
+        return (lambda s: torch.where(s > 0, s, LEAKY_SLOPE * s)), (
+            lambda s: torch.where(s > 0, torch.ones_like(s), torch.full_like(s, LEAKY_SLOPE))
+        )
     if name == "quadratic":
         return (lambda s: s * s), (lambda s: 2.0 * s)
     raise ValueError(f"the torch engine supports the built-in activations only, got {name!r}")
 
 
-def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", loss: str = "logistic",
-                    normalized: bool = False, tie_weight: float = 0.5, first_step: str = "indicator",
-                    max_iter: int = 10_000, representation: str = "auto", device: str = "cpu",
-                    start: str = "vanishing") -> np.ndarray:
+def run_batch_torch(
+    B,
+    y,
+    model: Model,
+    gammas,
+    W0,
+    a0,
+    *,
+    mode: str = "gd",
+    loss: str = "logistic",
+    normalized: bool = False,
+    tie_weight: float = 0.5,
+    first_step: str = "indicator",
+    max_iter: int = 10_000,
+    representation: str = "auto",
+    device: str = "cpu",
+    start: str = "vanishing",
+) -> np.ndarray:
     """Iterations to separation of R runs (-1 at the cap, -2 diverged), advanced together on ``device``."""
     torch = import_torch()
 
@@ -50,7 +69,9 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
     W0 = np.asarray(W0, dtype=np.float64)
     a0 = np.asarray(a0, dtype=np.float64)
     if B.ndim != 2:
-        raise ValueError(f"the torch engine takes one dataset shared by all runs, shape (n, d); got {B.shape}")
+        raise ValueError(
+            f"the torch engine takes one dataset shared by all runs, shape (n, d); got {B.shape}"
+        )
     _validate(B[None], y_np[None], gam_np, W0, a0, mode, loss, tie_weight, first_step, max_iter, start)
     if representation not in ("auto", "dual", "primal"):
         raise ValueError(f"representation must be 'auto', 'dual' or 'primal', got {representation!r}")
@@ -112,8 +133,9 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
         done = separated | blown | stalled
         if bool(done.any()):
             ids = idx[done].cpu().numpy()
-            iterations[ids] = np.where(separated[done].cpu().numpy(), t,
-                                       np.where(blown[done].cpu().numpy(), BLOWN, STALLED))
+            iterations[ids] = np.where(
+                separated[done].cpu().numpy(), t, np.where(blown[done].cpu().numpy(), BLOWN, STALLED)
+            )
             keep = ~done
             idx, a, ell, gam, raw0 = idx[keep], a[keep], ell[keep], gam[keep], raw0[keep]
             P, phi, margins = P[keep], phi[keep], margins[keep]
@@ -171,4 +193,3 @@ def run_batch_torch(B, y, model: Model, gammas, W0, a0, *, mode: str = "gd", los
         if t + 1 >= 2 * max(snap_t, 1) or snap_t == 0:
             snap, snap_t = state, t + 1
     return iterations
-

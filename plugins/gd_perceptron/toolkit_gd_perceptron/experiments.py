@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from toolkit import Comparison, Experiment, ExperimentOutcome
-
 from toolkit_gd_perceptron import data, engine, measures, models
 from toolkit_gd_perceptron import simulation as sims
 
@@ -22,6 +21,7 @@ def _fmt(x, digits=3):
 
 
 # -- exact values ----------------------------------------------------------------------------------
+
 
 def _r1_iterations(d: int, *, mode: str, gamma: float = 1.0, tie_weight: float = 1.0) -> int:
     """Iterations of the linear model on R1 from zero weights (Batch Perceptron or GD)."""
@@ -43,10 +43,14 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
         gam = kw.pop("gamma", 1.0)
         return int(engine.run_batch(B, y, lin, [gam], W0, a0, max_iter=100_000, **kw).iterations[0])
 
-    table1 = [("Batch Perceptron", it(mode="perceptron", tie_weight=1.0), 301),
-              ("LR+GD gamma=100", it(gamma=100.0), 308)]
-    table1 += [(f"Normalized LR+GD gamma={g:g}", it(gamma=g, normalized=True), ref)
-               for g, ref in [(100.0, 2), (10.0, 2), (1.0, 16), (0.1, 157)]]
+    table1 = [
+        ("Batch Perceptron", it(mode="perceptron", tie_weight=1.0), 301),
+        ("LR+GD gamma=100", it(gamma=100.0), 308),
+    ]
+    table1 += [
+        (f"Normalized LR+GD gamma={g:g}", it(gamma=g, normalized=True), ref)
+        for g, ref in [(100.0, 2), (10.0, 2), (1.0, 16), (0.1, 157)]
+    ]
     for name, got, ref in table1:
         rows.append({"item": f"Table 1 (Thm 5.1 data, n=1000): {name}", "paper": ref, "measured": got})
         comps.append(Comparison(f"Table 1: {name}", str(ref), str(got), got == ref))
@@ -58,21 +62,57 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     res = engine.run_batch(B4, y4, lin, gam, W4, a4, max_iter=2, record=True, record_states=True)
     lim = engine.run_batch(B4, y4, lin, [1.0], W4[:1], a4[:1], mode="perceptron", max_iter=10)
     theta1 = res.trajectory["states"][1, 0, 0]
-    f1 = [float(measures.logistic_loss_over_gamma(res.trajectory["margins"][1, r], g)) for r, g in enumerate(gam)]
+    f1 = [
+        float(measures.logistic_loss_over_gamma(res.trajectory["margins"][1, r], g))
+        for r, g in enumerate(gam)
+    ]
     sep = [int(v) for v in engine.run_batch(B4, y4, lin, gam, W4, a4, max_iter=100).iterations]
-    rows.append({"item": "Thm 4.1: theta_1/gamma", "paper": "(1/2, 3/4)", "measured": f"({theta1[0]:g}, {theta1[1]:g})"})
-    comps.append(Comparison("Thm 4.1: theta_1/gamma", "(1/2, 3/4)", f"({theta1[0]:g}, {theta1[1]:g})",
-                            bool(np.allclose(theta1, [0.5, 0.75], atol=0, rtol=1e-15))))
-    rows.append({"item": "Thm 4.1: separation step (limit; gamma=1e2,1e4,1e8)", "paper": 2,
-                 "measured": f"{int(lim.iterations[0])}; {sep}"})
-    comps.append(Comparison("Thm 4.1: separation at t = 2", "2", f"limit {int(lim.iterations[0])}, GD {sep}",
-                            int(lim.iterations[0]) == 2 and all(s == 2 for s in sep)))
+    rows.append(
+        {
+            "item": "Thm 4.1: theta_1/gamma",
+            "paper": "(1/2, 3/4)",
+            "measured": f"({theta1[0]:g}, {theta1[1]:g})",
+        }
+    )
+    comps.append(
+        Comparison(
+            "Thm 4.1: theta_1/gamma",
+            "(1/2, 3/4)",
+            f"({theta1[0]:g}, {theta1[1]:g})",
+            bool(np.allclose(theta1, [0.5, 0.75], atol=0, rtol=1e-15)),
+        )
+    )
+    rows.append(
+        {
+            "item": "Thm 4.1: separation step (limit; gamma=1e2,1e4,1e8)",
+            "paper": 2,
+            "measured": f"{int(lim.iterations[0])}; {sep}",
+        }
+    )
+    comps.append(
+        Comparison(
+            "Thm 4.1: separation at t = 2",
+            "2",
+            f"limit {int(lim.iterations[0])}, GD {sep}",
+            int(lim.iterations[0]) == 2 and all(s == 2 for s in sep),
+        )
+    )
     gaps = [abs(f - 0.125) for f in f1]
-    rows.append({"item": "Thm 4.1: f(theta_1)/gamma at gamma=1e2,1e4,1e8", "paper": "-> 1/8",
-                 "measured": ", ".join(f"{f:.10g}" for f in f1)})
-    comps.append(Comparison("Thm 4.1: f(theta_1)/gamma -> 1/8", "1/8",
-                            ", ".join(f"{f:.10g}" for f in f1) + " (gamma = 1e2, 1e4, 1e8)",
-                            all(gp <= np.log(2) / g + 1e-15 for gp, g in zip(gaps, gam)) and gaps[-1] < 1e-12))
+    rows.append(
+        {
+            "item": "Thm 4.1: f(theta_1)/gamma at gamma=1e2,1e4,1e8",
+            "paper": "-> 1/8",
+            "measured": ", ".join(f"{f:.10g}" for f in f1),
+        }
+    )
+    comps.append(
+        Comparison(
+            "Thm 4.1: f(theta_1)/gamma -> 1/8",
+            "1/8",
+            ", ".join(f"{f:.10g}" for f in f1) + " (gamma = 1e2, 1e4, 1e8)",
+            all(gp <= np.log(2) / g + 1e-15 for gp, g in zip(gaps, gam)) and gaps[-1] < 1e-12,
+        )
+    )
 
     # R1: Batch Perceptron = 2d + 4
     bad = []
@@ -81,40 +121,84 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
         rows.append({"item": f"R1 Batch Perceptron d={d}", "paper": 2 * d + 4, "measured": got})
         if got != 2 * d + 4:
             bad.append(d)
-    comps.append(Comparison("R1 Batch Perceptron = 2d + 4, d = 16..4096", "36, 68, ..., 8196",
-                            "all equal" if not bad else f"differs at d = {bad}", not bad))
+    comps.append(
+        Comparison(
+            "R1 Batch Perceptron = 2d + 4, d = 16..4096",
+            "36, 68, ..., 8196",
+            "all equal" if not bad else f"differs at d = {bad}",
+            not bad,
+        )
+    )
 
     # R1 under GD's own limit (tie weight 1/2): d + 4; GD at gamma = 1e12 (>> 4 d^2) takes the same steps
     bad_lim = []
     for d in ALL_D:
         lim_it = _r1_iterations(d, mode="perceptron", tie_weight=0.5)
         gd_it = _r1_iterations(d, mode="gd", gamma=1e12)
-        rows.append({"item": f"R1 GD limit (ties 1/2) and GD gamma=1e12, d={d}", "paper": f"(ours) {d + 4}",
-                     "measured": f"{lim_it}, {gd_it}"})
+        rows.append(
+            {
+                "item": f"R1 GD limit (ties 1/2) and GD gamma=1e12, d={d}",
+                "paper": f"(ours) {d + 4}",
+                "measured": f"{lim_it}, {gd_it}",
+            }
+        )
         if not lim_it == gd_it == d + 4:
             bad_lim.append(d)
-    comps.append(Comparison("R1: GD's gamma -> oo limit (tie weight 1/2, not 2d + 4) and GD at gamma = 1e12",
-                            "d + 4 (our derivation; not in the spec)",
-                            "all equal, d = 16..4096" if not bad_lim else f"differs at d = {bad_lim}", not bad_lim))
+    comps.append(
+        Comparison(
+            "R1: GD's gamma -> oo limit (tie weight 1/2, not 2d + 4) and GD at gamma = 1e12",
+            "d + 4 (our derivation; not in the spec)",
+            "all equal, d = 16..4096" if not bad_lim else f"differs at d = {bad_lim}",
+            not bad_lim,
+        )
+    )
     return pd.DataFrame(rows).astype({"paper": str, "measured": str}), comps
 
 
 def run_exact(quick: bool) -> ExperimentOutcome:
     table, comps = exact_values()
-    return ExperimentOutcome(table=table, comparisons=comps,
-                             notes="Exact integer iteration counts; identical in quick and full mode.")
+    return ExperimentOutcome(
+        table=table,
+        comparisons=comps,
+        notes="Exact integer iteration counts; identical in quick and full mode.",
+    )
 
 
 # -- reduction fidelity ------------------------------------------------------------------------------
 
+
 def run_reduction(quick: bool) -> ExperimentOutcome:
     cases = [
-        ("linear, Thm 5.1 data n=1000", dict(dataset="thm51", n=1000, model="linear", gammas=[1e1, 1e2, 1e3, 1e4], T=60), 1e4, 1e-6),
-        ("linear, planted Gaussian n=100 d=20 margin 0.5", dict(dataset="planted", n=100, d=20, margin=0.5, model="linear",
-                                                                gammas=[1e1, 1e2, 1e3, 1e4], T=60), 1e4, 1e-6),
-        ("two-layer ReLU (fixed outer, m=20), planted n=100 d=20", dict(dataset="planted", n=100, d=20, margin=0.5,
-                                                                       model="two_layer", activation="relu", width=20,
-                                                                       gammas=[1e5, 1e6, 1e8], T=40), 1e8, 1e-6),
+        (
+            "linear, Thm 5.1 data n=1000",
+            dict(dataset="thm51", n=1000, model="linear", gammas=[1e1, 1e2, 1e3, 1e4], T=60),
+            1e4,
+            1e-6,
+        ),
+        (
+            "linear, planted Gaussian n=100 d=20 margin 0.5",
+            dict(
+                dataset="planted", n=100, d=20, margin=0.5, model="linear", gammas=[1e1, 1e2, 1e3, 1e4], T=60
+            ),
+            1e4,
+            1e-6,
+        ),
+        (
+            "two-layer ReLU (fixed outer, m=20), planted n=100 d=20",
+            dict(
+                dataset="planted",
+                n=100,
+                d=20,
+                margin=0.5,
+                model="two_layer",
+                activation="relu",
+                width=20,
+                gammas=[1e5, 1e6, 1e8],
+                T=40,
+            ),
+            1e8,
+            1e-6,
+        ),
     ]
     tables, comps = [], []
     for label, kw, gamma_top, tol in cases:
@@ -125,34 +209,69 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
         s = out.summary
         errs = {g: s[f"max_rel_error_gamma_{g:g}"] for g in kw["gammas"]}
         top = errs[gamma_top]
-        comps.append(Comparison(f"{label}: max_t<={kw['T']} relative error at gamma={gamma_top:g}", f"<= {tol:g}",
-                                f"{top:.3g} (all gamma: " + ", ".join(f"{g:g}: {e:.2g}" for g, e in errs.items()) + ")",
-                                top <= tol))
-        comps.append(Comparison(f"{label}: error decreasing in gamma", "decreasing",
-                                "yes" if s["error_decreasing_in_gamma"] else "no", bool(s["error_decreasing_in_gamma"])))
+        comps.append(
+            Comparison(
+                f"{label}: max_t<={kw['T']} relative error at gamma={gamma_top:g}",
+                f"<= {tol:g}",
+                f"{top:.3g} (all gamma: " + ", ".join(f"{g:g}: {e:.2g}" for g, e in errs.items()) + ")",
+                top <= tol,
+            )
+        )
+        comps.append(
+            Comparison(
+                f"{label}: error decreasing in gamma",
+                "decreasing",
+                "yes" if s["error_decreasing_in_gamma"] else "no",
+                bool(s["error_decreasing_in_gamma"]),
+            )
+        )
         if kw["model"] == "linear":
             worst = float((t["loss_gap"] - np.log(2) / t["gamma"]).max())
-            comps.append(Comparison(f"{label}: |f/gamma - perceptron loss| <= log2/gamma + 1e-9 (at u_t)",
-                                    "holds", f"max excess {worst:.2g}", worst <= 1e-9))
+            comps.append(
+                Comparison(
+                    f"{label}: |f/gamma - perceptron loss| <= log2/gamma + 1e-9 (at u_t)",
+                    "holds",
+                    f"max excess {worst:.2g}",
+                    worst <= 1e-9,
+                )
+            )
             top_rows = t[t["gamma"] == gamma_top]
             worst_lim = float((top_rows["loss_gap_limit"] - np.log(2) / gamma_top).max())
-            comps.append(Comparison(f"{label}: same against the perceptron iterate, gamma={gamma_top:g}",
-                                    "holds", f"max excess {worst_lim:.2g}", worst_lim <= 1e-9))
+            comps.append(
+                Comparison(
+                    f"{label}: same against the perceptron iterate, gamma={gamma_top:g}",
+                    "holds",
+                    f"max excess {worst_lim:.2g}",
+                    worst_lim <= 1e-9,
+                )
+            )
     # harder planted sets (margin 0.1): the error at gamma is about exp(-gamma * smallest |margin| on the path)
     hard = []
     for data_seed in range(2 if quick else 5):
-        out = sims.reduction(sims.ReductionParams(dataset="planted", n=100, d=20, margin=0.1, data_seed=data_seed,
-                                                  gammas=[1e2, 1e3, 1e4], T=60), seed=0)
-        hard.append(f"seed {data_seed}: {out.summary['max_rel_error_gamma_10000']:.1g} "
-                    f"(min |margin|/||theta|| {out.summary['min_normalized_abs_margin_limit']:.1g}, "
-                    f"separates at t={out.summary['limit_iterations']})")
-    comps.append(Comparison("linear, harder planted sets (margin 0.1): max relative error at gamma=1e4",
-                            "(no claim) small when the perceptron path stays away from ties", "; ".join(hard), None))
+        out = sims.reduction(
+            sims.ReductionParams(
+                dataset="planted", n=100, d=20, margin=0.1, data_seed=data_seed, gammas=[1e2, 1e3, 1e4], T=60
+            ),
+            seed=0,
+        )
+        hard.append(
+            f"seed {data_seed}: {out.summary['max_rel_error_gamma_10000']:.1g} "
+            f"(min |margin|/||theta|| {out.summary['min_normalized_abs_margin_limit']:.1g}, "
+            f"separates at t={out.summary['limit_iterations']})"
+        )
+    comps.append(
+        Comparison(
+            "linear, harder planted sets (margin 0.1): max relative error at gamma=1e4",
+            "(no claim) small when the perceptron path stays away from ties",
+            "; ".join(hard),
+            None,
+        )
+    )
     table = pd.concat(tables, ignore_index=True)
 
     def plot(fig):
         axes = fig.subplots(1, len(cases))
-        for ax, (label, *_ ) in zip(axes, cases):
+        for ax, (label, *_) in zip(axes, cases):
             sub = table[table["case"] == label]
             for g, grp in sub.groupby("gamma"):
                 ax.semilogy(grp["t"], np.maximum(grp["rel_error"], 1e-17), label=f"gamma={g:g}")
@@ -161,11 +280,13 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
             ax.legend(fontsize=6)
         axes[0].set_ylabel("relative error to the perceptron limit")
 
-    return ExperimentOutcome(table=table, comparisons=comps, plot=plot,
-                             notes="Errors below ~1e-15 are the double-precision floor.")
+    return ExperimentOutcome(
+        table=table, comparisons=comps, plot=plot, notes="Errors below ~1e-15 are the double-precision floor."
+    )
 
 
 # -- scaling -------------------------------------------------------------------------------------------
+
 
 def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
     d_values = ALL_D[:6] if quick else ALL_D
@@ -177,12 +298,23 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
     parts.append(t)
     variants = [("quadratic two-layer, fixed outer, m=20", dict(activation="quadratic"))]
     if not quick:
-        variants += [("quadratic two-layer, both layers trained, m=20", dict(activation="quadratic", train_outer=True)),
-                     ("leaky-ReLU two-layer, fixed outer, m=20", dict(activation="leaky_relu")),
-                     ("ReLU two-layer, fixed outer, m=20", dict(activation="relu", max_iter=20_000))]
+        variants += [
+            (
+                "quadratic two-layer, both layers trained, m=20",
+                dict(activation="quadratic", train_outer=True),
+            ),
+            ("leaky-ReLU two-layer, fixed outer, m=20", dict(activation="leaky_relu")),
+            ("ReLU two-layer, fixed outer, m=20", dict(activation="relu", max_iter=20_000)),
+        ]
     for label, kw in variants:
-        p = sims.ScalingParams(model="two_layer", width=20, d_values=d_values, gammas=[math.inf], n_seeds=n_seeds,
-                               **{"max_iter": 100_000, **kw})
+        p = sims.ScalingParams(
+            model="two_layer",
+            width=20,
+            d_values=d_values,
+            gammas=[math.inf],
+            n_seeds=n_seeds,
+            **{"max_iter": 100_000, **kw},
+        )
         out = sims.scaling(p, seed=0)
         t = pd.DataFrame(out.records)
         t.insert(0, "variant", label)
@@ -209,17 +341,35 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             s_big = measures.loglog_slope(sb["d"], sb["iterations"])
             msg = f"{s_big:.3f} over d = 256..{d_values[-1]}; " + msg
             ok = (0.9 <= s_big <= 1.1) if not quick else None
-        comps.append(Comparison(f"linear GD on R1, gamma={g:g}: slope of log T vs log d (paper: Omega(d)){setting}",
-                                "in [0.9, 1.1] over d = 256..4096 (spec measured 0.97, 1.03, 1.08 over 16..4096)", msg, ok))
-        ratios = ", ".join(f"{int(r.d)}: {int(r.iterations)} ({r.iterations / r.d:.2f}d)" for r in sub.itertuples())
-        comps.append(Comparison(f"linear GD on R1, gamma={g:g}: iterations T (T/d) per d",
-                                "(no claim) Theta(d); README: T ~ d on the limit's branch, ~2d on the ratchet branch",
-                                ratios, None))
+        comps.append(
+            Comparison(
+                f"linear GD on R1, gamma={g:g}: slope of log T vs log d (paper: Omega(d)){setting}",
+                "in [0.9, 1.1] over d = 256..4096 (spec measured 0.97, 1.03, 1.08 over 16..4096)",
+                msg,
+                ok,
+            )
+        )
+        ratios = ", ".join(
+            f"{int(r.d)}: {int(r.iterations)} ({r.iterations / r.d:.2f}d)" for r in sub.itertuples()
+        )
+        comps.append(
+            Comparison(
+                f"linear GD on R1, gamma={g:g}: iterations T (T/d) per d",
+                "(no claim) Theta(d); README: T ~ d on the limit's branch, ~2d on the ratchet branch",
+                ratios,
+                None,
+            )
+        )
         if g == 1e4 and d_values[-1] >= 4096:
             sb = sub[sub["d"] >= 1024]
-            comps.append(Comparison("linear GD on R1, gamma=1e4: slope over d = 1024..4096 (after the branch switch)",
-                                    "(no claim; the target window is 256..4096)",
-                                    f"{measures.loglog_slope(sb['d'], sb['iterations']):.3f}", None))
+            comps.append(
+                Comparison(
+                    "linear GD on R1, gamma=1e4: slope over d = 1024..4096 (after the branch switch)",
+                    "(no claim; the target window is 256..4096)",
+                    f"{measures.loglog_slope(sb['d'], sb['iterations']):.3f}",
+                    None,
+                )
+            )
     for variant in table["variant"].unique():
         if variant == "linear GD":
             continue
@@ -227,8 +377,14 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
         runs = [sub[sub["d"] == d]["iterations"].to_numpy() for d in d_values]
         capped = int((sub["iterations"] < 0).sum())
         if capped:
-            comps.append(Comparison(f"{variant} (perceptron form): runs at the cap", "0 (spec: ReLU does not accelerate)",
-                                    f"{capped}/{len(sub)}", None if "ReLU" in variant and "leaky" not in variant else False))
+            comps.append(
+                Comparison(
+                    f"{variant} (perceptron form): runs at the cap",
+                    "0 (spec: ReLU does not accelerate)",
+                    f"{capped}/{len(sub)}",
+                    None if "ReLU" in variant and "leaky" not in variant else False,
+                )
+            )
             continue
         slope, lo, hi = measures.median_slope_with_interval(d_values, runs, n_boot=300 if quick else 2000)
         meds = [float(np.median(r)) for r in runs]
@@ -236,15 +392,24 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
         top_bp = 2 * d_values[-1] + 4
         speedup = top_bp / meds[-1]
         is_headline = variant.startswith("quadratic two-layer, fixed")
-        comps.append(Comparison(f"{variant} (perceptron form, {info['n_seeds']} seeds): slope of median T vs d (paper: O~(sqrt d))"
-                                + (setting if is_headline else ""),
-                                "<= 0.6 (spec measured 0.45)" if is_headline else "spec: 0.47 (trained) / ~1.0 (leaky)",
-                                f"{slope:.3f} [95% bootstrap {lo:.3f}, {hi:.3f}]; medians {', '.join(f'{m:g}' for m in meds)}",
-                                (slope <= 0.6) if (is_headline and not quick) else None))
-        comps.append(Comparison(f"{variant}: speed-up over the linear Batch Perceptron at d={d_values[-1]}"
-                                + (setting if is_headline else ""),
-                                ">= 20x (spec: ~98x at d=4096)" if is_headline else "-",
-                                f"{speedup:.1f}x ({top_bp} / median {meds[-1]:g}, IQR {q1:g}-{q3:g})", (speedup >= 20) if (is_headline and not quick) else None))
+        comps.append(
+            Comparison(
+                f"{variant} (perceptron form, {info['n_seeds']} seeds): slope of median T vs d (paper: O~(sqrt d))"
+                + (setting if is_headline else ""),
+                "<= 0.6 (spec measured 0.45)" if is_headline else "spec: 0.47 (trained) / ~1.0 (leaky)",
+                f"{slope:.3f} [95% bootstrap {lo:.3f}, {hi:.3f}]; medians {', '.join(f'{m:g}' for m in meds)}",
+                (slope <= 0.6) if (is_headline and not quick) else None,
+            )
+        )
+        comps.append(
+            Comparison(
+                f"{variant}: speed-up over the linear Batch Perceptron at d={d_values[-1]}"
+                + (setting if is_headline else ""),
+                ">= 20x (spec: ~98x at d=4096)" if is_headline else "-",
+                f"{speedup:.1f}x ({top_bp} / median {meds[-1]:g}, IQR {q1:g}-{q3:g})",
+                (speedup >= 20) if (is_headline and not quick) else None,
+            )
+        )
         comps.append(Comparison(f"{variant}: runs at the cap", "0", f"0/{len(sub)}", True))
 
     def plot(fig):
@@ -253,7 +418,9 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             for g, gg in grp.groupby("gamma"):
                 med = gg.groupby("d")["iterations"].median()
                 slope = measures.loglog_slope(med.index, med.values)
-                label = f"{variant}" + (f", gamma={g:g}" if math.isfinite(g) else "") + f" (slope {slope:.2f})"
+                label = (
+                    f"{variant}" + (f", gamma={g:g}" if math.isfinite(g) else "") + f" (slope {slope:.2f})"
+                )
                 ax.loglog(med.index, med.values, "o-", label=label)
         ds = np.array(d_values)
         ax.loglog(ds, 2 * ds + 4, "k--", label="linear Batch Perceptron 2d+4")
@@ -261,25 +428,38 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
         ax.set_ylabel("iterations to separation (median over seeds)")
         ax.legend(fontsize=6)
 
-    return ExperimentOutcome(table=table, comparisons=comps, plot=plot,
-                             notes="Two-layer runs use the perceptron form (gamma = inf, unit step on the sphere). "
-                                   "Quick mode: d <= 512 and 5 seeds.")
+    return ExperimentOutcome(
+        table=table,
+        comparisons=comps,
+        plot=plot,
+        notes="Two-layer runs use the perceptron form (gamma = inf, unit step on the sphere). "
+        "Quick mode: d <= 512 and 5 seeds.",
+    )
 
 
 # -- Novikoff --------------------------------------------------------------------------------------------
+
 
 def novikoff_table(quick: bool) -> pd.DataFrame:
     """Batch / Normalized Batch / classical Perceptron and Normalized LR+GD against their bounds."""
     rows = []
     cases = [("r1", {"d_values": ALL_D[:5] if quick else ALL_D})]
     n_planted = 3 if quick else 10
-    cases += [("planted", {"d_values": [20], "n": 100, "margin": 0.05, "data_seed": s}) for s in range(n_planted)]
+    cases += [
+        ("planted", {"d_values": [20], "n": 100, "margin": 0.05, "data_seed": s}) for s in range(n_planted)
+    ]
     cases += [("thm51", {"d_values": [2], "n": 1000})]
     for dataset, kw in cases:
-        for algorithm, gammas in [("batch_perceptron", [math.inf]), ("normalized_batch_perceptron", [math.inf]),
-                                  ("perceptron", [math.inf]), ("normalized_gd", [0.1, 1.0, 10.0, 100.0])]:
-            out = sims.scaling(sims.ScalingParams(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas,
-                                                  **kw), seed=0)
+        for algorithm, gammas in [
+            ("batch_perceptron", [math.inf]),
+            ("normalized_batch_perceptron", [math.inf]),
+            ("perceptron", [math.inf]),
+            ("normalized_gd", [0.1, 1.0, 10.0, 100.0]),
+        ]:
+            out = sims.scaling(
+                sims.ScalingParams(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas, **kw),
+                seed=0,
+            )
             for r in out.records:
                 if algorithm == "batch_perceptron":
                     bound = measures.novikoff_batch(r["n"], r["R2"], r["mu2"])
@@ -287,9 +467,19 @@ def novikoff_table(quick: bool) -> pd.DataFrame:
                     bound = measures.normalized_lr_gd_bound(r["n"], r["R2"], r["mu2"], r["gamma"])
                 else:
                     bound = measures.novikoff_normalized(r["R2"], r["mu2"])
-                rows.append({"dataset": dataset, "data_seed": kw.get("data_seed", 0), "algorithm": algorithm,
-                             "d": r["d"], "n": r["n"], "gamma": r["gamma"], "iterations": r["iterations"],
-                             "bound": bound, "holds": 0 <= r["iterations"] <= bound})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "data_seed": kw.get("data_seed", 0),
+                        "algorithm": algorithm,
+                        "d": r["d"],
+                        "n": r["n"],
+                        "gamma": r["gamma"],
+                        "iterations": r["iterations"],
+                        "bound": bound,
+                        "holds": 0 <= r["iterations"] <= bound,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -298,30 +488,46 @@ def run_novikoff(quick: bool) -> ExperimentOutcome:
     comps = []
     for algorithm, grp in table.groupby("algorithm", sort=False):
         ratio = (grp["iterations"] / grp["bound"]).max()
-        comps.append(Comparison(f"{algorithm}: iterations <= its Novikoff-type bound", "never violated",
-                                f"{int(grp['holds'].sum())}/{len(grp)} runs hold (max iterations/bound {ratio:.3f})",
-                                bool(grp["holds"].all())))
+        comps.append(
+            Comparison(
+                f"{algorithm}: iterations <= its Novikoff-type bound",
+                "never violated",
+                f"{int(grp['holds'].sum())}/{len(grp)} runs hold (max iterations/bound {ratio:.3f})",
+                bool(grp["holds"].all()),
+            )
+        )
     return ExperimentOutcome(table=table, comparisons=comps)
 
 
 # -- margins, alignment, oscillations -------------------------------------------------------------------
 
+
 def run_margins(quick: bool) -> ExperimentOutcome:
     comps, parts = [], []
     # cvxpy max-margin against R1's closed form
     errs = []
-    for d in ([16, 256] if quick else [16, 256, 4096]):
+    for d in [16, 256] if quick else [16, 256, 4096]:
         B, y = data.r1(d)
         _, mu = measures.max_margin_svm(B, y)
         errs.append(abs(mu * mu / data.r1_margin_squared(d) - 1))
-    comps.append(Comparison("cvxpy hard-margin SVM on R1: mu^2 = (d-1)/(4d^2+d-1)", "closed form",
-                            f"max relative difference {max(errs):.1e}", max(errs) < 1e-5))
+    comps.append(
+        Comparison(
+            "cvxpy hard-margin SVM on R1: mu^2 = (d-1)/(4d^2+d-1)",
+            "closed form",
+            f"max relative difference {max(errs):.1e}",
+            max(errs) < 1e-5,
+        )
+    )
     # implicit bias: GD's direction aligns with the max-margin SVM
     T = 2000 if quick else 20000
     checkpoints = [t for t in (10, 100, 1000, 10000, 20000) if t <= T]
     for gamma in (1.0, 1e4):
-        out = sims.dynamics(sims.DynamicsParams(dataset="planted", n=100, d=20, margin=0.05, data_seed=0,
-                                                model="linear", gamma=gamma, T=T), seed=0)
+        out = sims.dynamics(
+            sims.DynamicsParams(
+                dataset="planted", n=100, d=20, margin=0.05, data_seed=0, model="linear", gamma=gamma, T=T
+            ),
+            seed=0,
+        )
         t = pd.DataFrame(out.records)
         t.insert(0, "gamma", gamma)
         t.insert(0, "case", "planted n=100 d=20")
@@ -329,13 +535,24 @@ def run_margins(quick: bool) -> ExperimentOutcome:
         al = [float(t.loc[t["t"] == c, "alignment"].iloc[0]) for c in checkpoints]
         nm = [float(t.loc[t["t"] == c, "normalized_margin"].iloc[0]) for c in checkpoints]
         small = gamma <= 1.0
-        comps.append(Comparison(f"GD gamma={gamma:g}, planted data: 1 - cos(v_t, v_SVM) at t = {checkpoints}",
-                                "decreases towards 0 (implicit bias to max margin)" if small else
-                                "(no claim) large step: once separated, the weights sigma(-gamma m) underflow and GD stops",
-                                ", ".join(f"{a:.3g}" for a in al), (al[-1] < al[0] and al[-1] < 0.05) if small else None))
-        comps.append(Comparison(f"GD gamma={gamma:g}: normalised margin at the same t (SVM margin {out.summary['svm_margin']:.4g})",
-                                "increases towards mu" if small else "(no claim)", ", ".join(f"{m:.4g}" for m in nm),
-                                (nm[-1] > nm[0] and nm[-1] <= out.summary["svm_margin"] + 1e-9) if small else None))
+        comps.append(
+            Comparison(
+                f"GD gamma={gamma:g}, planted data: 1 - cos(v_t, v_SVM) at t = {checkpoints}",
+                "decreases towards 0 (implicit bias to max margin)"
+                if small
+                else "(no claim) large step: once separated, the weights sigma(-gamma m) underflow and GD stops",
+                ", ".join(f"{a:.3g}" for a in al),
+                (al[-1] < al[0] and al[-1] < 0.05) if small else None,
+            )
+        )
+        comps.append(
+            Comparison(
+                f"GD gamma={gamma:g}: normalised margin at the same t (SVM margin {out.summary['svm_margin']:.4g})",
+                "increases towards mu" if small else "(no claim)",
+                ", ".join(f"{m:.4g}" for m in nm),
+                (nm[-1] > nm[0] and nm[-1] <= out.summary["svm_margin"] + 1e-9) if small else None,
+            )
+        )
     # oscillations on R1: the loss is non-monotone and the mistake sets alternate with period 2
     d = 16
     out = sims.dynamics(sims.DynamicsParams(dataset="r1", d=d, model="linear", gamma=1e4, T=60), seed=0)
@@ -343,15 +560,24 @@ def run_margins(quick: bool) -> ExperimentOutcome:
     osc.insert(0, "gamma", 1e4)
     osc.insert(0, "case", f"R1 d={d}")
     parts.append(osc)
-    comps.append(Comparison(f"R1 d={d}, GD gamma=1e4: non-monotone loss steps before separation", "> 0 (oscillations)",
-                            f"{out.summary['non_monotone_steps']} (separates at t={out.summary['iterations']})",
-                            out.summary["non_monotone_steps"] > 0))
+    comps.append(
+        Comparison(
+            f"R1 d={d}, GD gamma=1e4: non-monotone loss steps before separation",
+            "> 0 (oscillations)",
+            f"{out.summary['non_monotone_steps']} (separates at t={out.summary['iterations']})",
+            out.summary["non_monotone_steps"] > 0,
+        )
+    )
     B, y = data.r1(d)
     lin = models.linear()
     W0, a0 = models.init_weights(lin, d, [0])
-    bp = engine.run_batch(B, y, lin, [1.0], W0, a0, mode="perceptron", tie_weight=1.0, max_iter=2 * d + 3, record=True)
+    bp = engine.run_batch(
+        B, y, lin, [1.0], W0, a0, mode="perceptron", tie_weight=1.0, max_iter=2 * d + 3, record=True
+    )
     period = measures.sequence_period(bp.trajectory["margins"][1:, 0] <= 0)
-    comps.append(Comparison("R1 Batch Perceptron: mistake sets {1}, {2}, ... period", "2", str(period), period == 2))
+    comps.append(
+        Comparison("R1 Batch Perceptron: mistake sets {1}, {2}, ... period", "2", str(period), period == 2)
+    )
     table = pd.concat(parts, ignore_index=True)
 
     def plot(fig):
@@ -372,14 +598,29 @@ def run_margins(quick: bool) -> ExperimentOutcome:
 
 
 EXPERIMENTS = [
-    Experiment("gd_perceptron.exact", "predecessor Table 1 (301; 308; 2, 2, 16, 157), Thm 4.1, R1 Batch Perceptron = 2d + 4",
-               run_exact),
-    Experiment("gd_perceptron.reduction_fidelity", "GD with step gamma vs its perceptron limit: linear (Thm 5.1, planted) and "
-               "fixed-outer ReLU", run_reduction),
-    Experiment("gd_perceptron.r1_scaling", "iterations vs d on R1: linear GD (Omega(d)) vs quadratic two-layer (O~(sqrt d))",
-               run_scaling),
-    Experiment("gd_perceptron.novikoff", "Batch / Normalized / classical Perceptron and Normalized LR+GD against their bounds",
-               run_novikoff),
-    Experiment("gd_perceptron.margins", "max-margin alignment (cvxpy), normalised margin, loss and mistake-set oscillations",
-               run_margins),
+    Experiment(
+        "gd_perceptron.exact",
+        "predecessor Table 1 (301; 308; 2, 2, 16, 157), Thm 4.1, R1 Batch Perceptron = 2d + 4",
+        run_exact,
+    ),
+    Experiment(
+        "gd_perceptron.reduction_fidelity",
+        "GD with step gamma vs its perceptron limit: linear (Thm 5.1, planted) and fixed-outer ReLU",
+        run_reduction,
+    ),
+    Experiment(
+        "gd_perceptron.r1_scaling",
+        "iterations vs d on R1: linear GD (Omega(d)) vs quadratic two-layer (O~(sqrt d))",
+        run_scaling,
+    ),
+    Experiment(
+        "gd_perceptron.novikoff",
+        "Batch / Normalized / classical Perceptron and Normalized LR+GD against their bounds",
+        run_novikoff,
+    ),
+    Experiment(
+        "gd_perceptron.margins",
+        "max-margin alignment (cvxpy), normalised margin, loss and mistake-set oscillations",
+        run_margins,
+    ),
 ]

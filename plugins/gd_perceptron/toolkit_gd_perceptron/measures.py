@@ -28,7 +28,9 @@ def max_margin_svm(B, y) -> tuple[np.ndarray, float]:
     problem = cp.Problem(cp.Minimize(cp.sum_squares(v)), [cp.multiply(y, B @ v) >= 1])
     problem.solve(solver=cp.CLARABEL)
     if problem.status not in ("optimal", "optimal_inaccurate") or v.value is None:
-        raise ValueError(f"the data are not linearly separable through the origin (cvxpy status {problem.status})")
+        raise ValueError(
+            f"the data are not linearly separable through the origin (cvxpy status {problem.status})"
+        )
     v_svm = np.asarray(v.value, dtype=np.float64)
     return v_svm, 1.0 / float(np.linalg.norm(v_svm))
 
@@ -72,7 +74,7 @@ def sequence_period(sets, tail: int | None = None) -> int:
     s = np.asarray(sets)
     T = s.shape[0]
     tail = T // 2 if tail is None else tail
-    window = s[T - tail:]
+    window = s[T - tail :]
     for P in range(1, tail):
         if np.array_equal(window[P:], window[:-P]):
             return P
@@ -85,8 +87,9 @@ def loglog_slope(d_values, iterations) -> float:
     return float(np.polyfit(np.log(np.asarray(d_values, float)), np.log(T), 1)[0])
 
 
-def median_slope_with_interval(d_values, runs_by_d, *, n_boot: int = 1000, seed: int = 0,
-                               level: float = 0.95) -> tuple[float, float, float]:
+def median_slope_with_interval(
+    d_values, runs_by_d, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """Slope of log(median T) vs log d, with a bootstrap interval resampling runs within each d.
 
     ``runs_by_d``: a list (one entry per d) of arrays of per-seed iteration counts.
@@ -123,4 +126,4 @@ def cosine_gap(v, w) -> float:
 
 def normalized_margin(margins, norm: float, degree: float) -> float:
     """min_i y_i g(b_i) / ||theta||^L with L the homogeneity degree."""
-    return float(np.min(margins) / norm ** degree) if norm > 0 else 0.0
+    return float(np.min(margins) / norm**degree) if norm > 0 else 0.0

@@ -99,7 +99,9 @@ def get_activation(activation: str | Activation) -> Activation:
     try:
         return ACTIVATIONS[activation]
     except KeyError:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)} or an Activation, got {activation!r}") from None
+        raise ValueError(
+            f"activation must be one of {', '.join(ACTIVATIONS)} or an Activation, got {activation!r}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,9 @@ class Model:
             raise ValueError(f"model kind must be 'linear' or 'two_layer', got {self.kind!r}")
         if self.width < 1:
             raise ValueError(f"width must be >= 1, got {self.width}")
-        if self.kind == "linear" and (self.width != 1 or self.train_outer or self.activation.name != "linear"):
+        if self.kind == "linear" and (
+            self.width != 1 or self.train_outer or self.activation.name != "linear"
+        ):
             raise ValueError("a linear model has width 1, identity activation and a fixed outer weight 1")
 
     @property
@@ -138,20 +142,28 @@ def linear() -> Model:
     return Model()
 
 
-def two_layer(activation: str | Activation = "relu", width: int = 20, *, train_outer: bool = False,
-              init_scale: float = 1.0, relu_grad_at_zero: float = 0.0) -> Model:
+def two_layer(
+    activation: str | Activation = "relu",
+    width: int = 20,
+    *,
+    train_outer: bool = False,
+    init_scale: float = 1.0,
+    relu_grad_at_zero: float = 0.0,
+) -> Model:
     """A two-layer model; ``relu_grad_at_zero`` sets ReLU'(0) of ``activation='relu'`` (see :func:`relu`)."""
     if activation == "relu":
         activation = relu(relu_grad_at_zero)
     elif relu_grad_at_zero != 0.0:
-        raise ValueError(f"relu_grad_at_zero applies to activation='relu' only, got activation {activation!r}")
+        raise ValueError(
+            f"relu_grad_at_zero applies to activation='relu' only, got activation {activation!r}"
+        )
     return Model("two_layer", get_activation(activation), width, train_outer, init_scale)
 
 
 def balanced_outer(width: int) -> np.ndarray:
     """Outer weights +1/sqrt(m) for the first ceil(m/2) units and -1/sqrt(m) for the rest."""
     a = np.full(width, 1.0 / np.sqrt(width))
-    a[(width + 1) // 2:] *= -1.0
+    a[(width + 1) // 2 :] *= -1.0
     return a
 
 

@@ -41,8 +41,9 @@ def _sigma_f64(x: float) -> float:
     return e / (1.0 + e)
 
 
-def gd_path(d: int, gamma: float, *, dps: int | None = None, max_iter: int = 100_000,
-            stop_at_separation: bool = True) -> tuple[int, list[tuple[float, float]]]:
+def gd_path(
+    d: int, gamma: float, *, dps: int | None = None, max_iter: int = 100_000, stop_at_separation: bool = True
+) -> tuple[int, list[tuple[float, float]]]:
     """Run linear GD with step ``gamma`` on R1(d) in the coordinates (a, c q).
 
     Returns (iterations, path): iterations is the first t with both margins > 0 (-1 if none up to
@@ -57,10 +58,18 @@ def gd_path(d: int, gamma: float, *, dps: int | None = None, max_iter: int = 100
 
         ctx = mpmath.mp.clone()
         ctx.dps = dps
-        q, g, a, c, one, half = ctx.mpf(d - 1) / d**2, ctx.mpf(gamma), ctx.mpf(0), ctx.mpf(0), ctx.mpf(1), ctx.mpf(1) / 2
+        q, g, a, c, one, half = (
+            ctx.mpf(d - 1) / d**2,
+            ctx.mpf(gamma),
+            ctx.mpf(0),
+            ctx.mpf(0),
+            ctx.mpf(1),
+            ctx.mpf(1) / 2,
+        )
 
         def sig(x):
             return one / (one + ctx.exp(-x))
+
     path = []
     iterations = -1
     for t in range(max_iter + 1):

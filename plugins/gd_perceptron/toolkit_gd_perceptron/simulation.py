@@ -19,7 +19,6 @@ import numpy as np
 from toolkit import PointCost, Simulation, SimulationOutput
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
-
 from toolkit_gd_perceptron import data, engine, measures, models
 
 R1_D_VALUES = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
@@ -31,33 +30,48 @@ Algorithm = Literal["gd", "normalized_gd", "batch_perceptron", "normalized_batch
 class DataParams(Params):
     """Dataset selection shared by the simulations."""
 
-    dataset: str = Field("r1", description="r1 | staircase | thm41 | thm51 | planted | a dataset registered by any "
-                                           "plugin (its loader returns (B, y); arguments from dataset_params)")
+    dataset: str = Field(
+        "r1",
+        description="r1 | staircase | thm41 | thm51 | planted | a dataset registered by any "
+        "plugin (its loader returns (B, y); arguments from dataset_params)",
+    )
     n: int = Field(1000, ge=2, description="samples of thm51 / planted")
     margin: float = Field(0.5, ge=0, description="planted margin of the 'planted' dataset")
     data_seed: int = Field(0, ge=0, description="seed of the 'planted' dataset")
-    dataset_params: dict[str, Any] = Field(default_factory=dict, description="keyword arguments of a registered dataset")
+    dataset_params: dict[str, Any] = Field(
+        default_factory=dict, description="keyword arguments of a registered dataset"
+    )
 
 
 class ModelParams(Params):
     model: ModelKind = Field("linear", description="linear g = b^T v, or two-layer sum_j a_j phi(w_j^T b)")
     activation: ActivationName = Field("quadratic", description="phi of the two-layer model")
     width: int = Field(20, ge=1, description="hidden units m of the two-layer model")
-    train_outer: bool = Field(False, description="train the outer layer too (else fixed balanced +-1/sqrt(m))")
+    train_outer: bool = Field(
+        False, description="train the outer layer too (else fixed balanced +-1/sqrt(m))"
+    )
     init_scale: float = Field(1.0, gt=0, description="inner weights start N(0, init_scale^2/d)")
-    relu_grad_at_zero: float = Field(0.0, description="ReLU'(0) of activation=relu: 0 (default: a unit on its hinge "
-                                                      "is inactive), 0.5 or 1")
+    relu_grad_at_zero: float = Field(
+        0.0, description="ReLU'(0) of activation=relu: 0 (default: a unit on its hinge is inactive), 0.5 or 1"
+    )
 
 
 def build_model(p: ModelParams) -> models.Model:
     if p.relu_grad_at_zero not in models.RELU_GRAD_AT_ZERO:
         raise ParameterError(f"parameter 'relu_grad_at_zero': must be 0, 0.5 or 1, got {p.relu_grad_at_zero}")
     if p.relu_grad_at_zero != 0.0 and (p.model != "two_layer" or p.activation != "relu"):
-        raise ParameterError("parameter 'relu_grad_at_zero': applies to model=two_layer, activation=relu only")
+        raise ParameterError(
+            "parameter 'relu_grad_at_zero': applies to model=two_layer, activation=relu only"
+        )
     if p.model == "linear":
         return models.linear()
-    return models.two_layer(p.activation, p.width, train_outer=p.train_outer, init_scale=p.init_scale,
-                            relu_grad_at_zero=p.relu_grad_at_zero)
+    return models.two_layer(
+        p.activation,
+        p.width,
+        train_outer=p.train_outer,
+        init_scale=p.init_scale,
+        relu_grad_at_zero=p.relu_grad_at_zero,
+    )
 
 
 def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -77,8 +91,10 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
 
     registry = toolkit.get_registry()
     if name not in registry.datasets:
-        raise ParameterError(f"parameter 'dataset': must be r1, staircase, thm41, thm51, planted or a registered dataset "
-                             f"({', '.join(sorted(registry.datasets)) or 'none registered'}), got {name!r}")
+        raise ParameterError(
+            f"parameter 'dataset': must be r1, staircase, thm41, thm51, planted or a registered dataset "
+            f"({', '.join(sorted(registry.datasets)) or 'none registered'}), got {name!r}"
+        )
     kwargs = dict(p.dataset_params)
     if d is not None and "d" not in kwargs:
         kwargs["d"] = d
@@ -101,7 +117,12 @@ def geometry(B, y, dataset: str) -> tuple[float, float]:
     return measures.radius_squared(B), mu * mu
 
 
-BOUNDED = ("batch_perceptron", "normalized_batch_perceptron", "perceptron", "normalized_gd")  # Novikoff-type bounds
+BOUNDED = (
+    "batch_perceptron",
+    "normalized_batch_perceptron",
+    "perceptron",
+    "normalized_gd",
+)  # Novikoff-type bounds
 
 
 def iteration_bound(algorithm: str, n: int, R2: float, mu2: float, gamma: float) -> float:
@@ -129,10 +150,17 @@ def known_iterations(algorithm: str, model: str, dataset: str, d: int) -> int | 
 def algorithm_options(algorithm: str, gamma: float) -> dict[str, Any]:
     """run_batch keyword arguments of an algorithm; gamma = inf turns GD into its perceptron limit."""
     if algorithm in ("gd", "normalized_gd"):
-        return {"mode": "perceptron" if math.isinf(gamma) else "gd", "normalized": algorithm == "normalized_gd",
-                "tie_weight": 0.5}
+        return {
+            "mode": "perceptron" if math.isinf(gamma) else "gd",
+            "normalized": algorithm == "normalized_gd",
+            "tie_weight": 0.5,
+        }
     if algorithm in ("batch_perceptron", "normalized_batch_perceptron"):
-        return {"mode": "perceptron", "normalized": algorithm == "normalized_batch_perceptron", "tie_weight": 1.0}
+        return {
+            "mode": "perceptron",
+            "normalized": algorithm == "normalized_batch_perceptron",
+            "tie_weight": 1.0,
+        }
     raise ParameterError(f"parameter 'algorithm': {algorithm!r} has no batched form")
 
 
@@ -162,9 +190,15 @@ def _numba_available() -> bool:
 
 
 def _row(k, g, s, it, stalled_points, ratio) -> dict[str, Any]:
-    return {"dataset_index": k, "gamma": float(g), "run_seed": int(s), "iterations": int(it),
-            "status": engine.status_of(it), "stalled_points": [int(i) for i in np.flatnonzero(stalled_points)],
-            "ratio": float(ratio)}
+    return {
+        "dataset_index": k,
+        "gamma": float(g),
+        "run_seed": int(s),
+        "iterations": int(it),
+        "status": engine.status_of(it),
+        "stalled_points": [int(i) for i in np.flatnonzero(stalled_points)],
+        "ratio": float(ratio),
+    }
 
 
 def _ratios(model: models.Model, W0: np.ndarray, step: float, mode: str, start: str) -> np.ndarray:
@@ -176,9 +210,20 @@ def _ratios(model: models.Model, W0: np.ndarray, step: float, mode: str, start: 
         return step / norms
 
 
-def run_sweep(datasets, model: models.Model, algorithm: str, gammas, seeds, *, loss: str = "logistic",
-              max_iter: int = DEFAULT_MAX_ITER, backend: str = "numpy", device: str = "cpu",
-              limit: str = "vanishing_init", eta: float = 1.0) -> list[dict[str, Any]]:
+def run_sweep(
+    datasets,
+    model: models.Model,
+    algorithm: str,
+    gammas,
+    seeds,
+    *,
+    loss: str = "logistic",
+    max_iter: int = DEFAULT_MAX_ITER,
+    backend: str = "numpy",
+    device: str = "cpu",
+    limit: str = "vanishing_init",
+    eta: float = 1.0,
+) -> list[dict[str, Any]]:
     """Iterations to separation for every (dataset, gamma, seed), one row each: ``dataset_index``,
     ``gamma``, ``run_seed``, ``iterations`` (-1 capped, -2 diverged, -3 stalled), ``status``,
     ``stalled_points`` (indices with margin <= 0 where a run stalled) and ``ratio`` (gamma/||W_0||
@@ -208,22 +253,40 @@ def run_sweep(datasets, model: models.Model, algorithm: str, gammas, seeds, *, l
     seeds = list(seeds)
     if algorithm == "perceptron":
         if model.kind != "linear":
-            raise ParameterError("parameter 'algorithm': the classical perceptron is defined for the linear model only")
+            raise ParameterError(
+                "parameter 'algorithm': the classical perceptron is defined for the linear model only"
+            )
         rows = []
         for k, (B, y) in enumerate(datasets):
             it, _ = engine.classical_perceptron(B, y, max_updates=max_iter)
             rows += [_row(k, math.inf, s, it, [], math.inf) for s in seeds]
         return rows
     if model.kind == "linear":
-        return _linear_sweep(datasets, algorithm, gammas, seeds, loss=loss, max_iter=max_iter, backend=backend,
-                             device=device)
+        return _linear_sweep(
+            datasets, algorithm, gammas, seeds, loss=loss, max_iter=max_iter, backend=backend, device=device
+        )
     if backend == "numba":
-        raise ParameterError("parameter 'backend': numba runs the linear model only (two-layer runs batch: numpy or torch)")
-    return _batched_sweep(datasets, model, algorithm, gammas, seeds, loss=loss, max_iter=max_iter,
-                          backend="torch" if backend == "torch" else "numpy", device=device, limit=limit, eta=eta)
+        raise ParameterError(
+            "parameter 'backend': numba runs the linear model only (two-layer runs batch: numpy or torch)"
+        )
+    return _batched_sweep(
+        datasets,
+        model,
+        algorithm,
+        gammas,
+        seeds,
+        loss=loss,
+        max_iter=max_iter,
+        backend="torch" if backend == "torch" else "numpy",
+        device=device,
+        limit=limit,
+        eta=eta,
+    )
 
 
-def _linear_sweep(datasets, algorithm, gammas, seeds, *, loss, max_iter, backend, device) -> list[dict[str, Any]]:
+def _linear_sweep(
+    datasets, algorithm, gammas, seeds, *, loss, max_iter, backend, device
+) -> list[dict[str, Any]]:
     """Linear runs: one per (dataset, gamma), one per dataset in perceptron form; repeated over seeds."""
     compiled = backend == "numba" or (backend == "auto" and _numba_available())
     if backend == "numba" and not _numba_available():
@@ -233,11 +296,24 @@ def _linear_sweep(datasets, algorithm, gammas, seeds, *, loss, max_iter, backend
     for g in gammas:
         mode = algorithm_options(algorithm, g)["mode"]
         distinct.setdefault((mode, math.inf if mode == "perceptron" else float(g)), []).append(g)
-    batched = [(mode, key) for mode, key in distinct if not (compiled and (mode == "perceptron" or backend == "numba"))]
+    batched = [
+        (mode, key)
+        for mode, key in distinct
+        if not (compiled and (mode == "perceptron" or backend == "numba"))
+    ]
     results: dict[tuple[int, str, float], tuple[int, np.ndarray]] = {}
     if batched:
-        inner = _batched_sweep(datasets, models.linear(), algorithm, [key for _, key in batched], seeds[:1], loss=loss,
-                               max_iter=max_iter, backend="torch" if backend == "torch" else "numpy", device=device)
+        inner = _batched_sweep(
+            datasets,
+            models.linear(),
+            algorithm,
+            [key for _, key in batched],
+            seeds[:1],
+            loss=loss,
+            max_iter=max_iter,
+            backend="torch" if backend == "torch" else "numpy",
+            device=device,
+        )
         for r in inner:
             mode = "perceptron" if math.isinf(r["gamma"]) else "gd"
             results[(r["dataset_index"], mode, r["gamma"])] = (r["iterations"], r["stalled_points"])
@@ -248,7 +324,9 @@ def _linear_sweep(datasets, algorithm, gammas, seeds, *, loss, max_iter, backend
 
         opts = algorithm_options(algorithm, key)
         for k, (B, y) in enumerate(datasets):
-            it, stalled = linear_run(B, y, 1.0 if mode == "perceptron" else key, loss=loss, max_iter=max_iter, **opts)
+            it, stalled = linear_run(
+                B, y, 1.0 if mode == "perceptron" else key, loss=loss, max_iter=max_iter, **opts
+            )
             results[(k, mode, key)] = (it, list(np.flatnonzero(stalled)))
     for (mode, key), gs in distinct.items():
         for g in gs:
@@ -258,8 +336,20 @@ def _linear_sweep(datasets, algorithm, gammas, seeds, *, loss, max_iter, backend
     return rows
 
 
-def _batched_sweep(datasets, model, algorithm, gammas, seeds, *, loss, max_iter, backend, device,
-                   limit="vanishing_init", eta=1.0) -> list[dict[str, Any]]:
+def _batched_sweep(
+    datasets,
+    model,
+    algorithm,
+    gammas,
+    seeds,
+    *,
+    loss,
+    max_iter,
+    backend,
+    device,
+    limit="vanishing_init",
+    eta=1.0,
+) -> list[dict[str, Any]]:
     same_n = len({B.shape[0] for B, _ in datasets}) == 1
     d_max = max(B.shape[1] for B, _ in datasets)
     width = 1 if model.kind == "linear" else model.width
@@ -300,9 +390,13 @@ def _batched_sweep(datasets, model, algorithm, gammas, seeds, *, loss, max_iter,
             if backend == "torch":
                 from toolkit_gd_perceptron.engine_torch import run_batch_torch
 
-                iterations = run_batch_torch(B, y, model, step, W, A, loss=loss, max_iter=max_iter, device=device, **opts)
+                iterations = run_batch_torch(
+                    B, y, model, step, W, A, loss=loss, max_iter=max_iter, device=device, **opts
+                )
             else:
-                res = engine.run_batch(B, y, model, step, W, A, loss=loss, max_iter=max_iter, keep_weights=False, **opts)
+                res = engine.run_batch(
+                    B, y, model, step, W, A, loss=loss, max_iter=max_iter, keep_weights=False, **opts
+                )
                 iterations, stalled = res.iterations, res.stalled_points
             ratio = _ratios(model, W, 1.0, mode, opts.get("start", "vanishing")) * step
             for r, it in enumerate(iterations):
@@ -313,29 +407,47 @@ def _batched_sweep(datasets, model, algorithm, gammas, seeds, *, loss, max_iter,
 
 # -- gd_perceptron.scaling -----------------------------------------------------------------------------
 
+
 class ScalingParams(DataParams, ModelParams):
     """Iterations to zero training error over d x gamma x seeds."""
 
-    algorithm: Algorithm = Field("gd", description="gd | normalized_gd (Normalized LR+GD) | batch_perceptron | "
-                                                   "normalized_batch_perceptron | perceptron (classical)")
+    algorithm: Algorithm = Field(
+        "gd",
+        description="gd | normalized_gd (Normalized LR+GD) | batch_perceptron | "
+        "normalized_batch_perceptron | perceptron (classical)",
+    )
     loss: Literal["logistic", "exponential"] = Field("logistic", description="loss of GD")
-    d_values: list[int] = Field(default_factory=lambda: list(R1_D_VALUES), min_length=1,
-                                description="feature dimensions d")
-    gammas: list[float] = Field(default_factory=lambda: [1e2, 1e3, 1e4], min_length=1,
-                                description="step sizes; inf = the perceptron limit (perceptron form)")
-    n_seeds: int = Field(1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ...")
-    max_iter: int | None = Field(None, ge=1, description="iteration cap; a run reaching it has status 'capped' "
-                                 "(iterations = -1). None: the Novikoff-type bound + 1 where every dataset's is "
-                                 "computable without a solver (linear perceptron-type runs on r1/staircase, or "
-                                 "where the bound checks need mu anyway), else 100000")
+    d_values: list[int] = Field(
+        default_factory=lambda: list(R1_D_VALUES), min_length=1, description="feature dimensions d"
+    )
+    gammas: list[float] = Field(
+        default_factory=lambda: [1e2, 1e3, 1e4],
+        min_length=1,
+        description="step sizes; inf = the perceptron limit (perceptron form)",
+    )
+    n_seeds: int = Field(
+        1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ..."
+    )
+    max_iter: int | None = Field(
+        None,
+        ge=1,
+        description="iteration cap; a run reaching it has status 'capped' "
+        "(iterations = -1). None: the Novikoff-type bound + 1 where every dataset's is "
+        "computable without a solver (linear perceptron-type runs on r1/staircase, or "
+        "where the bound checks need mu anyway), else 100000",
+    )
     backend: Literal["auto", "numpy", "torch", "numba"] = Field(
-        "auto", description="auto: numpy batches, the linear perceptron-form runs compiled (numba, when installed); "
-                            "numpy | torch (on TOOLKIT_DEVICE, CUDA when available; same counts) | numba (every "
-                            "linear run compiled)")
+        "auto",
+        description="auto: numpy batches, the linear perceptron-form runs compiled (numba, when installed); "
+        "numpy | torch (on TOOLKIT_DEVICE, CUDA when available; same counts) | numba (every "
+        "linear run compiled)",
+    )
     limit: Literal["vanishing_init", "from_init"] = Field(
-        "vanishing_init", description="what gamma = inf means for a two-layer model: GD's gamma -> inf limit from "
-                                      "a vanishing initialisation (0+ in W_0's direction), or the generalized "
-                                      "perceptron from W_0 with step eta (rows report ratio = eta/||W_0||)")
+        "vanishing_init",
+        description="what gamma = inf means for a two-layer model: GD's gamma -> inf limit from "
+        "a vanishing initialisation (0+ in W_0's direction), or the generalized "
+        "perceptron from W_0 with step eta (rows report ratio = eta/||W_0||)",
+    )
     eta: float = Field(1.0, gt=0, description="step of the perceptron from W_0 (limit=from_init)")
 
 
@@ -364,9 +476,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         device = resolve_device(None)
     datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
     closed_form = params.dataset in ("r1", "staircase")
-    checked = params.model == "linear" and params.algorithm in BOUNDED  # rows held against Novikoff-type bounds
-    geometries = [geometry(B, y, params.dataset) if (closed_form or checked) else (math.nan, math.nan)
-                  for B, y in datasets]
+    checked = (
+        params.model == "linear" and params.algorithm in BOUNDED
+    )  # rows held against Novikoff-type bounds
+    geometries = [
+        geometry(B, y, params.dataset) if (closed_form or checked) else (math.nan, math.nan)
+        for B, y in datasets
+    ]
 
     def bound_of(algorithm, k, gamma):
         return iteration_bound(algorithm, datasets[k][0].shape[0], *geometries[k], gamma)
@@ -378,44 +494,91 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         return DEFAULT_MAX_ITER
 
     main_linear = params.model == "linear"
-    max_iter = params.max_iter or (auto_cap(params.algorithm, params.gammas) if main_linear else DEFAULT_MAX_ITER)
-    main = run_sweep(datasets, model, params.algorithm, params.gammas, seeds, loss=params.loss, max_iter=max_iter,
-                     backend=params.backend, device=device, limit=params.limit, eta=params.eta)
+    max_iter = params.max_iter or (
+        auto_cap(params.algorithm, params.gammas) if main_linear else DEFAULT_MAX_ITER
+    )
+    main = run_sweep(
+        datasets,
+        model,
+        params.algorithm,
+        params.gammas,
+        seeds,
+        loss=params.loss,
+        max_iter=max_iter,
+        backend=params.backend,
+        device=device,
+        limit=params.limit,
+        eta=params.eta,
+    )
     # the linear Batch Perceptron on the same data: the reference of the speed-up (computed once)
     if main_linear and params.algorithm == "batch_perceptron":
         bp_rows = [r for r in main if r["run_seed"] == seeds[0]]
         bp_cap = max_iter
     else:
         bp_cap = params.max_iter or auto_cap("batch_perceptron", [math.inf])
-        bp_rows = run_sweep(datasets, models.linear(), "batch_perceptron", [math.inf], [0], max_iter=bp_cap,
-                            backend="numpy" if params.backend == "torch" else params.backend)
+        bp_rows = run_sweep(
+            datasets,
+            models.linear(),
+            "batch_perceptron",
+            [math.inf],
+            [0],
+            max_iter=bp_cap,
+            backend="numpy" if params.backend == "torch" else params.backend,
+        )
     bp = {r["dataset_index"]: r["iterations"] for r in bp_rows}
     rows = []
     for row in main:
         k = row.pop("dataset_index")
         B, _ = datasets[k]
         it = row["iterations"]
-        rows.append({"d": B.shape[1], **row, "capped": it == engine.CAPPED, "diverged": it == engine.BLOWN,
-                     "stalled": it == engine.STALLED, "n": B.shape[0], "R2": geometries[k][0], "mu2": geometries[k][1],
-                     "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
-                     "max_iter": max_iter, "linear_bp_iterations": bp[k],
-                     "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan})
+        rows.append(
+            {
+                "d": B.shape[1],
+                **row,
+                "capped": it == engine.CAPPED,
+                "diverged": it == engine.BLOWN,
+                "stalled": it == engine.STALLED,
+                "n": B.shape[0],
+                "R2": geometries[k][0],
+                "mu2": geometries[k][1],
+                "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
+                "max_iter": max_iter,
+                "linear_bp_iterations": bp[k],
+                "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan,
+            }
+        )
     rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
-    summary: dict[str, Any] = {"runs": len(rows), "capped": int(sum(r["capped"] for r in rows)),
-                               "stalled": int(sum(r["stalled"] for r in rows)), "max_iter": max_iter}
+    summary: dict[str, Any] = {
+        "runs": len(rows),
+        "capped": int(sum(r["capped"] for r in rows)),
+        "stalled": int(sum(r["stalled"] for r in rows)),
+        "max_iter": max_iter,
+    }
     notes = []
     short = [r for r in rows if r["capped"] and r["bound"] > max_iter]
     if short:
-        notes.append(f"{len(short)} run(s) reached max_iter = {max_iter} below their Novikoff-type bound "
-                     f"(up to {max(r['bound'] for r in short):.4g}): raise max_iter, or leave it None to derive it")
-    known = [(k, known_iterations("batch_perceptron", "linear", params.dataset, datasets[k][0].shape[1]))
-             for k in range(len(datasets))]
-    under = [(datasets[k][0].shape[1], c) for k, c in known if c is not None and c > bp_cap and bp[k] == engine.CAPPED]
+        notes.append(
+            f"{len(short)} run(s) reached max_iter = {max_iter} below their Novikoff-type bound "
+            f"(up to {max(r['bound'] for r in short):.4g}): raise max_iter, or leave it None to derive it"
+        )
+    known = [
+        (k, known_iterations("batch_perceptron", "linear", params.dataset, datasets[k][0].shape[1]))
+        for k in range(len(datasets))
+    ]
+    under = [
+        (datasets[k][0].shape[1], c)
+        for k, c in known
+        if c is not None and c > bp_cap and bp[k] == engine.CAPPED
+    ]
     if under:
-        notes.append(f"the linear Batch Perceptron baseline provably needs more than max_iter = {bp_cap} at "
-                     + ", ".join(f"d = {d} ({c})" for d, c in under))
+        notes.append(
+            f"the linear Batch Perceptron baseline provably needs more than max_iter = {bp_cap} at "
+            + ", ".join(f"d = {d} ({c})" for d, c in under)
+        )
     if any(r["stalled"] for r in rows):
-        notes.append(f"{summary['stalled']} run(s) stalled (state no longer changes or cycles; see stalled_points)")
+        notes.append(
+            f"{summary['stalled']} run(s) stalled (state no longer changes or cycles; see stalled_points)"
+        )
     summary["cap_note"] = "; ".join(notes)
     ds = sorted({r["d"] for r in rows})
     for g in params.gammas:
@@ -431,7 +594,9 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         summary[f"median_iterations_dmax_gamma_{key}"] = med_top
         summary[f"iqr_iterations_dmax_gamma_{key}"] = float(q3 - q1)
         summary[f"cap_fraction_gamma_{key}"] = float(np.mean([r["capped"] for r in sel]))
-        summary[f"speedup_dmax_gamma_{key}"] = top[0]["linear_bp_iterations"] / med_top if med_top > 0 else math.nan
+        summary[f"speedup_dmax_gamma_{key}"] = (
+            top[0]["linear_bp_iterations"] / med_top if med_top > 0 else math.nan
+        )
     return SimulationOutput(records=rows, summary=summary)
 
 
@@ -456,17 +621,24 @@ LIMIT_FORMS = ("vanishing_init", "gd_limit", "from_init", "gd_fixed_init", "gd_s
 class LimitsParams(DataParams, ModelParams):
     """GD on a degree-1 two-layer model against its two perceptron limits, over rho = step/||W_0||."""
 
-    dataset: str = Field("planted", description="r1 | staircase | thm41 | thm51 | planted | a registered dataset "
-                                                "(planted: no exact ties on the path, where the limits are exact)")
+    dataset: str = Field(
+        "planted",
+        description="r1 | staircase | thm41 | thm51 | planted | a registered dataset "
+        "(planted: no exact ties on the path, where the limits are exact)",
+    )
     n: int = Field(100, ge=2, description="samples of thm51 / planted")
     margin: float = Field(0.1, ge=0, description="planted margin of the 'planted' dataset")
     model: ModelKind = Field("two_layer", description="two_layer (the limits coincide for the linear model)")
     activation: ActivationName = Field("leaky_relu", description="phi (degree 1: relu, leaky_relu, linear)")
     d: int = Field(20, ge=2, description="dimension of the datasets that have one (r1, staircase, planted)")
-    ratios: list[float] = Field(default_factory=lambda: [1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4], min_length=1,
-                                description="rho = eta/||W_0|| (perceptron) = gamma/||W_0|| (GD)")
-    gamma_large: float = Field(1e8, gt=0, description="GD's step in the gd_scaled_init form (W_0 rescaled to "
-                                                      "norm gamma_large/rho)")
+    ratios: list[float] = Field(
+        default_factory=lambda: [1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4],
+        min_length=1,
+        description="rho = eta/||W_0|| (perceptron) = gamma/||W_0|| (GD)",
+    )
+    gamma_large: float = Field(
+        1e8, gt=0, description="GD's step in the gd_scaled_init form (W_0 rescaled to norm gamma_large/rho)"
+    )
     n_seeds: int = Field(10, ge=1, description="initialisations; run seeds are seed, seed+1, ...")
     max_iter: int = Field(20_000, ge=1, description="iteration cap of every run")
 
@@ -491,9 +663,11 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
     rho in the grid (nan if none)."""
     model = build_model(params)
     if params.model != "two_layer" or model.degree != 1.0:
-        raise ParameterError("parameter 'activation': the two limits differ for degree-1 two-layer models only "
-                             f"(relu, leaky_relu with a fixed outer layer), got {params.model}/{params.activation}"
-                             f"{' with train_outer' if params.train_outer else ''}")
+        raise ParameterError(
+            "parameter 'activation': the two limits differ for degree-1 two-layer models only "
+            f"(relu, leaky_relu with a fixed outer layer), got {params.model}/{params.activation}"
+            f"{' with train_outer' if params.train_outer else ''}"
+        )
     if any(not (r > 0 and math.isfinite(r)) for r in params.ratios):
         raise ParameterError(f"parameter 'ratios': must be finite and > 0, got {params.ratios}")
     B, y = load_dataset(params, params.d)
@@ -506,31 +680,56 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
 
     def emit(form, ratio_per_run, iterations):
         for r, it in enumerate(iterations):
-            rows.append({"form": form, "ratio": float(ratio_per_run[r]), "run_seed": seeds[r % S],
-                         "iterations": int(it), "status": engine.status_of(it), "n": B.shape[0], "d": B.shape[1]})
+            rows.append(
+                {
+                    "form": form,
+                    "ratio": float(ratio_per_run[r]),
+                    "run_seed": seeds[r % S],
+                    "iterations": int(it),
+                    "status": engine.status_of(it),
+                    "n": B.shape[0],
+                    "d": B.shape[1],
+                }
+            )
 
     vanish = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", **run).iterations
     emit("vanishing_init", np.full(S, math.inf), vanish)
-    gd_limit = engine.run_batch(B, y, model, np.ones(S), W0, a0, mode="perceptron", first_step="limit", **run).iterations
+    gd_limit = engine.run_batch(
+        B, y, model, np.ones(S), W0, a0, mode="perceptron", first_step="limit", **run
+    ).iterations
     emit("gd_limit", np.full(S, math.inf), gd_limit)
     rho = np.repeat(rhos, S)
     W, A = np.tile(W0, (len(rhos), 1, 1)), np.tile(a0, (len(rhos), 1))
     step = rho * np.tile(norms, len(rhos))
-    emit("from_init", rho, engine.run_batch(B, y, model, step, W, A, mode="perceptron", start="init", **run).iterations)
+    emit(
+        "from_init",
+        rho,
+        engine.run_batch(B, y, model, step, W, A, mode="perceptron", start="init", **run).iterations,
+    )
     emit("gd_fixed_init", rho, engine.run_batch(B, y, model, step, W, A, **run).iterations)
     scale = (params.gamma_large / step)[:, None, None]  # W_0 rescaled to norm gamma_large / rho
-    emit("gd_scaled_init", rho, engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A,
-                                                 **run).iterations)
-    summary: dict[str, Any] = {"vanishing_init_median": float(np.median(vanish)),
-                               "gd_limit_median": float(np.median(gd_limit)), "runs": len(rows)}
+    emit(
+        "gd_scaled_init",
+        rho,
+        engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A, **run).iterations,
+    )
+    summary: dict[str, Any] = {
+        "vanishing_init_median": float(np.median(vanish)),
+        "gd_limit_median": float(np.median(gd_limit)),
+        "runs": len(rows),
+    }
     medians = {}
     for form in LIMIT_FORMS[2:]:
         for r in rhos:
             its = [row["iterations"] for row in rows if row["form"] == form and row["ratio"] == r]
             medians[(form, r)] = float(np.median(its))
             summary[f"median_{form}_rho_{r:g}"] = medians[(form, r)]
-    pairs = [(a["iterations"], b["iterations"]) for a, b in
-             zip([r for r in rows if r["form"] == "from_init"], [r for r in rows if r["form"] == "gd_scaled_init"])]
+    pairs = [
+        (a["iterations"], b["iterations"])
+        for a, b in zip(
+            [r for r in rows if r["form"] == "from_init"], [r for r in rows if r["form"] == "gd_scaled_init"]
+        )
+    ]
     summary["gd_scaled_equals_from_init_fraction"] = float(np.mean([a == b for a, b in pairs]))
     v = summary["vanishing_init_median"]
     meet = math.nan
@@ -551,7 +750,12 @@ def plot_limits(table, fig) -> None:
         med = t[t["form"] == form].groupby("ratio")["iterations"].median()
         ax.loglog(med.index, med.values, "o-", label=form)
     for form, style in (("vanishing_init", "k--"), ("gd_limit", "k:")):
-        ax.axhline(t[t["form"] == form]["iterations"].median(), color=style[0], ls=style[1:], label=f"{form} (rho = inf)")
+        ax.axhline(
+            t[t["form"] == form]["iterations"].median(),
+            color=style[0],
+            ls=style[1:],
+            label=f"{form} (rho = inf)",
+        )
     ax.set_xlabel("rho = step / ||W_0||")
     ax.set_ylabel("iterations to separation (median)")
     ax.legend()
@@ -559,14 +763,20 @@ def plot_limits(table, fig) -> None:
 
 # -- gd_perceptron.reduction ---------------------------------------------------------------------------
 
+
 class ReductionParams(DataParams, ModelParams):
     """Fidelity of GD with step gamma to its gamma -> infinity perceptron limit."""
 
     dataset: str = Field("thm51", description="r1 | thm41 | thm51 | planted | a registered dataset")
-    activation: ActivationName = Field("relu", description="phi of the two-layer model (degree 1: linear, relu, leaky_relu)")
+    activation: ActivationName = Field(
+        "relu", description="phi of the two-layer model (degree 1: linear, relu, leaky_relu)"
+    )
     d: int = Field(20, ge=2, description="dimension of the datasets that have one (r1, planted)")
-    gammas: list[float] = Field(default_factory=lambda: [1e1, 1e2, 1e3, 1e4], min_length=1,
-                                description="finite step sizes compared with the limit")
+    gammas: list[float] = Field(
+        default_factory=lambda: [1e1, 1e2, 1e3, 1e4],
+        min_length=1,
+        description="finite step sizes compared with the limit",
+    )
     T: int = Field(60, ge=1, description="steps compared")
 
 
@@ -578,25 +788,49 @@ def reduction(params: ReductionParams, seed: int) -> SimulationOutput:
     reduction); the limit starts with lambda = sigma(-y g(b; W_0))."""
     model = build_model(params)
     if model.degree != 1.0 and params.model != "linear":
-        raise ParameterError(f"parameter 'activation': the exact reduction needs a degree-1 model "
-                             f"(linear, relu, leaky_relu), got {params.activation!r}")
+        raise ParameterError(
+            f"parameter 'activation': the exact reduction needs a degree-1 model "
+            f"(linear, relu, leaky_relu), got {params.activation!r}"
+        )
     if any(not (g > 0 and math.isfinite(g)) for g in params.gammas):
         raise ParameterError(f"parameter 'gammas': must be finite and > 0, got {params.gammas}")
     B, y = load_dataset(params, params.d)
     gs = sorted(params.gammas)
     W0, a0 = models.init_weights(model, B.shape[1], [seed])
-    limit = engine.run_batch(B, y, model, [1.0], W0, a0, mode="perceptron", first_step="limit",
-                             max_iter=params.T, record=True, record_states=True)
-    gd = engine.run_batch(B, y, model, gs, np.repeat(W0, len(gs), 0), np.repeat(a0, len(gs), 0),
-                          max_iter=params.T, record=True, record_states=True)
+    limit = engine.run_batch(
+        B,
+        y,
+        model,
+        [1.0],
+        W0,
+        a0,
+        mode="perceptron",
+        first_step="limit",
+        max_iter=params.T,
+        record=True,
+        record_states=True,
+    )
+    gd = engine.run_batch(
+        B,
+        y,
+        model,
+        gs,
+        np.repeat(W0, len(gs), 0),
+        np.repeat(a0, len(gs), 0),
+        max_iter=params.T,
+        record=True,
+        record_states=True,
+    )
     ref = limit.trajectory["states"][:, 0]
     ref_m = limit.trajectory["margins"][:, 0]
     ref_norm = np.linalg.norm(ref.reshape(ref.shape[0], -1), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         min_norm_margin = float(np.min(np.abs(ref_m[1:]).min(axis=1) / ref_norm[1:] ** 1.0))
     rows = []
-    summary: dict[str, Any] = {"min_normalized_abs_margin_limit": min_norm_margin,
-                               "limit_iterations": int(limit.iterations[0])}
+    summary: dict[str, Any] = {
+        "min_normalized_abs_margin_limit": min_norm_margin,
+        "limit_iterations": int(limit.iterations[0]),
+    }
     max_errors = []
     for r, g in enumerate(gs):
         st = gd.trajectory["states"][:, r]
@@ -607,19 +841,30 @@ def reduction(params: ReductionParams, seed: int) -> SimulationOutput:
         pl_limit = measures.perceptron_loss(ref_m)
         differ = np.any((m <= 0) != (ref_m <= 0), axis=1)
         for t in range(1, params.T + 1):
-            rows.append({"gamma": g, "t": t, "rel_error": float(err[t - 1]), "mistakes_differ": bool(differ[t]),
-                         "n_mistakes": int(np.sum(m[t] <= 0)), "loss_over_gamma": float(f_over_g[t]),
-                         "perceptron_loss_limit": float(pl_limit[t]),
-                         "loss_gap": float(abs(f_over_g[t] - pl_u[t])),
-                         "loss_gap_limit": float(abs(f_over_g[t] - pl_limit[t])),
-                         "n": B.shape[0], "d_features": B.shape[1]})
+            rows.append(
+                {
+                    "gamma": g,
+                    "t": t,
+                    "rel_error": float(err[t - 1]),
+                    "mistakes_differ": bool(differ[t]),
+                    "n_mistakes": int(np.sum(m[t] <= 0)),
+                    "loss_over_gamma": float(f_over_g[t]),
+                    "perceptron_loss_limit": float(pl_limit[t]),
+                    "loss_gap": float(abs(f_over_g[t] - pl_u[t])),
+                    "loss_gap_limit": float(abs(f_over_g[t] - pl_limit[t])),
+                    "n": B.shape[0],
+                    "d_features": B.shape[1],
+                }
+            )
         key = f"{g:g}"
         max_errors.append(float(err.max()))
         summary[f"max_rel_error_gamma_{key}"] = max_errors[-1]
         first = np.flatnonzero(differ[1:])
         summary[f"first_mistake_difference_gamma_{key}"] = int(first[0] + 1) if first.size else -1
     # decreasing in gamma, up to the double-precision floor
-    summary["error_decreasing_in_gamma"] = bool(all(b <= a or b < 1e-14 for a, b in zip(max_errors, max_errors[1:])))
+    summary["error_decreasing_in_gamma"] = bool(
+        all(b <= a or b < 1e-14 for a, b in zip(max_errors, max_errors[1:]))
+    )
     return SimulationOutput(records=rows, summary=summary)
 
 
@@ -633,6 +878,7 @@ def plot_reduction(table, fig) -> None:
 
 
 # -- gd_perceptron.dynamics ----------------------------------------------------------------------------
+
 
 class DynamicsParams(DataParams, ModelParams):
     """Loss, margin and alignment trajectories of one run."""
@@ -656,8 +902,9 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     W0, a0 = models.init_weights(model, B.shape[1], [seed])
     opts = algorithm_options(params.algorithm, params.gamma)
     step = _perceptron_step(params.gamma) if opts["mode"] == "perceptron" else params.gamma
-    res = engine.run_batch(B, y, model, [step], W0, a0, max_iter=params.T, record=True,
-                           record_states=True, **opts)
+    res = engine.run_batch(
+        B, y, model, [step], W0, a0, max_iter=params.T, record=True, record_states=True, **opts
+    )
     tr = res.trajectory
     m = tr["margins"][:, 0]
     states = tr["states"][:, 0]
@@ -682,18 +929,26 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     for t in range(params.T + 1):
         # ||theta|| over all trained parameters (the outer layer too when it is trained)
         norm = float(np.sqrt(np.sum(states[t] ** 2) + (np.sum(outer[t] ** 2) if params.train_outer else 0.0)))
-        rows.append({
-            "t": t, "loss_over_gamma": float(loss[t]), "perceptron_loss": float(measures.perceptron_loss(m[t])),
-            "n_mistakes": int(mistakes[t].sum()),
-            "normalized_margin": measures.normalized_margin(m[t], norm, degree) if norm > 0 else math.nan,
-            "alignment": measures.cosine_gap(states[t], svm) if svm is not None else math.nan,
-            "activation_changes": int(np.sum(active[t] != active[t - 1])) if (t > 0 and params.model != "linear") else 0,
-        })
+        rows.append(
+            {
+                "t": t,
+                "loss_over_gamma": float(loss[t]),
+                "perceptron_loss": float(measures.perceptron_loss(m[t])),
+                "n_mistakes": int(mistakes[t].sum()),
+                "normalized_margin": measures.normalized_margin(m[t], norm, degree) if norm > 0 else math.nan,
+                "alignment": measures.cosine_gap(states[t], svm) if svm is not None else math.nan,
+                "activation_changes": int(np.sum(active[t] != active[t - 1]))
+                if (t > 0 and params.model != "linear")
+                else 0,
+            }
+        )
     summary = {
         "iterations": int(res.iterations[0]),
         "non_monotone_steps": measures.non_monotone_steps(loss),
         # period of the mistake sets S_1, S_2, ... before separation (after it S_t is empty)
-        "mistake_period": measures.sequence_period(mistakes[1:(res.iterations[0] if res.iterations[0] > 0 else params.T + 1)]),
+        "mistake_period": measures.sequence_period(
+            mistakes[1 : (res.iterations[0] if res.iterations[0] > 0 else params.T + 1)]
+        ),
         "final_alignment": rows[-1]["alignment"],
         "final_normalized_margin": rows[-1]["normalized_margin"],
         "svm_margin": mu if params.model == "linear" else math.nan,
@@ -718,7 +973,9 @@ _COPIES = 4  # data, weights, gradients and temporaries each held a few times ov
 
 
 def _rows(p: DataParams) -> int:
-    return 2 if p.dataset == "r1" else p.n  # thm41 / thm51 are tiny; planted and registered datasets have n rows
+    return (
+        2 if p.dataset == "r1" else p.n
+    )  # thm41 / thm51 are tiny; planted and registered datasets have n rows
 
 
 def _weights(p: ModelParams, d: int) -> int:
@@ -745,29 +1002,42 @@ def limits_memory(p: LimitsParams) -> float:
 
 
 def dynamics_memory(p: DynamicsParams) -> float:
-    return _point_bytes(p, [p.d], 1) + 8.0 * _weights(p, p.d) * (p.T + 1)  # the recorded weights of every step
+    return _point_bytes(p, [p.d], 1) + 8.0 * _weights(p, p.d) * (
+        p.T + 1
+    )  # the recorded weights of every step
 
 
 SIMULATIONS = [
     Simulation(
-        name="gd_perceptron.scaling", func=scaling, params=ScalingParams,
+        name="gd_perceptron.scaling",
+        func=scaling,
+        params=ScalingParams,
         description="iterations to separation over model x dataset x d x gamma x seed (batched), slope and speed-up",
-        bounds=("gd_perceptron.novikoff_batch", "gd_perceptron.novikoff_normalized", "gd_perceptron.normalized_lr_gd",
-                "gd_perceptron.r1_exact_upper", "gd_perceptron.r1_exact_lower"),
+        bounds=(
+            "gd_perceptron.novikoff_batch",
+            "gd_perceptron.novikoff_normalized",
+            "gd_perceptron.normalized_lr_gd",
+            "gd_perceptron.r1_exact_upper",
+            "gd_perceptron.r1_exact_lower",
+        ),
         quick={"d_values": [16, 32, 64], "gammas": [100.0, 1000.0]},
         plot=plot_scaling,
         cost=PointCost(scaling_memory, ("d_values", "n", "width", "n_seeds", "gammas")),
     ),
     Simulation(
-        name="gd_perceptron.limits", func=limits, params=LimitsParams,
+        name="gd_perceptron.limits",
+        func=limits,
+        params=LimitsParams,
         description="GD at finite gamma vs its two perceptron limits (vanishing init; from W_0 with step eta) over "
-                    "rho = step/||W_0||: where the regimes meet",
+        "rho = step/||W_0||: where the regimes meet",
         quick={"ratios": [0.1, 10.0, 1e3], "n_seeds": 3, "d": 16},
         cost=PointCost(limits_memory, ("d", "n", "width", "n_seeds", "ratios")),
         plot=plot_limits,
     ),
     Simulation(
-        name="gd_perceptron.reduction", func=reduction, params=ReductionParams,
+        name="gd_perceptron.reduction",
+        func=reduction,
+        params=ReductionParams,
         description="GD with step gamma vs its perceptron limit: relative error, mistake sets, f/gamma vs perceptron loss",
         bounds=("gd_perceptron.reduction_loss_gap",),
         quick={"n": 100, "T": 20},
@@ -775,7 +1045,9 @@ SIMULATIONS = [
         cost=PointCost(reduction_memory, ("d", "n", "width")),
     ),
     Simulation(
-        name="gd_perceptron.dynamics", func=dynamics, params=DynamicsParams,
+        name="gd_perceptron.dynamics",
+        func=dynamics,
+        params=DynamicsParams,
         description="loss and mistake-set oscillations, normalised margin, max-margin alignment, activation changes",
         quick={"T": 30},
         plot=plot_dynamics,

@@ -22,18 +22,25 @@ def toolkit_graphpfl_register_strategies():
     return list(BUILTIN_STRATEGIES.values())
 
 
-toolkit_register_simulations = defer("toolkit_graphpfl.simulation:SIMULATIONS", {
-    "graphpfl.noise_robustness": "federated graph classification under topology noise (dataset x noise p x algorithm x seed x partition)",
-    "graphpfl.kept_edges": "topology noise keeps exactly round((1-p)|E|) edges of each graph",
-})
+toolkit_register_simulations = defer(
+    "toolkit_graphpfl.simulation:SIMULATIONS",
+    {
+        "graphpfl.noise_robustness": "federated graph classification under topology noise (dataset x noise p x algorithm x seed x partition)",
+        "graphpfl.kept_edges": "topology noise keeps exactly round((1-p)|E|) edges of each graph",
+    },
+)
 
-toolkit_register_bounds = defer("toolkit_graphpfl.bounds:BOUNDS", {
-    "graphpfl.frpa": "FRPA (reconstructed) identities: FedProx and FedAvg as special cases",
-    "graphpfl.fisher_logistic": "empirical Fisher of logistic regression in closed form",
-    "graphpfl.communication": "bytes uploaded per round <= 4 bytes x clients x (shared parameters + their Fisher)",
-    "graphpfl.kept_edges_exact_upper": "topology noise keeps at most round((1-p)|E|) edges",
-    "graphpfl.kept_edges_exact_lower": "topology noise keeps at least round((1-p)|E|) edges",
-})
+toolkit_register_bounds = defer(
+    "toolkit_graphpfl.bounds:BOUNDS",
+    {
+        "graphpfl.frpa": "FRPA (reconstructed) identities: FedProx and FedAvg as special cases",
+        "graphpfl.fisher_logistic": "empirical Fisher of logistic regression in closed form",
+        "graphpfl.communication": "bytes uploaded per round <= 4 bytes x clients x (shared parameters + their Fisher)",
+        "graphpfl.kept_edges_exact_upper": "topology noise keeps at most round((1-p)|E|) edges",
+        "graphpfl.kept_edges_exact_lower": "topology noise keeps at least round((1-p)|E|) edges",
+    },
+)
+
 
 @hookimpl
 def toolkit_register_datasets():
@@ -41,11 +48,18 @@ def toolkit_register_datasets():
     from toolkit.specs import Deferred
     from toolkit_graphpfl.tu import PLANTED_DESCRIPTION, tu_catalogue
 
-    return [Deferred("toolkit_graphpfl.datasets:DATASETS", {"graphpfl.planted": PLANTED_DESCRIPTION, **tu_catalogue()})]
+    return [
+        Deferred(
+            "toolkit_graphpfl.datasets:DATASETS", {"graphpfl.planted": PLANTED_DESCRIPTION, **tu_catalogue()}
+        )
+    ]
 
 
-toolkit_register_experiments = defer("toolkit_graphpfl.experiments:EXPERIMENTS", {
-    "graphpfl.mutag_noise": "MUTAG, 5 clients: GraphP-FL vs FedAvg under topology noise (paired)",
-    "graphpfl.proteins_no_harm": "PROTEINS, 10 clients: GraphP-FL and ablations do no harm",
-    "graphpfl.round_cost": "per-round cost and bytes of FedAvg, GraphP-FL, FedProx, FedCurv (MUTAG); GraphP-FL/FedAvg on PROTEINS",
-})
+toolkit_register_experiments = defer(
+    "toolkit_graphpfl.experiments:EXPERIMENTS",
+    {
+        "graphpfl.mutag_noise": "MUTAG, 5 clients: GraphP-FL vs FedAvg under topology noise (paired)",
+        "graphpfl.proteins_no_harm": "PROTEINS, 10 clients: GraphP-FL and ablations do no harm",
+        "graphpfl.round_cost": "per-round cost and bytes of FedAvg, GraphP-FL, FedProx, FedCurv (MUTAG); GraphP-FL/FedAvg on PROTEINS",
+    },
+)

@@ -34,9 +34,14 @@ from toolkit_graphpfl.tu import (  # noqa: F401  re-exported
 FEATURES = ("labels+attributes", "labels", "attributes")
 
 
-def load_tu(name: str, root: str | Path | None = None, features: str = "labels+attributes",
-            attribute_columns: Sequence[int] | None = None, graphs: Sequence[int] | None = None,
-            set_name: str | None = None) -> GraphSet:
+def load_tu(
+    name: str,
+    root: str | Path | None = None,
+    features: str = "labels+attributes",
+    attribute_columns: Sequence[int] | None = None,
+    graphs: Sequence[int] | None = None,
+    set_name: str | None = None,
+) -> GraphSet:
     """Load TU dataset ``name`` (any case) from raw files; graph labels mapped to 0..C-1.
 
     ``features``: ``"labels+attributes"`` (whatever of the two the dataset has; a constant 1 when it has
@@ -52,14 +57,20 @@ def load_tu(name: str, root: str | Path | None = None, features: str = "labels+a
     return table.graphset(graphs, set_name)
 
 
-def tu_graph_labels(name: str, root: str | Path | None = None, features: str = "labels+attributes",
-                    attribute_columns: Sequence[int] | None = None) -> np.ndarray:
+def tu_graph_labels(
+    name: str,
+    root: str | Path | None = None,
+    features: str = "labels+attributes",
+    attribute_columns: Sequence[int] | None = None,
+) -> np.ndarray:
     """The graph labels of TU dataset ``name`` as ``load_tu`` maps them (0..C-1), without building any graph
     (the other arguments as ``load_tu``'s, so that both use one parsed table)."""
     return _table(name, root, features, attribute_columns).y
 
 
-def _table(name: str, root: str | Path | None, features: str, attribute_columns: Sequence[int] | None) -> _TUTable:
+def _table(
+    name: str, root: str | Path | None, features: str, attribute_columns: Sequence[int] | None
+) -> _TUTable:
     if features not in FEATURES:
         raise ValueError(f"features must be one of {', '.join(FEATURES)}, got {features!r}")
     name = resolve_tu_name(name, root)
@@ -87,10 +98,26 @@ def _read_cached(name: str, raw: str, signature: tuple):
 class _TUTable:
     """A TU dataset as node-feature and edge arrays grouped by graph; graphs are built on demand, each once."""
 
-    def __init__(self, name: str, x_all: np.ndarray, y: np.ndarray, starts: np.ndarray, edges: np.ndarray,
-                 edge_starts: np.ndarray, n_classes: int, meta: dict, continuous: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        name: str,
+        x_all: np.ndarray,
+        y: np.ndarray,
+        starts: np.ndarray,
+        edges: np.ndarray,
+        edge_starts: np.ndarray,
+        n_classes: int,
+        meta: dict,
+        continuous: tuple[int, ...],
+    ) -> None:
         self.name, self.x_all, self.y, self.starts = name, x_all, y, starts
-        self.edges, self.edge_starts, self.n_classes, self.meta, self.continuous = edges, edge_starts, n_classes, meta, continuous
+        self.edges, self.edge_starts, self.n_classes, self.meta, self.continuous = (
+            edges,
+            edge_starts,
+            n_classes,
+            meta,
+            continuous,
+        )
         self._graphs: dict[int, Graph] = {}
         self._full: GraphSet | None = None
 
@@ -100,7 +127,7 @@ class _TUTable:
     def graph(self, gi: int) -> Graph:
         if gi not in self._graphs:
             lo, hi = self.starts[gi], self.starts[gi + 1]
-            e = self.edges[self.edge_starts[gi]:self.edge_starts[gi + 1]] - lo
+            e = self.edges[self.edge_starts[gi] : self.edge_starts[gi + 1]] - lo
             self._graphs[gi] = Graph(self.x_all[lo:hi].copy(), canonical_edges(e), int(self.y[gi]))
         return self._graphs[gi]
 
@@ -108,9 +135,17 @@ class _TUTable:
         index = [int(i) for i in index]
         bad = [i for i in index if not 0 <= i < len(self)]
         if bad:
-            raise ValueError(f"graphs: indices {bad[:5]} out of range 0..{len(self) - 1} of TU dataset {self.name}")
-        return GraphSet(name or self.name, tuple(self.graph(i) for i in index), self.n_classes, self.x_all.shape[1],
-                        self.meta, self.continuous)
+            raise ValueError(
+                f"graphs: indices {bad[:5]} out of range 0..{len(self) - 1} of TU dataset {self.name}"
+            )
+        return GraphSet(
+            name or self.name,
+            tuple(self.graph(i) for i in index),
+            self.n_classes,
+            self.x_all.shape[1],
+            self.meta,
+            self.continuous,
+        )
 
     def full(self) -> GraphSet:
         if self._full is None:
@@ -119,25 +154,32 @@ class _TUTable:
 
 
 @functools.lru_cache(maxsize=8)
-def _table_cached(name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None,
-                  signature: tuple) -> _TUTable:
+def _table_cached(
+    name: str, raw: str, features: str, attribute_columns: tuple[int, ...] | None, signature: tuple
+) -> _TUTable:
     tu = _read_cached(name, raw, signature)
     classes, y = np.unique(tu.graph_labels, return_inverse=True)
     n_nodes = len(tu.indicator)
     want_labels = features in ("labels+attributes", "labels")
     want_attrs = features in ("labels+attributes", "attributes")
-    for wanted, present, part in ((features == "labels", tu.node_labels is not None, "node_labels"),
-                                  (features == "attributes", tu.node_attributes is not None, "node_attributes")):
+    for wanted, present, part in (
+        (features == "labels", tu.node_labels is not None, "node_labels"),
+        (features == "attributes", tu.node_attributes is not None, "node_attributes"),
+    ):
         if wanted and not present:
             raise ValueError(f"features={features!r}: TU dataset {name} has no {name}_{part}.txt in {raw}")
     if attribute_columns is not None:
         if tu.node_attributes is None:
-            raise ValueError(f"attribute_columns: TU dataset {name} has no node attributes ({name}_node_attributes.txt)")
+            raise ValueError(
+                f"attribute_columns: TU dataset {name} has no node attributes ({name}_node_attributes.txt)"
+            )
         width = tu.node_attributes.shape[1]
         bad = [c for c in attribute_columns if not 0 <= c < width]
         if bad or not attribute_columns or len(set(attribute_columns)) != len(attribute_columns):
-            raise ValueError(f"attribute_columns must be distinct column indices in 0..{width - 1} of "
-                             f"{name}_node_attributes.txt, got {list(attribute_columns)}")
+            raise ValueError(
+                f"attribute_columns must be distinct column indices in 0..{width - 1} of "
+                f"{name}_node_attributes.txt, got {list(attribute_columns)}"
+            )
     blocks, layout, continuous = [], [], []
     if want_labels and tu.node_labels is not None:
         values, codes = np.unique(tu.node_labels, return_inverse=True)
@@ -146,7 +188,9 @@ def _table_cached(name: str, raw: str, features: str, attribute_columns: tuple[i
         blocks.append(onehot)
         layout.append(f"node-label one-hot ({len(values)} columns)")
     if want_attrs and tu.node_attributes is not None:
-        cols = list(range(tu.node_attributes.shape[1])) if attribute_columns is None else list(attribute_columns)
+        cols = (
+            list(range(tu.node_attributes.shape[1])) if attribute_columns is None else list(attribute_columns)
+        )
         start = sum(b.shape[1] for b in blocks)
         blocks.append(tu.node_attributes[:, cols].astype(np.float32))
         continuous = list(range(start, start + len(cols)))
@@ -162,7 +206,12 @@ def _table_cached(name: str, raw: str, features: str, attribute_columns: tuple[i
     order = np.argsort(edge_graph, kind="stable")
     edges, edge_graph = edges[order], edge_graph[order]
     edge_starts = np.searchsorted(edge_graph, np.arange(n_graphs + 1))
-    meta = {"source": raw, "original_labels": classes.tolist(), "features": features, "feature_layout": layout}
+    meta = {
+        "source": raw,
+        "original_labels": classes.tolist(),
+        "features": features,
+        "feature_layout": layout,
+    }
     y = y.astype(np.int64)
     y.setflags(write=False)
     return _TUTable(name, x_all, y, starts, edges, edge_starts, len(classes), meta, tuple(continuous))
@@ -174,11 +223,13 @@ def describe(gs: GraphSet) -> dict:
     counts = np.bincount(labels, minlength=gs.n_classes)
     original = gs.meta.get("original_labels", list(range(gs.n_classes)))
     return {
-        "graphs": len(gs), "classes": gs.n_classes,
+        "graphs": len(gs),
+        "classes": gs.n_classes,
         "class_balance": {str(o): f"{int(c)} ({100 * c / len(gs):.1f}%)" for o, c in zip(original, counts)},
         "mean_nodes": float(np.mean([g.n_nodes for g in gs.graphs])),
         "mean_edges": float(np.mean([g.n_edges for g in gs.graphs])),
-        "features": gs.n_features, "feature_layout": gs.meta.get("feature_layout", []),
+        "features": gs.n_features,
+        "feature_layout": gs.meta.get("feature_layout", []),
     }
 
 
@@ -203,8 +254,14 @@ def _motif_edges(kind: str) -> tuple[int, list[tuple[int, int]]]:
     return g.number_of_nodes(), list(g.edges())
 
 
-def make_planted_motifs(n_graphs: int = 200, n_classes: int = 2, n_nodes: tuple[int, int] = (12, 24),
-                        edge_prob: float = 0.12, n_feature_types: int = 3, seed: int = 0) -> GraphSet:
+def make_planted_motifs(
+    n_graphs: int = 200,
+    n_classes: int = 2,
+    n_nodes: tuple[int, int] = (12, 24),
+    edge_prob: float = 0.12,
+    n_feature_types: int = 3,
+    seed: int = 0,
+) -> GraphSet:
     """Synthetic graph set whose label is the motif planted in it (ground truth is structural).
 
     Each graph is an Erdős–Rényi background G(n, edge_prob) with ``n`` uniform in ``n_nodes``, plus
@@ -231,8 +288,13 @@ def make_planted_motifs(n_graphs: int = 200, n_classes: int = 2, n_nodes: tuple[
         x[np.arange(n), types] = 1.0
         graphs.append(Graph(x, canonical_edges(np.array(pairs)), y))
     order = rng.permutation(n_graphs)
-    return GraphSet("planted", tuple(graphs[i] for i in order), n_classes, n_feature_types,
-                    {"motifs": list(MOTIFS[:n_classes]), "seed": seed})
+    return GraphSet(
+        "planted",
+        tuple(graphs[i] for i in order),
+        n_classes,
+        n_feature_types,
+        {"motifs": list(MOTIFS[:n_classes]), "seed": seed},
+    )
 
 
 def load_dataset(name: str, root: str | Path | None = None, seed: int = 0, **tu_options) -> GraphSet:

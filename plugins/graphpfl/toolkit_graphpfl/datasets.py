@@ -12,7 +12,6 @@ from typing import Literal
 
 from toolkit.config import Field, Params
 from toolkit.specs import Dataset
-
 from toolkit_graphpfl.tu import PLANTED_DESCRIPTION, TU_FOLDER, tu_description, tu_names, tu_source
 
 
@@ -25,8 +24,11 @@ class PlantedParams(Params):
 
 class TUParams(Params):
     features: Literal["labels+attributes", "labels", "attributes"] = Field(
-        "labels+attributes", description="node features: one-hot node labels, continuous attributes, or both")
-    attribute_columns: list[int] | None = Field(None, description="attribute columns kept, 0-based (default all)")
+        "labels+attributes", description="node features: one-hot node labels, continuous attributes, or both"
+    )
+    attribute_columns: list[int] | None = Field(
+        None, description="attribute columns kept, 0-based (default all)"
+    )
 
 
 def _planted(**kwargs):
@@ -35,8 +37,10 @@ def _planted(**kwargs):
     return make_planted_motifs(**kwargs)
 
 
-_planted.__doc__ = ("Synthetic graphs whose label is a planted motif (Erdos-Renyi background, one motif per class, "
-                    "node features independent of the label).")
+_planted.__doc__ = (
+    "Synthetic graphs whose label is a planted motif (Erdos-Renyi background, one motif per class, "
+    "node features independent of the label)."
+)
 
 
 class TULoader:
@@ -55,8 +59,10 @@ class TULoader:
     def __doc__(self) -> str:  # type: ignore[override]
         from toolkit.errors import DatasetMissingError
 
-        head = (f"TU dataset {self.name}: raw files under <TOOLKIT_DATA_DIR>/{TU_FOLDER}/{self.name}/raw; "
-                f"official source {tu_source(self.name).url}")
+        head = (
+            f"TU dataset {self.name}: raw files under <TOOLKIT_DATA_DIR>/{TU_FOLDER}/{self.name}/raw; "
+            f"official source {tu_source(self.name).url}"
+        )
         try:
             gs = self()
         except DatasetMissingError as exc:
@@ -66,20 +72,29 @@ class TULoader:
         d = describe(gs)
         balance = ", ".join(f"label {k}: {v}" for k, v in d["class_balance"].items())
         layout = "; ".join(d["feature_layout"])
-        return (f"{head}\n\nstatistics (default features):\n"
-                f"  graphs        {d['graphs']}\n  classes       {d['classes']} ({balance})\n"
-                f"  mean nodes    {d['mean_nodes']:.2f}\n  mean edges    {d['mean_edges']:.2f} (undirected)\n"
-                f"  features      {d['features']}: {layout}")
+        return (
+            f"{head}\n\nstatistics (default features):\n"
+            f"  graphs        {d['graphs']}\n  classes       {d['classes']} ({balance})\n"
+            f"  mean nodes    {d['mean_nodes']:.2f}\n  mean edges    {d['mean_edges']:.2f} (undirected)\n"
+            f"  features      {d['features']}: {layout}"
+        )
 
 
 def tu_datasets() -> list[Dataset]:
     """One record per TU dataset of the catalogue or present under the data root (names lower-cased)."""
-    return [Dataset(name=f"graphpfl.{n.lower()}", description=tu_description(n), loader=TULoader(n), params=TUParams,
-                    source=tu_source(n)) for n in tu_names()]
+    return [
+        Dataset(
+            name=f"graphpfl.{n.lower()}",
+            description=tu_description(n),
+            loader=TULoader(n),
+            params=TUParams,
+            source=tu_source(n),
+        )
+        for n in tu_names()
+    ]
 
 
 DATASETS = [
-    Dataset(name="graphpfl.planted", description=PLANTED_DESCRIPTION,
-            loader=_planted, params=PlantedParams),
+    Dataset(name="graphpfl.planted", description=PLANTED_DESCRIPTION, loader=_planted, params=PlantedParams),
     *tu_datasets(),
 ]

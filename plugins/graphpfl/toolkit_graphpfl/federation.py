@@ -45,9 +45,16 @@ class ClientData:
     n_test: int
 
 
-def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, seed: int,
-                  device: str = "cpu", eval_batch_size: int = 64, batching: str = "random",
-                  standardize: bool = True) -> list[ClientData]:
+def build_clients(
+    gs: GraphSet,
+    parts: Sequence[np.ndarray],
+    batch_size: int,
+    seed: int,
+    device: str = "cpu",
+    eval_batch_size: int = 64,
+    batching: str = "random",
+    standardize: bool = True,
+) -> list[ClientData]:
     """Split each client's graphs into train/val/test (seeded) and pre-collate them once.
 
     ``batching``: training batches of seeded random graphs (``"random"``) or of graphs of similar size
@@ -66,13 +73,17 @@ def build_clients(gs: GraphSet, parts: Sequence[np.ndarray], batch_size: int, se
         graphs = [gs.graphs[i] for i in idx]
         if standardize and gs.continuous:
             graphs = standardise_on(graphs, [graphs[i] for i in tr], gs.continuous)
-        pick = lambda ids: [graphs[i] for i in ids]  # noqa: E731
-        clients.append(ClientData(
-            train=make_batches(pick(tr), batch_size, rng, device, bucket=batching == "bucketed"),
-            val=make_batches(pick(va), eval_batch_size, None, device),
-            test=make_batches(pick(te), eval_batch_size, None, device),
-            n_train=len(tr), n_val=len(va), n_test=len(te),
-        ))
+        pick = lambda ids: [graphs[i] for i in ids]
+        clients.append(
+            ClientData(
+                train=make_batches(pick(tr), batch_size, rng, device, bucket=batching == "bucketed"),
+                val=make_batches(pick(va), eval_batch_size, None, device),
+                test=make_batches(pick(te), eval_batch_size, None, device),
+                n_train=len(tr),
+                n_val=len(va),
+                n_test=len(te),
+            )
+        )
     return clients
 
 
@@ -151,7 +162,9 @@ def client_update(task: ClientTask) -> ClientResult:
     model.train()
     params = dict(model.named_parameters())
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    gen = torch.Generator(device=task.device).manual_seed(int(np.random.SeedSequence(task.seed).generate_state(1)[0]))
+    gen = torch.Generator(device=task.device).manual_seed(
+        int(np.random.SeedSequence(task.seed).generate_state(1)[0])
+    )
     order_rng = np.random.default_rng(task.seed)
     want_fisher = strategy.needs_fisher()
     acc = FisherAccumulator(params) if want_fisher and cfg.fisher_source == "training" else None
@@ -182,10 +195,18 @@ def client_update(task: ClientTask) -> ClientResult:
             raw = empirical_fisher(model, task.train, lambda m, b: local_objective(m, b, cfg, gen))
         fisher = normalise_fisher(raw, cfg.fisher_norm)
         fisher_seconds += time.perf_counter() - tf
-    new_state = ClientState(new_params, fisher if fisher is not None else state.fisher,
-                            raw if raw is not None else state.raw_fisher, state.n_train)
-    return ClientResult(new_state, float(np.mean(losses)) if losses else float("nan"),
-                        time.perf_counter() - t0, fisher_seconds)
+    new_state = ClientState(
+        new_params,
+        fisher if fisher is not None else state.fisher,
+        raw if raw is not None else state.raw_fisher,
+        state.n_train,
+    )
+    return ClientResult(
+        new_state,
+        float(np.mean(losses)) if losses else float("nan"),
+        time.perf_counter() - t0,
+        fisher_seconds,
+    )
 
 
 @torch.no_grad()
@@ -256,10 +277,13 @@ def replay_patience(rows: Sequence[dict], patience: int, n_rounds: int, selectio
     a larger patience: its stop round, whether the rule stopped it, and the metrics at its reported round."""
     kept = rows_under_patience(rows, patience)
     best = best_round(kept, selection=selection)
-    return {"best_round": best["round"], "stop_round": kept[-1]["round"],
-            "stopped_early": len(kept) < len(rows) or (kept[-1]["round"] < n_rounds and bool(patience)),
-            **{k: best[k] for k in ("test_acc_pooled", "test_acc_client_mean", "val_acc_pooled")},
-            "final_test_acc_pooled": kept[-1]["test_acc_pooled"]}
+    return {
+        "best_round": best["round"],
+        "stop_round": kept[-1]["round"],
+        "stopped_early": len(kept) < len(rows) or (kept[-1]["round"] < n_rounds and bool(patience)),
+        **{k: best[k] for k in ("test_acc_pooled", "test_acc_client_mean", "val_acc_pooled")},
+        "final_test_acc_pooled": kept[-1]["test_acc_pooled"],
+    }
 
 
 @dataclass
@@ -275,9 +299,15 @@ class FederationResult:
     stopped_early: bool = False
 
 
-def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: ModelConfig, seed: int,
-                   device: str = "cpu", map_fn: Callable[[Callable, Sequence], list] | None = None,
-                   on_round: Callable[[dict], None] | None = None) -> FederationResult:
+def run_federation(
+    clients: Sequence[ClientData],
+    strategy: Strategy,
+    base_cfg: ModelConfig,
+    seed: int,
+    device: str = "cpu",
+    map_fn: Callable[[Callable, Sequence], list] | None = None,
+    on_round: Callable[[dict], None] | None = None,
+) -> FederationResult:
     """Run up to ``strategy.cfg.n_rounds`` rounds of federated training and evaluate every round.
 
     Stopping rule (validation data only): after ``cfg.patience`` evaluated rounds in a row without a
@@ -309,9 +339,24 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
     for rnd in range(1, cfg.n_rounds + 1):
         t0, c0 = time.perf_counter(), time.process_time()
         n_pick = max(1, int(round(cfg.client_fraction * len(clients))))
-        picked = np.sort(rng.choice(len(clients), size=n_pick, replace=False)) if n_pick < len(clients) else np.arange(len(clients))
-        tasks = [ClientTask(strategy, model_cfg, states[c], global_shared, server_extra, clients[c].train,
-                            (seed, rnd, int(c)), device) for c in picked]
+        picked = (
+            np.sort(rng.choice(len(clients), size=n_pick, replace=False))
+            if n_pick < len(clients)
+            else np.arange(len(clients))
+        )
+        tasks = [
+            ClientTask(
+                strategy,
+                model_cfg,
+                states[c],
+                global_shared,
+                server_extra,
+                clients[c].train,
+                (seed, rnd, int(c)),
+                device,
+            )
+            for c in picked
+        ]
         results = map_fn(client_update, tasks)
         t_train = time.perf_counter() - t0
         for c, res in zip(picked, results):
@@ -348,8 +393,17 @@ def run_federation(clients: Sequence[ClientData], strategy: Strategy, base_cfg: 
             break
     best = best_round(rows, selection=cfg.selection)
     timings = {"total_time_s": time.perf_counter() - t_start}
-    return FederationResult(rows, dict(best), global_shared, states, n_shared, n_params, timings,
-                            stop_round=rows[-1]["round"], stopped_early=stopped)
+    return FederationResult(
+        rows,
+        dict(best),
+        global_shared,
+        states,
+        n_shared,
+        n_params,
+        timings,
+        stop_round=rows[-1]["round"],
+        stopped_early=stopped,
+    )
 
 
 SELECTIONS = ("val_loss", "val_acc")
@@ -371,6 +425,7 @@ def best_round(rows: Sequence[dict], variant: str = "", selection: str = "val_lo
 
 class ClientScore(NamedTuple):
     """One client's evaluation of one model: validation counts and summed loss, test counts."""
+
     val_correct: int
     val_n: int
     val_loss: float
@@ -388,8 +443,13 @@ def _score(model: GIN, client: ClientData) -> ClientScore:
     return ClientScore(val_correct, val_n, val_loss, test_correct, test_n)
 
 
-def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState], global_shared: Params,
-                  clients: Sequence[ClientData]) -> dict:
+def _evaluate_all(
+    model: GIN,
+    strategy: Strategy,
+    states: Sequence[ClientState],
+    global_shared: Params,
+    clients: Sequence[ClientData],
+) -> dict:
     """Accuracies of every client's evaluated model, client-mean and pooled.
 
     Mode "select": each client is scored with both its own and the global model and keeps the one
@@ -404,8 +464,10 @@ def _evaluate_all(model: GIN, strategy: Strategy, states: Sequence[ClientState],
             model.load_state_dict(strategy.eval_params(st, global_shared, v))
             scores[v].append(_score(model, c))
     if mode == "select":
-        chosen = [p if (p.val_acc, -p.val_loss) > (g.val_acc, -g.val_loss) else g
-                  for p, g in zip(scores["personal"], scores["global"])]
+        chosen = [
+            p if (p.val_acc, -p.val_loss) > (g.val_acc, -g.val_loss) else g
+            for p, g in zip(scores["personal"], scores["global"])
+        ]
         row = _pool(chosen)
         for v in variants:
             pooled = _pool(scores[v])
@@ -419,7 +481,9 @@ def _pool(scores: Sequence[ClientScore]) -> dict:
     """Client-mean and pooled accuracies (and pooled validation loss) over clients."""
     vc, vn, vl, tc, tn = (np.array(column, dtype=float) for column in zip(*scores))
     return {
-        "val_acc_pooled": float(vc.sum() / vn.sum()), "val_acc_client_mean": float(np.mean(vc / vn)),
+        "val_acc_pooled": float(vc.sum() / vn.sum()),
+        "val_acc_client_mean": float(np.mean(vc / vn)),
         "val_loss": float(vl.sum() / vn.sum()),
-        "test_acc_pooled": float(tc.sum() / tn.sum()), "test_acc_client_mean": float(np.mean(tc / tn)),
+        "test_acc_pooled": float(tc.sum() / tn.sum()),
+        "test_acc_client_mean": float(np.mean(tc / tn)),
     }

@@ -39,7 +39,9 @@ class GraphSet:
     n_classes: int
     n_features: int
     meta: dict = field(default_factory=dict, compare=False)
-    continuous: tuple[int, ...] = ()  # feature columns holding continuous attributes (standardised per client)
+    continuous: tuple[
+        int, ...
+    ] = ()  # feature columns holding continuous attributes (standardised per client)
 
     def __len__(self) -> int:
         return len(self.graphs)
@@ -48,8 +50,14 @@ class GraphSet:
         return np.array([g.y for g in self.graphs], dtype=np.int64)
 
     def subset(self, index: Sequence[int], name: str | None = None) -> GraphSet:
-        return GraphSet(name or self.name, tuple(self.graphs[i] for i in index), self.n_classes, self.n_features, self.meta,
-                        self.continuous)
+        return GraphSet(
+            name or self.name,
+            tuple(self.graphs[i] for i in index),
+            self.n_classes,
+            self.n_features,
+            self.meta,
+            self.continuous,
+        )
 
 
 def canonical_edges(pairs: np.ndarray) -> np.ndarray:
@@ -81,7 +89,11 @@ def topology_noise(graph: Graph, p: float, rng: np.random.Generator) -> Graph:
     n, m = graph.n_nodes, graph.n_edges
     n_keep = int(round((1.0 - p) * m))
     n_add = int(round(p * m))
-    kept = graph.edges[np.sort(rng.choice(m, size=n_keep, replace=False))] if n_keep else np.zeros((0, 2), np.int64)
+    kept = (
+        graph.edges[np.sort(rng.choice(m, size=n_keep, replace=False))]
+        if n_keep
+        else np.zeros((0, 2), np.int64)
+    )
     # candidate pairs i < j that are not original edges
     iu, ju = np.triu_indices(n, k=1)
     existing = graph.edges[:, 0] * n + graph.edges[:, 1]
@@ -141,8 +153,14 @@ def partition_random(n_items: int, n_clients: int, rng: np.random.Generator) -> 
     return [np.sort(c) for c in np.array_split(rng.permutation(n_items), n_clients)]
 
 
-def partition_dirichlet(labels: np.ndarray, n_clients: int, alpha: float, rng: np.random.Generator,
-                        min_per_client: int = 10, max_tries: int = 1000) -> list[np.ndarray]:
+def partition_dirichlet(
+    labels: np.ndarray,
+    n_clients: int,
+    alpha: float,
+    rng: np.random.Generator,
+    min_per_client: int = 10,
+    max_tries: int = 1000,
+) -> list[np.ndarray]:
     """Label skew: for each class, client shares drawn from Dirichlet(alpha · 1).
 
     Redraws (up to ``max_tries`` times) until every client holds at least ``min_per_client`` items.
@@ -164,11 +182,15 @@ def partition_dirichlet(labels: np.ndarray, n_clients: int, alpha: float, rng: n
                 parts[k].extend(chunk.tolist())
         if min(len(p) for p in parts) >= min_per_client:
             return [np.sort(np.array(p, dtype=np.int64)) for p in parts]
-    raise ValueError(f"no Dirichlet(alpha={alpha}) partition gave every client >= {min_per_client} items "
-                     f"in {max_tries} tries; raise alpha or lower min_per_client")
+    raise ValueError(
+        f"no Dirichlet(alpha={alpha}) partition gave every client >= {min_per_client} items "
+        f"in {max_tries} tries; raise alpha or lower min_per_client"
+    )
 
 
-def partition_topology(mean_degrees: np.ndarray, n_clients: int, rng: np.random.Generator) -> list[np.ndarray]:
+def partition_topology(
+    mean_degrees: np.ndarray, n_clients: int, rng: np.random.Generator
+) -> list[np.ndarray]:
     """Topology skew: sort graphs by mean degree (ties broken at random) and cut into equal chunks."""
     mean_degrees = np.asarray(mean_degrees, dtype=float)
     _check_clients(len(mean_degrees), n_clients)
@@ -183,15 +205,16 @@ def _check_clients(n_items: int, n_clients: int) -> None:
         raise ValueError(f"n_clients={n_clients} exceeds the number of graphs ({n_items})")
 
 
-def split_train_val_test(n_items: int, rng: np.random.Generator, val: float = 0.1,
-                         test: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_train_val_test(
+    n_items: int, rng: np.random.Generator, val: float = 0.1, test: float = 0.1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A client's seeded train/val/test split; val and test get at least one item each (n >= 3)."""
     if n_items < 3:
         raise ValueError(f"a client needs >= 3 graphs for train/val/test, got {n_items}")
     perm = rng.permutation(n_items)
     n_test = max(1, int(round(test * n_items)))
     n_val = max(1, int(round(val * n_items)))
-    return np.sort(perm[n_test + n_val:]), np.sort(perm[n_test:n_test + n_val]), np.sort(perm[:n_test])
+    return np.sort(perm[n_test + n_val :]), np.sort(perm[n_test : n_test + n_val]), np.sort(perm[:n_test])
 
 
 def align_features(sets: Sequence[GraphSet]) -> list[GraphSet]:
@@ -212,8 +235,10 @@ def align_features(sets: Sequence[GraphSet]) -> list[GraphSet]:
         graphs = []
         for g in s.graphs:
             x = np.zeros((g.n_nodes, total), dtype=np.float32)
-            x[:, off:off + s.n_features] = g.x
+            x[:, off : off + s.n_features] = g.x
             graphs.append(Graph(x, g.edges, int(g.y) + int(loff)))
         meta = {**s.meta, "label_offset": int(loff)}
-        out.append(GraphSet(s.name, tuple(graphs), n_classes, total, meta, tuple(int(off) + c for c in s.continuous)))
+        out.append(
+            GraphSet(s.name, tuple(graphs), n_classes, total, meta, tuple(int(off) + c for c in s.continuous))
+        )
     return out

@@ -67,12 +67,18 @@ def collate(graphs: Sequence, device: str | torch.device = "cpu") -> Batch:
     pairs = [g.edges + k * n for k, g in enumerate(graphs) if len(g.edges)]
     e = np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
     edge_index = torch.from_numpy(np.concatenate([e, e[:, ::-1]]).T.copy())
-    return Batch(torch.from_numpy(x), torch.from_numpy(adj), torch.from_numpy(mask), torch.from_numpy(y),
-                 edge_index).to(device)
+    return Batch(
+        torch.from_numpy(x), torch.from_numpy(adj), torch.from_numpy(mask), torch.from_numpy(y), edge_index
+    ).to(device)
 
 
-def make_batches(graphs: Sequence, batch_size: int, rng: np.random.Generator | None,
-                 device: str | torch.device = "cpu", bucket: bool = True) -> list[Batch]:
+def make_batches(
+    graphs: Sequence,
+    batch_size: int,
+    rng: np.random.Generator | None,
+    device: str | torch.device = "cpu",
+    bucket: bool = True,
+) -> list[Batch]:
     """Pre-collated batches of ``batch_size`` graphs.
 
     ``bucket=True`` sorts graphs by node count (ties broken by ``rng``) before cutting batches, so a
@@ -88,7 +94,7 @@ def make_batches(graphs: Sequence, batch_size: int, rng: np.random.Generator | N
         order = np.lexsort((noise, np.array([g.x.shape[0] for g in graphs])))
     else:
         order = np.argsort(noise, kind="stable")  # a uniform random permutation from the same draw
-    return [collate([graphs[i] for i in order[s:s + batch_size]], device) for s in range(0, n, batch_size)]
+    return [collate([graphs[i] for i in order[s : s + batch_size]], device) for s in range(0, n, batch_size)]
 
 
 def neighbour_sum(h: torch.Tensor, edge_index, weight: torch.Tensor | None = None) -> torch.Tensor:
@@ -164,8 +170,16 @@ class StructureLearner(nn.Module):
 
     TIE_TOL = 1e-6  # similarities this close count as tied in the top-k selection
 
-    def __init__(self, n_features: int, hidden: int, topk: int, beta: float, tau: float, plausibility: str,
-                 embed: str = "mlp") -> None:
+    def __init__(
+        self,
+        n_features: int,
+        hidden: int,
+        topk: int,
+        beta: float,
+        tau: float,
+        plausibility: str,
+        embed: str = "mlp",
+    ) -> None:
         super().__init__()
         if embed not in ("mlp", "gin"):
             raise ValueError(f"structure-learner embed must be 'mlp' or 'gin', got {embed!r}")
@@ -175,8 +189,9 @@ class StructureLearner(nn.Module):
         self.embed = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
         self.topk, self.beta, self.tau, self.plausibility = topk, beta, tau, plausibility
 
-    def similarity(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
-                   edge_index: torch.Tensor | None = None) -> torch.Tensor:
+    def similarity(
+        self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, edge_index: torch.Tensor | None = None
+    ) -> torch.Tensor:
         if self.embed_kind == "gin":  # one propagation over the observed graph: structure-aware embeddings
             x = x + (adj @ x if edge_index is None else neighbour_sum(x, edge_index))
         e = F.normalize(self.embed(x), dim=-1) * mask.unsqueeze(-1)
@@ -196,8 +211,9 @@ class StructureLearner(nn.Module):
         sel[graph, rows, cols] = weight
         return sel
 
-    def learned_pairs(self, s: torch.Tensor, mask: torch.Tensor
-                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def learned_pairs(
+        self, s: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Symmetrised top-k pattern of S among real, distinct nodes: (graph, row, col, weight in (0, 1]).
 
         Row i gives weight 1 to the nodes whose S is above its k-th largest and shares the remaining
@@ -223,8 +239,12 @@ class StructureLearner(nn.Module):
             graph, rows, cols, value = graph[keep], rows[keep], cols[keep], value[keep]
             row_id = graph * n + rows
             above = value > kth[graph, rows] + self.TIE_TOL
-            n_above = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(0, row_id, above.to(s.dtype))
-            n_tied = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(0, row_id, (~above).to(s.dtype))
+            n_above = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(
+                0, row_id, above.to(s.dtype)
+            )
+            n_tied = torch.zeros(b * n, dtype=s.dtype, device=s.device).index_add_(
+                0, row_id, (~above).to(s.dtype)
+            )
             n_cand = n_above + n_tied  # a row with < k candidates keeps them all
             share = (n_cand.clamp(max=float(k)) - n_above) / n_tied.clamp_min(1.0)
             weight = torch.where(above, torch.ones_like(value), share[row_id])
@@ -234,11 +254,14 @@ class StructureLearner(nn.Module):
             both = torch.cat([weight, weight])
             unique, inverse = key.unique(return_inverse=True)
             sym = torch.zeros(len(unique), dtype=s.dtype, device=s.device).scatter_reduce_(
-                0, inverse, both, reduce="amax", include_self=False)
+                0, inverse, both, reduce="amax", include_self=False
+            )
             src_flat, dst_flat = unique // total, unique % total
             return src_flat // n, src_flat % n, dst_flat % n, sym
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         s = self.similarity(x, adj, mask)
         plaus = torch.sigmoid(s / self.tau) if self.plausibility == "sigmoid" else torch.ones_like(s)
         if self.beta == 0.0:
@@ -247,8 +270,9 @@ class StructureLearner(nn.Module):
         # (1 - β)(A ⊙ P) + β Ã in one fused multiply-add
         return torch.addcmul(learned, adj, plaus, value=1.0 - self.beta), s
 
-    def sparse_forward(self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, edge_index: torch.Tensor
-                       ) -> tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]:
+    def sparse_forward(
+        self, x: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, edge_index: torch.Tensor
+    ) -> tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]:
         """:meth:`forward` with the refined adjacency as weighted edges ``(src, dst, weight)``.
 
         Indices run over the flattened B*N nodes, as ``edge_index``; ``Â[dst, src] = weight``, summed
@@ -286,8 +310,9 @@ class StructureLearner(nn.Module):
         z_pos = _entries(z, edge_index[1], edge_index[0])
         return valid_sum / n_neg + F.softplus(z_pos).sum() * (1.0 / n_pos - 1.0 / n_neg) - z_pos.sum() / n_pos
 
-    def ssl_loss(self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor,
-                 valid: torch.Tensor | None = None) -> torch.Tensor:
+    def ssl_loss(
+        self, s: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Link reconstruction: class-balanced BCE of logits S/τ, observed edges vs non-edges.
 
         With 0/1 targets, BCE(z, y) = softplus(z) − y z, so the loss is
@@ -322,13 +347,23 @@ class GIN(nn.Module):
         self.lin2 = nn.ModuleList(nn.Linear(cfg.hidden, cfg.hidden) for _ in range(cfg.n_layers))
         emb = cfg.hidden * cfg.n_layers if cfg.msff else cfg.hidden
         self.structure = (
-            StructureLearner(cfg.n_features, cfg.hidden, cfg.sl_topk, cfg.sl_beta, cfg.sl_tau, cfg.plausibility,
-                             cfg.sl_embed)
-            if cfg.structure_learner else None
+            StructureLearner(
+                cfg.n_features,
+                cfg.hidden,
+                cfg.sl_topk,
+                cfg.sl_beta,
+                cfg.sl_tau,
+                cfg.plausibility,
+                cfg.sl_embed,
+            )
+            if cfg.structure_learner
+            else None
         )
         self.vib = nn.Linear(emb, 2 * cfg.vib_dim) if cfg.vib else None
         head_in = cfg.vib_dim if cfg.vib else emb
-        self.head = nn.Sequential(nn.Linear(head_in, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.n_classes))
+        self.head = nn.Sequential(
+            nn.Linear(head_in, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.n_classes)
+        )
 
     # Dense B·N²·H matmuls beat the gathers and scatters of ~(edges + 2k·nodes)·H messages until the
     # padded batch is this many times larger than the message count (one CPU thread, PROTEINS/MUTAG
@@ -340,7 +375,9 @@ class GIN(nn.Module):
         messages = batch.edge_index.shape[1] + 2 * self.cfg.sl_topk * float(batch.mask.sum())
         return b * n * n > self.SPARSE_STRUCTURE_RATIO * max(messages, 1.0)
 
-    def forward(self, batch: Batch, gen: torch.Generator | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: Batch, gen: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Logits (B, C) and auxiliary losses ``{"ssl": ..., "kl": ...}`` (present when the module is on)."""
         aux: dict[str, torch.Tensor] = {}
         adj, mask, edge_index = batch.adj, batch.mask, batch.edge_index

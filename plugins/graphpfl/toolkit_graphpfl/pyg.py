@@ -44,7 +44,11 @@ def from_pyg(dataset: Any, name: str = "pyg", continuous: Sequence[int] | None =
         if y.numel() != 1:
             raise ValueError(f"{name}: graph {i} has {y.numel()} values in y; expected one graph label")
         n = int(d.num_nodes)
-        x = np.ones((n, 1), dtype=np.float32) if d.x is None else d.x.detach().cpu().numpy().astype(np.float32).reshape(n, -1)
+        x = (
+            np.ones((n, 1), dtype=np.float32)
+            if d.x is None
+            else d.x.detach().cpu().numpy().astype(np.float32).reshape(n, -1)
+        )
         if width is None:
             width = x.shape[1]
         if x.shape[1] != width:
@@ -57,14 +61,19 @@ def from_pyg(dataset: Any, name: str = "pyg", continuous: Sequence[int] | None =
         ys.append(float(y.item()))
     raw_y = np.array(ys)
     if not np.all(raw_y == np.round(raw_y)):
-        raise ValueError(f"{name}: graph labels y must be class ids (integers), got e.g. {raw_y[raw_y != np.round(raw_y)][0]}")
+        raise ValueError(
+            f"{name}: graph labels y must be class ids (integers), got e.g. {raw_y[raw_y != np.round(raw_y)][0]}"
+        )
     classes, codes = np.unique(raw_y.astype(np.int64), return_inverse=True)
     if continuous is None:
         stacked = np.concatenate(xs, axis=0)
         continuous = [c for c in range(width) if not np.isin(stacked[:, c], (0.0, 1.0)).all()]
     graphs = tuple(Graph(x, e, int(c)) for x, e, c in zip(xs, edge_sets, codes))
-    meta = {"source": f"torch_geometric {type(dataset).__name__}", "original_labels": classes.tolist(),
-            "feature_layout": [f"PyG x ({width} columns; continuous: {list(continuous)})"]}
+    meta = {
+        "source": f"torch_geometric {type(dataset).__name__}",
+        "original_labels": classes.tolist(),
+        "feature_layout": [f"PyG x ({width} columns; continuous: {list(continuous)})"],
+    }
     return GraphSet(name, graphs, len(classes), int(width), meta, tuple(int(c) for c in continuous))
 
 
@@ -93,5 +102,7 @@ def as_graphset(obj: Any, name: str | None = None) -> GraphSet:
     label = name or getattr(obj, "name", None) or type(obj).__name__
     if isinstance(obj, PyGDataset) or (isinstance(obj, (list, tuple)) and obj and _is_pyg_data(obj[0])):
         return from_pyg(obj, name=str(label))
-    raise TypeError(f"graph data must be a GraphSet, a torch_geometric dataset or a list of torch_geometric Data "
-                    f"with y; got {type(obj).__name__}")
+    raise TypeError(
+        f"graph data must be a GraphSet, a torch_geometric dataset or a list of torch_geometric Data "
+        f"with y; got {type(obj).__name__}"
+    )

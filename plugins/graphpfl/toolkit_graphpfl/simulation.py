@@ -13,71 +13,134 @@ from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
 from toolkit.specs import PointCost, Simulation, SimulationOutput
 
-ALGORITHM_HELP = ("federated strategy: local, fedavg, fedprox, fedper, fedcurv, frpa, fedavg_sl, graphpfl, "
-                  "or one registered by a plugin through toolkit_graphpfl_register_strategies")
+ALGORITHM_HELP = (
+    "federated strategy: local, fedavg, fedprox, fedper, fedcurv, frpa, fedavg_sl, graphpfl, "
+    "or one registered by a plugin through toolkit_graphpfl_register_strategies"
+)
 
 
 class NoiseRobustnessParams(Params):
-    dataset: str = Field("planted", description="'planted' (synthetic motifs), a TU name under the data root in any case "
-                         "(MUTAG, proteins, NCI1, ...), a registered dataset 'plugin.name' whose loader returns a "
-                         "torch_geometric dataset, a list of Data with y, or a GraphSet; or several joined by '+' "
-                         "(one client group and one label space per dataset)")
-    n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
-                                 "not applicable, and not recorded, without 'planted')")
-    subsample: int | None = Field(None, ge=2, description="keep this many graphs of each dataset: a random subset "
-                                  "seeded by the run's seed, stratified by class (default: all graphs)")
+    dataset: str = Field(
+        "planted",
+        description="'planted' (synthetic motifs), a TU name under the data root in any case "
+        "(MUTAG, proteins, NCI1, ...), a registered dataset 'plugin.name' whose loader returns a "
+        "torch_geometric dataset, a list of Data with y, or a GraphSet; or several joined by '+' "
+        "(one client group and one label space per dataset)",
+    )
+    n_graphs: int | None = Field(
+        None,
+        ge=20,
+        description="graphs in the synthetic 'planted' set (default 200; "
+        "not applicable, and not recorded, without 'planted')",
+    )
+    subsample: int | None = Field(
+        None,
+        ge=2,
+        description="keep this many graphs of each dataset: a random subset "
+        "seeded by the run's seed, stratified by class (default: all graphs)",
+    )
     features: Literal["labels+attributes", "labels", "attributes"] = Field(
-        "labels+attributes", description="TU node features: one-hot node labels, continuous node attributes, or both "
-                                         "(whatever the dataset has)")
-    attribute_columns: list[int] | None = Field(None, description="TU attribute columns kept, 0-based (default all)")
-    standardize: bool = Field(True, description="standardise continuous attributes per client with its training "
-                                                "graphs' mean and sd (applied to its val/test graphs)")
+        "labels+attributes",
+        description="TU node features: one-hot node labels, continuous node attributes, or both "
+        "(whatever the dataset has)",
+    )
+    attribute_columns: list[int] | None = Field(
+        None, description="TU attribute columns kept, 0-based (default all)"
+    )
+    standardize: bool = Field(
+        True,
+        description="standardise continuous attributes per client with its training "
+        "graphs' mean and sd (applied to its val/test graphs)",
+    )
     algorithm: str = Field("graphpfl", description=ALGORITHM_HELP)
-    noise_p: float = Field(0.0, ge=0.0, le=1.0, description="topology noise: fraction of edges replaced at random")
+    noise_p: float = Field(
+        0.0, ge=0.0, le=1.0, description="topology noise: fraction of edges replaced at random"
+    )
     feature_noise: float = Field(0.0, ge=0.0, description="std of Gaussian noise added to node features")
-    partition: Literal["random", "dirichlet", "topology"] = Field("random", description="how graphs go to clients")
-    dirichlet_alpha: float | None = Field(None, gt=0.0, description="label-skew concentration (partition='dirichlet'; "
-                                          "default 0.5, not applicable otherwise)")
-    min_per_client: int | None = Field(None, ge=3, description="minimum graphs per client (partition='dirichlet'; "
-                                       "default 10, not applicable otherwise)")
+    partition: Literal["random", "dirichlet", "topology"] = Field(
+        "random", description="how graphs go to clients"
+    )
+    dirichlet_alpha: float | None = Field(
+        None,
+        gt=0.0,
+        description="label-skew concentration (partition='dirichlet'; default 0.5, not applicable otherwise)",
+    )
+    min_per_client: int | None = Field(
+        None,
+        ge=3,
+        description="minimum graphs per client (partition='dirichlet'; default 10, not applicable otherwise)",
+    )
     n_clients: int = Field(5, ge=1, description="number of clients")
     client_fraction: float = Field(1.0, gt=0.0, le=1.0, description="fraction of clients sampled per round")
-    n_rounds: int = Field(100, ge=1, description="maximum federated rounds (the stopping rule may stop earlier)")
-    patience: int = Field(10, ge=0, description="stopping rule: stop after this many evaluated rounds without a lower "
-                                                "pooled validation loss (0 = run all n_rounds)")
+    n_rounds: int = Field(
+        100, ge=1, description="maximum federated rounds (the stopping rule may stop earlier)"
+    )
+    patience: int = Field(
+        10,
+        ge=0,
+        description="stopping rule: stop after this many evaluated rounds without a lower "
+        "pooled validation loss (0 = run all n_rounds)",
+    )
     selection: Literal["val_loss", "val_acc"] = Field(
-        "val_loss", description="reported round: lowest pooled validation loss, or best pooled validation accuracy")
+        "val_loss",
+        description="reported round: lowest pooled validation loss, or best pooled validation accuracy",
+    )
     local_epochs: int = Field(1, ge=1, description="local epochs per round")
     batch_size: int = Field(32, ge=1, description="graphs per training batch")
     batching: Literal["random", "bucketed"] = Field(
-        "random", description="training batches: seeded random graphs, or graphs sorted by size (less padding; "
-                              "nearly one-class batches on PROTEINS and MUTAG, where size predicts the label)")
-    lr: float = Field(3e-3, gt=0.0, description="Adam learning rate (3e-3: best validation for FedAvg and GraphP-FL on pilot seeds; the spec says 1e-3)")
+        "random",
+        description="training batches: seeded random graphs, or graphs sorted by size (less padding; "
+        "nearly one-class batches on PROTEINS and MUTAG, where size predicts the label)",
+    )
+    lr: float = Field(
+        3e-3,
+        gt=0.0,
+        description="Adam learning rate (3e-3: best validation for FedAvg and GraphP-FL on pilot seeds; the spec says 1e-3)",
+    )
     weight_decay: float = Field(5e-4, ge=0.0, description="Adam weight decay")
     hidden: int = Field(64, ge=1, description="GIN hidden width")
     n_layers: int = Field(3, ge=1, description="GIN layers")
     dropout: float = Field(0.5, ge=0.0, lt=1.0, description="dropout before and inside the head")
     prox_mu: float = Field(0.01, ge=0.0, description="FedProx mu")
-    lambda_fisher: float = Field(0.1, ge=0.0, description="FRPA / FedCurv penalty strength lambda_F (0 = off)")
-    frpa_form: Literal["A", "B"] = Field("A", description="FRPA form: A (anchor local, weight F) or B (anchor global, weight 1-F)")
+    lambda_fisher: float = Field(
+        0.1, ge=0.0, description="FRPA / FedCurv penalty strength lambda_F (0 = off)"
+    )
+    frpa_form: Literal["A", "B"] = Field(
+        "A", description="FRPA form: A (anchor local, weight F) or B (anchor global, weight 1-F)"
+    )
     fisher_norm: Literal["tensor", "global"] = Field("tensor", description="Fisher normalisation into [0, 1]")
-    fisher_source: Literal["training", "pass"] = Field("training", description="Fisher from the local epoch's gradients or an extra pass")
+    fisher_source: Literal["training", "pass"] = Field(
+        "training", description="Fisher from the local epoch's gradients or an extra pass"
+    )
     aggregation: Literal["samples", "fisher"] = Field("samples", description="server weights (frpa/graphpfl)")
-    lambda_ssl: float = Field(0.1, ge=0.0, description="weight of the self-supervised link-reconstruction loss")
+    lambda_ssl: float = Field(
+        0.1, ge=0.0, description="weight of the self-supervised link-reconstruction loss"
+    )
     beta_vib: float = Field(1e-3, ge=0.0, description="VIB KL weight")
-    keep_local: Literal["none", "head", "head+structure"] = Field("none", description="graphpfl: parameters kept local")
+    keep_local: Literal["none", "head", "head+structure"] = Field(
+        "none", description="graphpfl: parameters kept local"
+    )
     sl_topk: int = Field(8, ge=1, description="structure learner: neighbours per node in the learned graph")
     sl_beta: float = Field(0.5, ge=0.0, le=1.0, description="structure learner: weight of the learned graph")
     sl_tau: float = Field(0.2, gt=0.0, description="structure learner: similarity temperature")
-    sl_embed: Literal["mlp", "gin"] = Field("mlp", description="structure learner node embedding: MLP(x) or MLP(x + A x)")
+    sl_embed: Literal["mlp", "gin"] = Field(
+        "mlp", description="structure learner node embedding: MLP(x) or MLP(x + A x)"
+    )
     use_structure: bool = Field(True, description="graphpfl ablation: structure learner on")
-    use_msff: bool = Field(False, description="graphpfl: MSFF (all-layer readout) on (off by default: pilot seeds, plugin README)")
+    use_msff: bool = Field(
+        False,
+        description="graphpfl: MSFF (all-layer readout) on (off by default: pilot seeds, plugin README)",
+    )
     use_vib: bool = Field(False, description="graphpfl: VIB on (off by default: pilot seeds, plugin README)")
     eval_every: int = Field(1, ge=1, description="evaluate every k rounds (and at the last)")
     evaluation: Literal["auto", "personal", "global", "select"] = Field(
-        "auto", description="model each client is evaluated with: its own (personal), the server's (global), or per "
-                            "client the better of the two on its validation graphs (select); auto = the strategy's default")
-    client_executor: Literal["serial", "processes", "dask"] = Field("serial", description="where a round's clients run")
+        "auto",
+        description="model each client is evaluated with: its own (personal), the server's (global), or per "
+        "client the better of the two on its validation graphs (select); auto = the strategy's default",
+    )
+    client_executor: Literal["serial", "processes", "dask"] = Field(
+        "serial", description="where a round's clients run"
+    )
     n_workers: int = Field(2, ge=1, description="workers for client_executor processes/dask")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch threads (1 is fastest on small CPUs)")
@@ -91,8 +154,13 @@ class NoiseRobustnessParams(Params):
     @classmethod
     def _dirichlet_applies(cls, value: Any, info: ValidationInfo) -> Any:
         default = {"dirichlet_alpha": 0.5, "min_per_client": 10}[info.field_name]
-        return _applicable(info.field_name, value, info.data.get("partition") == "dirichlet", default,
-                           "partition='dirichlet'")
+        return _applicable(
+            info.field_name,
+            value,
+            info.data.get("partition") == "dirichlet",
+            default,
+            "partition='dirichlet'",
+        )
 
 
 def _has_planted(info: ValidationInfo) -> bool:
@@ -108,10 +176,34 @@ def _applicable(name: str, value: Any, applies: bool, default: Any, when: str) -
     return None
 
 
-FL_FIELDS = ("n_rounds", "local_epochs", "batch_size", "lr", "weight_decay", "client_fraction", "prox_mu",
-             "lambda_fisher", "frpa_form", "fisher_norm", "fisher_source", "aggregation", "lambda_ssl", "beta_vib",
-             "keep_local", "sl_topk", "sl_beta", "sl_tau", "sl_embed", "use_structure", "use_msff", "use_vib",
-             "eval_every", "evaluation", "patience", "selection")
+FL_FIELDS = (
+    "n_rounds",
+    "local_epochs",
+    "batch_size",
+    "lr",
+    "weight_decay",
+    "client_fraction",
+    "prox_mu",
+    "lambda_fisher",
+    "frpa_form",
+    "fisher_norm",
+    "fisher_source",
+    "aggregation",
+    "lambda_ssl",
+    "beta_vib",
+    "keep_local",
+    "sl_topk",
+    "sl_beta",
+    "sl_tau",
+    "sl_embed",
+    "use_structure",
+    "use_msff",
+    "use_vib",
+    "eval_every",
+    "evaluation",
+    "patience",
+    "selection",
+)
 
 
 def strategy_classes(pluginmanager: Any = None) -> dict:
@@ -129,9 +221,13 @@ def strategy_classes(pluginmanager: Any = None) -> dict:
     for impl_result in hook():
         for cls in impl_result or ():
             if not (isinstance(cls, type) and issubclass(cls, Strategy)):
-                raise TypeError(f"toolkit_graphpfl_register_strategies returned {cls!r}, not a Strategy subclass")
+                raise TypeError(
+                    f"toolkit_graphpfl_register_strategies returned {cls!r}, not a Strategy subclass"
+                )
             if cls.name in classes and classes[cls.name] is not cls:
-                raise ValueError(f"strategy name {cls.name!r} registered twice: {classes[cls.name].__module__} and {cls.__module__}")
+                raise ValueError(
+                    f"strategy name {cls.name!r} registered twice: {classes[cls.name].__module__} and {cls.__module__}"
+                )
             classes[cls.name] = cls
     return classes
 
@@ -140,10 +236,16 @@ def make_strategy(params: NoiseRobustnessParams, pluginmanager: Any = None):
     from toolkit_graphpfl.strategies import BUILTIN_STRATEGIES, FLConfig
 
     fl = FLConfig(**{k: getattr(params, k) for k in FL_FIELDS})
-    classes = BUILTIN_STRATEGIES if params.algorithm in BUILTIN_STRATEGIES and pluginmanager is None else strategy_classes(pluginmanager)
+    classes = (
+        BUILTIN_STRATEGIES
+        if params.algorithm in BUILTIN_STRATEGIES and pluginmanager is None
+        else strategy_classes(pluginmanager)
+    )
     if params.algorithm not in classes:
-        raise ParameterError(f"parameter 'algorithm' of graphpfl.noise_robustness: unknown strategy "
-                             f"{params.algorithm!r}; allowed: {', '.join(sorted(classes))}")
+        raise ParameterError(
+            f"parameter 'algorithm' of graphpfl.noise_robustness: unknown strategy "
+            f"{params.algorithm!r}; allowed: {', '.join(sorted(classes))}"
+        )
     return classes[params.algorithm](fl)
 
 
@@ -155,7 +257,13 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
     feature columns and one block of labels each (``align_features``).
     """
     from toolkit_graphpfl.federation import build_clients
-    from toolkit_graphpfl.graphs import align_features, noisy_copy, partition_dirichlet, partition_random, partition_topology
+    from toolkit_graphpfl.graphs import (
+        align_features,
+        noisy_copy,
+        partition_dirichlet,
+        partition_random,
+        partition_topology,
+    )
 
     if data is not None:
         from toolkit_graphpfl.pyg import as_graphset
@@ -168,25 +276,42 @@ def build_federation(params: NoiseRobustnessParams, seed: int, device: str = "cp
     if len(sets) > 1:
         sets = align_features(sets)
         if params.n_clients < len(sets):
-            raise ParameterError(f"parameter 'n_clients': needs >= {len(sets)} clients for {len(sets)} datasets, got {params.n_clients}")
+            raise ParameterError(
+                f"parameter 'n_clients': needs >= {len(sets)} clients for {len(sets)} datasets, got {params.n_clients}"
+            )
     rng = np.random.default_rng([seed, 1])
     groups = np.array_split(np.arange(params.n_clients), len(sets))
     clients = []
     for gi, (gs, group) in enumerate(zip(sets, groups)):
-        gs = noisy_copy(gs, params.noise_p, seed=int(np.random.SeedSequence([seed, 2, gi]).generate_state(1)[0]),
-                        sigma=params.feature_noise)
+        gs = noisy_copy(
+            gs,
+            params.noise_p,
+            seed=int(np.random.SeedSequence([seed, 2, gi]).generate_state(1)[0]),
+            sigma=params.feature_noise,
+        )
         k = len(group)
         try:
             if params.partition == "random":
                 parts = partition_random(len(gs), k, rng)
             elif params.partition == "dirichlet":
-                parts = partition_dirichlet(gs.labels(), k, params.dirichlet_alpha, rng, params.min_per_client)
+                parts = partition_dirichlet(
+                    gs.labels(), k, params.dirichlet_alpha, rng, params.min_per_client
+                )
             else:
                 parts = partition_topology(np.array([g.mean_degree for g in gs.graphs]), k, rng)
         except ValueError as exc:
-            raise ParameterError(f"partition {params.partition!r} of graphpfl.noise_robustness: {exc}") from None
-        clients += build_clients(gs, parts, params.batch_size, int(np.random.SeedSequence([seed, 3, gi]).generate_state(1)[0]), device,
-                                 batching=params.batching, standardize=params.standardize)
+            raise ParameterError(
+                f"partition {params.partition!r} of graphpfl.noise_robustness: {exc}"
+            ) from None
+        clients += build_clients(
+            gs,
+            parts,
+            params.batch_size,
+            int(np.random.SeedSequence([seed, 3, gi]).generate_state(1)[0]),
+            device,
+            batching=params.batching,
+            standardize=params.standardize,
+        )
     return sets[0], clients
 
 
@@ -195,8 +320,10 @@ def _subsample_index(labels: np.ndarray, n: int, seed: int, index: int, name: st
     from toolkit_graphpfl.graphs import stratified_subsample
 
     if n > len(labels):
-        raise ParameterError(f"parameter 'subsample' of graphpfl.noise_robustness: {n} graphs asked of {name}, "
-                             f"which has {len(labels)}; give at most {len(labels)} or leave it unset for all")
+        raise ParameterError(
+            f"parameter 'subsample' of graphpfl.noise_robustness: {n} graphs asked of {name}, "
+            f"which has {len(labels)}; give at most {len(labels)} or leave it unset for all"
+        )
     return stratified_subsample(labels, n, np.random.default_rng(np.random.SeedSequence([seed, 4, index])))
 
 
@@ -214,7 +341,7 @@ def load_named(name: str, params: NoiseRobustnessParams, seed: int, index: int =
     'plugin.name'; only the graphs ``params.subsample`` keeps (of a TU dataset, only those are built)."""
     from toolkit_graphpfl.data import load_tu, make_planted_motifs, resolve_tu_name, tu_graph_labels
 
-    tu_name = name[len("graphpfl."):] if name.lower().startswith("graphpfl.") else name
+    tu_name = name[len("graphpfl.") :] if name.lower().startswith("graphpfl.") else name
     if "planted" in (name, tu_name) or "." in tu_name:
         if name == "planted":
             gs = make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
@@ -243,7 +370,9 @@ def _tu_loaded(load, tu_name: str, options: dict):
     except ValueError as exc:
         if hasattr(exc, "path"):  # a TU file broken: file, line and rule, before any training
             raise
-        raise ParameterError(f"parameter 'features'/'attribute_columns' of graphpfl.noise_robustness: {exc}") from None
+        raise ParameterError(
+            f"parameter 'features'/'attribute_columns' of graphpfl.noise_robustness: {exc}"
+        ) from None
 
 
 def _registry():
@@ -303,9 +432,9 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int, data: Any = None)
     """
     import torch
 
+    from toolkit.backend import resolve_device, set_threads
     from toolkit_graphpfl.federation import best_round, run_federation
     from toolkit_graphpfl.model import ModelConfig
-    from toolkit.backend import resolve_device, set_threads
 
     torch.set_num_threads(params.n_threads)
     set_threads(params.n_threads)
@@ -314,9 +443,16 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int, data: Any = None)
     t0 = time.perf_counter()
     gs, clients = build_federation(params, seed, device, data=data)
     setup_s = time.perf_counter() - t0
-    base = ModelConfig(n_features=clients[0].train[0].x.shape[-1], n_classes=gs.n_classes, hidden=params.hidden,
-                       n_layers=params.n_layers, dropout=params.dropout)
-    mapper = _ExecutorMap(params.client_executor, params.n_workers) if params.client_executor != "serial" else None
+    base = ModelConfig(
+        n_features=clients[0].train[0].x.shape[-1],
+        n_classes=gs.n_classes,
+        hidden=params.hidden,
+        n_layers=params.n_layers,
+        dropout=params.dropout,
+    )
+    mapper = (
+        _ExecutorMap(params.client_executor, params.n_workers) if params.client_executor != "serial" else None
+    )
     try:
         res = run_federation(clients, strategy, base, seed, device=device, map_fn=mapper)
     finally:
@@ -333,7 +469,9 @@ def noise_robustness(params: NoiseRobustnessParams, seed: int, data: Any = None)
         "val_acc_pooled": b["val_acc_pooled"],
         "final_test_acc_pooled": res.rounds[-1]["test_acc_pooled"],
         "mean_round_time_s": float(np.mean([r["round_time_s"] for r in res.rounds])),
-        "mean_round_cpu_time_s": float(np.mean([r["round_cpu_time_s"] for r in res.rounds[1:] or res.rounds])),
+        "mean_round_cpu_time_s": float(
+            np.mean([r["round_cpu_time_s"] for r in res.rounds[1:] or res.rounds])
+        ),
         "fisher_share": float(np.mean([r["fisher_time_s"] / r["round_time_s"] for r in res.rounds])),
         "mean_train_time_s": float(np.mean([r["train_time_s"] for r in res.rounds])),
         "mean_fisher_time_s": float(np.mean([r["fisher_time_s"] for r in res.rounds])),
@@ -373,8 +511,12 @@ def kept_edges_memory(params: KeptEdgesParams) -> float:
 class KeptEdgesParams(Params):
     dataset: str = Field("planted", description="'planted' or a TU dataset name under the data root")
     noise_p: float = Field(0.3, ge=0.0, le=1.0, description="topology noise p")
-    n_graphs: int | None = Field(None, ge=20, description="graphs in the synthetic 'planted' set (default 200; "
-                                 "not applicable, and not recorded, for a TU dataset)")
+    n_graphs: int | None = Field(
+        None,
+        ge=20,
+        description="graphs in the synthetic 'planted' set (default 200; "
+        "not applicable, and not recorded, for a TU dataset)",
+    )
 
     @field_validator("n_graphs")
     @classmethod
@@ -387,16 +529,28 @@ def kept_edges(params: KeptEdgesParams, seed: int) -> list[dict]:
     from toolkit_graphpfl.data import load_tu, make_planted_motifs
     from toolkit_graphpfl.graphs import noisy_copy
 
-    gs = make_planted_motifs(n_graphs=params.n_graphs, seed=seed) if params.dataset == "planted" else load_tu(params.dataset)
+    gs = (
+        make_planted_motifs(n_graphs=params.n_graphs, seed=seed)
+        if params.dataset == "planted"
+        else load_tu(params.dataset)
+    )
     noisy = noisy_copy(gs, params.noise_p, seed)
     rows = []
     for i, (g, h) in enumerate(zip(gs.graphs, noisy.graphs)):
         orig = set(map(tuple, g.edges.tolist()))
         new = set(map(tuple, h.edges.tolist()))
         n_pairs = g.n_nodes * (g.n_nodes - 1) // 2
-        rows.append({"graph": i, "n_nodes": g.n_nodes, "n_edges": g.n_edges, "kept_edges": len(orig & new),
-                     "added_edges": len(new - orig), "n_free_pairs": n_pairs - g.n_edges,
-                     "symmetric_no_self_loops": bool((h.edges[:, 0] < h.edges[:, 1]).all()) if h.n_edges else True})
+        rows.append(
+            {
+                "graph": i,
+                "n_nodes": g.n_nodes,
+                "n_edges": g.n_edges,
+                "kept_edges": len(orig & new),
+                "added_edges": len(new - orig),
+                "n_free_pairs": n_pairs - g.n_edges,
+                "symmetric_no_self_loops": bool((h.edges[:, 0] < h.edges[:, 1]).all()) if h.n_edges else True,
+            }
+        )
     return rows
 
 
@@ -419,7 +573,9 @@ SIMULATIONS = [
         bounds=("graphpfl.communication",),
         quick={"dataset": "planted", "n_graphs": 60, "n_clients": 3, "n_rounds": 3, "hidden": 16},
         plot=_plot_noise,
-        cost=PointCost(noise_robustness_memory, ("hidden", "n_layers", "n_clients", "batch_size", "n_graphs")),
+        cost=PointCost(
+            noise_robustness_memory, ("hidden", "n_layers", "n_clients", "batch_size", "n_graphs")
+        ),
     ),
     Simulation(
         name="graphpfl.kept_edges",

@@ -18,8 +18,13 @@ def paired_ci(diff: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
     return mean, mean - half, mean + half
 
 
-def paired_table(results: pd.DataFrame, metric: str = "test_acc_pooled", baseline: str = "fedavg",
-                 by: tuple[str, ...] = ("dataset", "noise_p"), level: float = 0.95) -> pd.DataFrame:
+def paired_table(
+    results: pd.DataFrame,
+    metric: str = "test_acc_pooled",
+    baseline: str = "fedavg",
+    by: tuple[str, ...] = ("dataset", "noise_p"),
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Per (by..., algorithm): mean ± sd of ``metric`` (in points) and the paired CI of method − baseline.
 
     ``results`` has one row per (by..., algorithm, seed); methods are paired on the seed.
@@ -31,19 +36,34 @@ def paired_table(results: pd.DataFrame, metric: str = "test_acc_pooled", baselin
         for alg, g in grp.groupby("algorithm", sort=False):
             v = g.set_index("seed")[metric]
             row = dict(zip(by, key))
-            row.update(algorithm=alg, n_seeds=len(v), mean=100 * v.mean(), sd=100 * v.std(ddof=1) if len(v) > 1 else float("nan"))
+            row.update(
+                algorithm=alg,
+                n_seeds=len(v),
+                mean=100 * v.mean(),
+                sd=100 * v.std(ddof=1) if len(v) > 1 else float("nan"),
+            )
             common = v.index.intersection(base.index)
             if len(common) and alg != baseline:
                 m, lo, hi = paired_ci(100 * (v.loc[common] - base.loc[common]).to_numpy(), level)
                 row.update(diff_vs_baseline=m, ci_low=lo, ci_high=hi)
             else:
-                row.update(diff_vs_baseline=0.0 if alg == baseline else float("nan"), ci_low=float("nan"), ci_high=float("nan"))
+                row.update(
+                    diff_vs_baseline=0.0 if alg == baseline else float("nan"),
+                    ci_low=float("nan"),
+                    ci_high=float("nan"),
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def drop_table(results: pd.DataFrame, p_from: float, p_to: float, metric: str = "test_acc_pooled",
-               by: tuple[str, ...] = ("dataset",), level: float = 0.95) -> pd.DataFrame:
+def drop_table(
+    results: pd.DataFrame,
+    p_from: float,
+    p_to: float,
+    metric: str = "test_acc_pooled",
+    by: tuple[str, ...] = ("dataset",),
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Per algorithm: the paired accuracy drop (points) from noise ``p_from`` to ``p_to`` (same seeds)."""
     rows = []
     for key, grp in results.groupby(list(by) + ["algorithm"], sort=False):
@@ -53,6 +73,15 @@ def drop_table(results: pd.DataFrame, p_from: float, p_to: float, metric: str = 
         if not len(common):
             continue
         m, lo, hi = paired_ci(100 * (a.loc[common] - b.loc[common]).to_numpy(), level)
-        rows.append({**dict(zip([*by, "algorithm"], key)), "p_from": p_from, "p_to": p_to, "n_seeds": len(common),
-                     "drop": m, "ci_low": lo, "ci_high": hi})
+        rows.append(
+            {
+                **dict(zip([*by, "algorithm"], key)),
+                "p_from": p_from,
+                "p_to": p_to,
+                "n_seeds": len(common),
+                "drop": m,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
     return pd.DataFrame(rows)

@@ -61,8 +61,12 @@ class FLConfig:
     use_vib: bool = False
     eval_every: int = 1
     evaluation: str = "auto"  # "auto" (the strategy's default), "personal", "global" or "select"
-    patience: int = 10  # stop after this many evaluated rounds without a lower validation loss (0: run n_rounds)
-    selection: str = "val_loss"  # reported round: lowest pooled validation loss ("val_loss") or best accuracy ("val_acc")
+    patience: int = (
+        10  # stop after this many evaluated rounds without a lower validation loss (0: run n_rounds)
+    )
+    selection: str = (
+        "val_loss"  # reported round: lowest pooled validation loss ("val_loss") or best accuracy ("val_acc")
+    )
 
 
 EVALUATION_MODES = ("auto", "personal", "global", "select")
@@ -71,15 +75,21 @@ EVALUATION_MODES = ("auto", "personal", "global", "select")
 # -- maths pieces ---------------------------------------------------------------------------------
 
 
-def fedprox_penalty(params: Mapping[str, torch.Tensor], global_params: Mapping[str, torch.Tensor], mu: float) -> torch.Tensor:
+def fedprox_penalty(
+    params: Mapping[str, torch.Tensor], global_params: Mapping[str, torch.Tensor], mu: float
+) -> torch.Tensor:
     """FedProx proximal term (μ/2)‖θ − θ_global‖² over the names in ``global_params``."""
     names = [k for k in global_params if k in params]
     diff = torch.cat([(params[k] - global_params[k].detach()).reshape(-1) for k in names])
     return 0.5 * mu * diff.dot(diff)
 
 
-def frpa_penalty(params: Mapping[str, torch.Tensor], anchor: Mapping[str, torch.Tensor],
-                 weight: Mapping[str, torch.Tensor], lam: float) -> torch.Tensor:
+def frpa_penalty(
+    params: Mapping[str, torch.Tensor],
+    anchor: Mapping[str, torch.Tensor],
+    weight: Mapping[str, torch.Tensor],
+    lam: float,
+) -> torch.Tensor:
     """FRPA term (λ/2) Σ_j w_j (θ_j − a_j)² over the names in ``anchor``."""
     total = torch.zeros((), dtype=next(iter(params.values())).dtype)
     for k, a in anchor.items():
@@ -112,8 +122,12 @@ class FisherAccumulator:
         return {k: v / self.n_batches for k, v in self.sums.items()}
 
 
-def empirical_fisher(module: torch.nn.Module, batches: Sequence, loss_fn: Callable[[torch.nn.Module, object], torch.Tensor],
-                     names: Iterable[str] | None = None) -> Params:
+def empirical_fisher(
+    module: torch.nn.Module,
+    batches: Sequence,
+    loss_fn: Callable[[torch.nn.Module, object], torch.Tensor],
+    names: Iterable[str] | None = None,
+) -> Params:
     """Diagonal empirical Fisher of ``module`` at its current parameters, over all ``batches``."""
     params = dict(module.named_parameters())
     acc = FisherAccumulator(names if names is not None else params)
@@ -148,8 +162,12 @@ def weighted_average(states: Sequence[Mapping[str, torch.Tensor]], weights: Sequ
     return out
 
 
-def fisher_weighted_average(states: Sequence[Mapping[str, torch.Tensor]], fishers: Sequence[Mapping[str, torch.Tensor]],
-                            sizes: Sequence[float], eps: float = 1e-12) -> Params:
+def fisher_weighted_average(
+    states: Sequence[Mapping[str, torch.Tensor]],
+    fishers: Sequence[Mapping[str, torch.Tensor]],
+    sizes: Sequence[float],
+    eps: float = 1e-12,
+) -> Params:
     """θ_j = Σ_k n_k F_kj θ_kj / Σ_k n_k F_kj (plain sample weights where all Fishers vanish)."""
     out = {}
     for name in states[0]:
@@ -196,22 +214,36 @@ class Strategy:
 
     def start_params(self, state: ClientState, global_shared: Params) -> Params:
         """The parameters local training starts from (default: the global ones where shared)."""
-        return {k: global_shared[k].clone() if k in global_shared else v.clone() for k, v in state.params.items()}
+        return {
+            k: global_shared[k].clone() if k in global_shared else v.clone() for k, v in state.params.items()
+        }
 
-    def penalty(self, params: Mapping[str, torch.Tensor], state: ClientState, global_shared: Params,
-                server_extra: Mapping[str, Params]) -> torch.Tensor | None:
+    def penalty(
+        self,
+        params: Mapping[str, torch.Tensor],
+        state: ClientState,
+        global_shared: Params,
+        server_extra: Mapping[str, Params],
+    ) -> torch.Tensor | None:
         return None
 
     def needs_fisher(self) -> bool:
         return False
 
-    def aggregate(self, global_shared: Params, uploads: Sequence[Params], sizes: Sequence[int],
-                  fishers: Sequence[Params | None]) -> Params:
+    def aggregate(
+        self,
+        global_shared: Params,
+        uploads: Sequence[Params],
+        sizes: Sequence[int],
+        fishers: Sequence[Params | None],
+    ) -> Params:
         if not global_shared:
             return global_shared
         return weighted_average(uploads, sizes)
 
-    def server_extra(self, uploads: Sequence[Params], sizes: Sequence[int], fishers: Sequence[Params | None]) -> dict[str, Params]:
+    def server_extra(
+        self, uploads: Sequence[Params], sizes: Sequence[int], fishers: Sequence[Params | None]
+    ) -> dict[str, Params]:
         """Extra tensors the server sends next round (e.g. FedCurv's aggregated Fisher)."""
         return {}
 
@@ -348,8 +380,14 @@ class FedAvgStructure(Strategy):
 
     def model_config(self, base: ModelConfig) -> ModelConfig:
         c = self.cfg
-        return replace(base, structure_learner=True, sl_topk=c.sl_topk, sl_beta=c.sl_beta, sl_tau=c.sl_tau,
-                       sl_embed=c.sl_embed)
+        return replace(
+            base,
+            structure_learner=True,
+            sl_topk=c.sl_topk,
+            sl_beta=c.sl_beta,
+            sl_tau=c.sl_tau,
+            sl_embed=c.sl_embed,
+        )
 
 
 class GraphPFL(FRPA):
@@ -360,8 +398,16 @@ class GraphPFL(FRPA):
 
     def model_config(self, base: ModelConfig) -> ModelConfig:
         c = self.cfg
-        return replace(base, structure_learner=c.use_structure, sl_topk=c.sl_topk, sl_beta=c.sl_beta,
-                       sl_tau=c.sl_tau, sl_embed=c.sl_embed, msff=c.use_msff, vib=c.use_vib)
+        return replace(
+            base,
+            structure_learner=c.use_structure,
+            sl_topk=c.sl_topk,
+            sl_beta=c.sl_beta,
+            sl_tau=c.sl_tau,
+            sl_embed=c.sl_embed,
+            msff=c.use_msff,
+            vib=c.use_vib,
+        )
 
     def is_shared(self, name: str) -> bool:
         if self.cfg.keep_local == "none":
@@ -370,7 +416,9 @@ class GraphPFL(FRPA):
             return not name.startswith(GIN.HEAD_PREFIX)
         if self.cfg.keep_local == "head+structure":
             return not (name.startswith(GIN.HEAD_PREFIX) or name.startswith(GIN.STRUCTURE_PREFIX))
-        raise ValueError(f"keep_local must be 'none', 'head' or 'head+structure', got {self.cfg.keep_local!r}")
+        raise ValueError(
+            f"keep_local must be 'none', 'head' or 'head+structure', got {self.cfg.keep_local!r}"
+        )
 
 
 BUILTIN_STRATEGIES: dict[str, type[Strategy]] = {

@@ -28,5 +28,7 @@ def check_strategies(parser: argparse.ArgumentParser, option: str, names: Sequen
     known = strategy_classes()
     unknown = [n for n in names if n not in known]
     if unknown:
-        parser.error(f"argument {option}: unknown strategy {', '.join(map(repr, unknown))}; "
-                     f"allowed: {', '.join(sorted(known))}")
+        parser.error(
+            f"argument {option}: unknown strategy {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(sorted(known))}"
+        )

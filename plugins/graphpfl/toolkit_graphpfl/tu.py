@@ -23,8 +23,10 @@ TU_REQUIRED = ("A", "graph_indicator", "graph_labels")
 TU_OPTIONAL = ("node_labels", "node_attributes")
 TU_FOLDER = "TUDataset"
 TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
-TU_LICENSE = ("TUDataset collection (Morris et al. 2020, https://chrsmrrs.github.io/datasets/): for research use; "
-              "cite the collection and the dataset's original source named in its README.txt")
+TU_LICENSE = (
+    "TUDataset collection (Morris et al. 2020, https://chrsmrrs.github.io/datasets/): for research use; "
+    "cite the collection and the dataset's original source named in its README.txt"
+)
 
 # SHA-256 of each official zip. The TU site publishes no checksums; these are the ones GraphDatasets.jl
 # (github.com/simonschoelly/GraphDatasets.jl, src/TUDatasets.jl) registers for the same URLs with DataDeps.
@@ -53,8 +55,14 @@ def tu_source(name: str):
     """
     from toolkit.specs import DataSource
 
-    return DataSource(url=TU_URL.format(name=name), sha256=TU_SHA256.get(name), target=f"{TU_FOLDER}/{name}/raw",
-                      unpack="zip", strip_components=1, license=TU_LICENSE)
+    return DataSource(
+        url=TU_URL.format(name=name),
+        sha256=TU_SHA256.get(name),
+        target=f"{TU_FOLDER}/{name}/raw",
+        unpack="zip",
+        strip_components=1,
+        license=TU_LICENSE,
+    )
 
 
 def data_root(root: str | Path | None = None) -> Path:
@@ -106,11 +114,13 @@ def tu_raw_dir(name: str, root: str | Path | None = None) -> Path:
 
 def missing_message(name: str, raw: Path, missing: list[str]) -> str:
     registered = f"graphpfl.{name.lower()}"
-    return (f"TU dataset {name!r} not found: expected the raw files "
-            f"{', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)} (and optionally "
-            f"{', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}) in {raw}; missing: {', '.join(missing)}. "
-            f"Get it with `toolkit data fetch {registered}` (official source {TU_URL.format(name=name)}), "
-            f"or set TOOLKIT_DATA_DIR to the folder that holds {TU_FOLDER}/<NAME>/raw/.")
+    return (
+        f"TU dataset {name!r} not found: expected the raw files "
+        f"{', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)} (and optionally "
+        f"{', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}) in {raw}; missing: {', '.join(missing)}. "
+        f"Get it with `toolkit data fetch {registered}` (official source {TU_URL.format(name=name)}), "
+        f"or set TOOLKIT_DATA_DIR to the folder that holds {TU_FOLDER}/<NAME>/raw/."
+    )
 
 
 class TUFormatError(UserError, ValueError):
@@ -165,8 +175,11 @@ def _parse_table(path: Path, kind: type, n_cols: int | None):
         if want is None:
             want = len(fields)
         if len(fields) != want:
-            raise TUFormatError(path, i, f"expected {want} comma-separated {what} per line, got {len(fields)} "
-                                         f"({text.strip()!r})")
+            raise TUFormatError(
+                path,
+                i,
+                f"expected {want} comma-separated {what} per line, got {len(fields)} ({text.strip()!r})",
+            )
         try:
             rows.append([kind(f) for f in fields])
         except ValueError:
@@ -185,8 +198,14 @@ def _parse_fast(path: Path, kind: type, n_cols: int | None):
     import pandas as pd
 
     try:
-        df = pd.read_csv(path, header=None, sep=",", skipinitialspace=True, skip_blank_lines=False,
-                         dtype=np.int64 if kind is int else np.float64)
+        df = pd.read_csv(
+            path,
+            header=None,
+            sep=",",
+            skipinitialspace=True,
+            skip_blank_lines=False,
+            dtype=np.int64 if kind is int else np.float64,
+        )
     except (ValueError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError):
         return None
     arr = df.to_numpy()
@@ -209,7 +228,7 @@ def read_tu_raw(name: str, raw: Path) -> TURaw:
     """Read and validate every file of TU dataset ``name`` in ``raw`` (see the module docstring's rules)."""
     import numpy as np
 
-    f = lambda part: raw / f"{name}_{part}.txt"  # noqa: E731
+    f = lambda part: raw / f"{name}_{part}.txt"
     indicator = _parse_table(f("graph_indicator"), int, 1)[:, 0]
     n_nodes = len(indicator)
     if indicator[0] != 1:
@@ -218,30 +237,44 @@ def read_tu_raw(name: str, raw: Path) -> TURaw:
     bad = np.flatnonzero((step != 0) & (step != 1))
     if bad.size:
         i = int(bad[0])
-        raise TUFormatError(f("graph_indicator"), i + 2,
-                            f"nodes are grouped by graph with graph ids 1, 2, 3, ... without gaps: graph id "
-                            f"{indicator[i + 1]} follows {indicator[i]}")
+        raise TUFormatError(
+            f("graph_indicator"),
+            i + 2,
+            f"nodes are grouped by graph with graph ids 1, 2, 3, ... without gaps: graph id "
+            f"{indicator[i + 1]} follows {indicator[i]}",
+        )
     n_graphs = int(indicator[-1])
 
     edges = _parse_table(f("A"), int, 2)
     out = (edges < 1) | (edges > n_nodes)
     if out.any():
         row = int(np.flatnonzero(out.any(axis=1))[0])
-        raise TUFormatError(f("A"), row + 1, f"node ids run from 1 to {n_nodes} (the lines of "
-                                             f"{name}_graph_indicator.txt), got {edges[row].tolist()}")
+        raise TUFormatError(
+            f("A"),
+            row + 1,
+            f"node ids run from 1 to {n_nodes} (the lines of "
+            f"{name}_graph_indicator.txt), got {edges[row].tolist()}",
+        )
     edges = edges - 1
     g0, g1 = indicator[edges[:, 0]], indicator[edges[:, 1]]
     cross = np.flatnonzero(g0 != g1)
     if cross.size:
         row = int(cross[0])
-        raise TUFormatError(f("A"), row + 1, f"an edge joins two nodes of the same graph; edge "
-                                             f"{(edges[row] + 1).tolist()} joins graph {g0[row]} and graph {g1[row]}")
+        raise TUFormatError(
+            f("A"),
+            row + 1,
+            f"an edge joins two nodes of the same graph; edge "
+            f"{(edges[row] + 1).tolist()} joins graph {g0[row]} and graph {g1[row]}",
+        )
 
     graph_labels = _parse_table(f("graph_labels"), int, 1)[:, 0]
     if len(graph_labels) != n_graphs:
-        raise TUFormatError(f("graph_labels"), min(len(graph_labels), n_graphs) + 1,
-                            f"one label per graph: {n_graphs} graphs in {name}_graph_indicator.txt, "
-                            f"{len(graph_labels)} lines here")
+        raise TUFormatError(
+            f("graph_labels"),
+            min(len(graph_labels), n_graphs) + 1,
+            f"one label per graph: {n_graphs} graphs in {name}_graph_indicator.txt, "
+            f"{len(graph_labels)} lines here",
+        )
     node_labels = attrs = None
     if f("node_labels").is_file():
         node_labels = _parse_table(f("node_labels"), int, 1)[:, 0]
@@ -254,8 +287,11 @@ def read_tu_raw(name: str, raw: Path) -> TURaw:
 
 def _check_per_node(path: Path, n_lines: int, n_nodes: int, name: str) -> None:
     if n_lines != n_nodes:
-        raise TUFormatError(path, min(n_lines, n_nodes) + 1,
-                            f"one line per node: {n_nodes} nodes in {name}_graph_indicator.txt, {n_lines} lines here")
+        raise TUFormatError(
+            path,
+            min(n_lines, n_nodes) + 1,
+            f"one line per node: {n_nodes} nodes in {name}_graph_indicator.txt, {n_lines} lines here",
+        )
 
 
 def require_files(name: str, raw: Path) -> None:

@@ -59,30 +59,47 @@ def prefix_certificate(members: Sequence[DFA], words, max_group: int = 3) -> dic
     for u in shortlex(P - W):
         who = next((i for i, L in enumerate(members) if not L.accepts(u)), None)
         if who is None:
-            raise ValueError(f"every member accepts {u!r}, which is not in the set: the intersection is larger")
+            raise ValueError(
+                f"every member accepts {u!r}, which is not in the set: the intersection is larger"
+            )
         rejected_by[u] = who
     killed_by = {}
     for p in shortlex({u + c for u in P for c in alphabet} - P):
         res = [_residual(L, p) for L in members]
         group = None
         for size in range(1, max_group + 1):
-            group = next((g for g in itertools.combinations(range(len(members)), size)
-                          if _jointly_empty([res[i] for i in g])), None)
+            group = next(
+                (
+                    g
+                    for g in itertools.combinations(range(len(members)), size)
+                    if _jointly_empty([res[i] for i in g])
+                ),
+                None,
+            )
             if group is not None:
                 break
         if group is None:
             raise ValueError(f"no group of <= {max_group} members has empty residuals after {p!r}")
         killed_by[p] = group
     support = sorted(set(rejected_by.values()) | {i for g in killed_by.values() for i in g})
-    return {"support": support, "rejected_by": rejected_by, "killed_by": killed_by,
-            "prefixes": len(P), "boundary_words": len(killed_by)}
+    return {
+        "support": support,
+        "rejected_by": rejected_by,
+        "killed_by": killed_by,
+        "prefixes": len(P),
+        "boundary_words": len(killed_by),
+    }
 
 
 def dfa_table(L: DFA) -> dict:
     """A DFA as the JSON table of user classes (start, accepting, transitions)."""
-    return {"start": L.start, "accepting": [q for q in range(L.n_states) if L.accept[q]],
-            "transitions": {str(q): {s: L.trans[q][i] for i, s in enumerate(L.alphabet)}
-                            for q in range(L.n_states)}}
+    return {
+        "start": L.start,
+        "accepting": [q for q in range(L.n_states) if L.accept[q]],
+        "transitions": {
+            str(q): {s: L.trans[q][i] for i, s in enumerate(L.alphabet)} for q in range(L.n_states)
+        },
+    }
 
 
 def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: str = "ab") -> dict:
@@ -96,9 +113,16 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
     for i, t in enumerate(tables):
         trans = {str(q): {s: str(r) for s, r in row.items()} for q, row in t["transitions"].items()}
         assert len(trans) <= n_states, f"member {i} has {len(trans)} states (> {n_states})"
-        assert all(set(row) == set(alphabet) for row in trans.values()), f"member {i} is not complete over {alphabet}"
-        a = ADFA(states=set(trans), input_symbols=set(alphabet), transitions=trans,
-                 initial_state=str(t["start"]), final_states={str(q) for q in t["accepting"]})
+        assert all(set(row) == set(alphabet) for row in trans.values()), (
+            f"member {i} is not complete over {alphabet}"
+        )
+        a = ADFA(
+            states=set(trans),
+            input_symbols=set(alphabet),
+            transitions=trans,
+            initial_state=str(t["start"]),
+            final_states={str(q) for q in t["accepting"]},
+        )
         assert len(a.minify().states) <= n_states, f"member {i} needs more than {n_states} states"
         assert not a.isfinite(), f"member {i} is a finite language"
         autos.append(a)
@@ -109,8 +133,14 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
     got = shortlex(x)
     want = shortlex(words)
     extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
-    assert not extra and not missing, f"automata-lib's intersection differs: extra {extra[:5]}, missing {missing[:5]}"
-    return {"members": len(autos), "intersection_size": len(got), "intersection_states": len(x.minify().states)}
+    assert not extra and not missing, (
+        f"automata-lib's intersection differs: extra {extra[:5]}, missing {missing[:5]}"
+    )
+    return {
+        "members": len(autos),
+        "intersection_size": len(got),
+        "intersection_states": len(x.minify().states),
+    }
 
 
 # C(DFA_4) >= 109: three infinite prefix-closed 4-state languages whose intersection is exactly
@@ -121,11 +151,39 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
 DFA4_LOWER_BOUND_WITNESS = {
     "value": 109,
     "members": [
-        {"start": 0, "accepting": [0, 1, 3], "transitions": {"0": {"a": 1, "b": 2}, "1": {"a": 1, "b": 3}, "2": {"a": 2, "b": 2}, "3": {"a": 1, "b": 0}}},
-        {"start": 0, "accepting": [0, 1, 3], "transitions": {"0": {"a": 1, "b": 2}, "1": {"a": 3, "b": 1}, "2": {"a": 2, "b": 2}, "3": {"a": 0, "b": 3}}},
-        {"start": 0, "accepting": [0, 1, 2], "transitions": {"0": {"a": 1, "b": 0}, "1": {"a": 2, "b": 1}, "2": {"a": 3, "b": 0}, "3": {"a": 3, "b": 3}}},
+        {
+            "start": 0,
+            "accepting": [0, 1, 3],
+            "transitions": {
+                "0": {"a": 1, "b": 2},
+                "1": {"a": 1, "b": 3},
+                "2": {"a": 2, "b": 2},
+                "3": {"a": 1, "b": 0},
+            },
+        },
+        {
+            "start": 0,
+            "accepting": [0, 1, 3],
+            "transitions": {
+                "0": {"a": 1, "b": 2},
+                "1": {"a": 3, "b": 1},
+                "2": {"a": 2, "b": 2},
+                "3": {"a": 0, "b": 3},
+            },
+        },
+        {
+            "start": 0,
+            "accepting": [0, 1, 2],
+            "transitions": {
+                "0": {"a": 1, "b": 0},
+                "1": {"a": 2, "b": 1},
+                "2": {"a": 3, "b": 0},
+                "3": {"a": 3, "b": 3},
+            },
+        },
     ],
-    "words": [""] + (
+    "words": [""]
+    + (
         "a aa ab aab aba abb aaba aabb abab abba aabaa aabba ababa ababb abbab aabaab aabbaa ababaa ababba "
         "abbaba abbabb aabaaba aabaabb aabbaab ababaab ababbaa abbabaa abbabba aabaabaa aabaabab aabaabba "
         "aabbaaba aabbaabb ababaaba ababaabb ababbaab abbabaab abbabbaa aabaababa aabaababb aabaabbaa "

@@ -29,22 +29,28 @@ from toolkit_langgen.languages import ltt_automaton
 
 @dataclass
 class ClosureResult:
-    value: int                      # exact C(H) if status == "exact", else a certified lower bound
-    status: str                     # "exact" | "unresolved"
+    value: int  # exact C(H) if status == "exact", else a certified lower bound
+    status: str  # "exact" | "unresolved"
     witness_family: tuple[int, ...]  # indices F with |∩F| = value (empty if value == 0 and no F)
     witness_words: tuple[str, ...]
     nodes_expanded: int
     intersections_seen: int
-    unexpanded: int = 0             # infinite intersections left unexpanded (status unresolved)
-    cap_hit: str = ""               # which cap stopped the search
+    unexpanded: int = 0  # infinite intersections left unexpanded (status unresolved)
+    cap_hit: str = ""  # which cap stopped the search
     seconds: float = 0.0
     certificates: dict = field(default_factory=dict, repr=False)  # node key -> (x, y, z)
 
     def row(self) -> dict:
-        return {"closure_dimension": self.value, "status": self.status, "nodes_expanded": self.nodes_expanded,
-                "intersections_seen": self.intersections_seen, "unexpanded": self.unexpanded,
-                "cap_hit": self.cap_hit, "seconds": self.seconds,
-                "witness": " ".join(w or "ε" for w in self.witness_words)}
+        return {
+            "closure_dimension": self.value,
+            "status": self.status,
+            "nodes_expanded": self.nodes_expanded,
+            "intersections_seen": self.intersections_seen,
+            "unexpanded": self.unexpanded,
+            "cap_hit": self.cap_hit,
+            "seconds": self.seconds,
+            "witness": " ".join(w or "ε" for w in self.witness_words),
+        }
 
 
 def _size_key(dfa: DFA, length: int = 6) -> int:
@@ -52,8 +58,14 @@ def _size_key(dfa: DFA, length: int = 6) -> int:
     return sum(dfa.count_words_of_length(n) for n in range(length + 1))
 
 
-def closure_dimension(languages: Sequence[DFA], *, include: int | None = None, max_nodes: int = 100_000,
-                      time_limit: float | None = None, max_states: int = 10_000) -> ClosureResult:
+def closure_dimension(
+    languages: Sequence[DFA],
+    *,
+    include: int | None = None,
+    max_nodes: int = 100_000,
+    time_limit: float | None = None,
+    max_states: int = 10_000,
+) -> ClosureResult:
     """C(H) for a finite class of infinite regular languages (see module doc).
 
     :param include: only families containing ``languages[include]`` (the largest finite closed set
@@ -112,8 +124,18 @@ def closure_dimension(languages: Sequence[DFA], *, include: int | None = None, m
     if skipped_states and not cap:
         cap = f"max_states={max_states}"
     status = "exact" if unexpanded == 0 else "unresolved"
-    return ClosureResult(best, status, tuple(sorted(set(best_family))), best_words, expanded, len(seen),
-                         unexpanded, cap, time.perf_counter() - t0, certificates)
+    return ClosureResult(
+        best,
+        status,
+        tuple(sorted(set(best_family))),
+        best_words,
+        expanded,
+        len(seen),
+        unexpanded,
+        cap,
+        time.perf_counter() - t0,
+        certificates,
+    )
 
 
 def closure_dimension_bruteforce(languages: Sequence[DFA]) -> int:
@@ -137,8 +159,10 @@ def bounded_closure_evidence(languages, max_length: int, max_members: int = 12) 
     from toolkit_langgen.languages import all_words
 
     if len(languages) > max_members:
-        raise ValueError(f"bounded-length evidence tries every subfamily: at most {max_members} members, "
-                         f"got {len(languages)}")
+        raise ValueError(
+            f"bounded-length evidence tries every subfamily: at most {max_members} members, "
+            f"got {len(languages)}"
+        )
     words = all_words(languages[0].alphabet, max_length)
     sets = [frozenset(w for w in words if w in L) for L in languages]
     best, best_family, looks_finite = 0, (), 0
@@ -150,11 +174,18 @@ def bounded_closure_evidence(languages, max_length: int, max_members: int = 12) 
             looks_finite += 1
             if len(inter) > best or (len(inter) == best and not best_family):
                 best, best_family = len(inter), fam
-    witness = sorted(frozenset.intersection(*(sets[i] for i in best_family)), key=lambda w: (len(w), w)) \
-        if best_family else []
-    return {"closure_dimension": best, "status": f"bounded-length evidence (<= {max_length})",
-            "witness": " ".join(w or "ε" for w in witness), "witness_family": " ".join(map(str, best_family)),
-            "subfamilies_looking_finite": looks_finite}
+    witness = (
+        sorted(frozenset.intersection(*(sets[i] for i in best_family)), key=lambda w: (len(w), w))
+        if best_family
+        else []
+    )
+    return {
+        "closure_dimension": best,
+        "status": f"bounded-length evidence (<= {max_length})",
+        "witness": " ".join(w or "ε" for w in witness),
+        "witness_family": " ".join(map(str, best_family)),
+        "subfamilies_looking_finite": looks_finite,
+    }
 
 
 def closure_of(languages: Sequence[DFA], sample) -> DFA | None:
@@ -219,8 +250,14 @@ def ltt_closure_dimension(k: int, t: int, alphabet=("a", "b")) -> dict:
     n_inf = len(classes) - len(finite)
     if n_inf < 2:
         raise ValueError("the identity needs two infinite profile classes")
-    return {"k": k, "t": t, "closure_dimension": int(sum(finite)), "profile_classes": len(classes),
-            "finite_classes": len(finite), "infinite_classes": n_inf}
+    return {
+        "k": k,
+        "t": t,
+        "closure_dimension": int(sum(finite)),
+        "profile_classes": len(classes),
+        "finite_classes": len(finite),
+        "infinite_classes": n_inf,
+    }
 
 
 def ltt_finite_class_words_automaton(k: int, t: int, alphabet=("a", "b"), list_words: bool = True) -> dict:
@@ -244,8 +281,14 @@ def ltt_finite_class_words_automaton(k: int, t: int, alphabet=("a", "b"), list_w
     infinite = {finals[q] for q in np.flatnonzero(~peeled)}
     in_finite = [bool(peeled[q]) and finals[q] not in infinite for q in range(len(finals))]
     size = int(sum(int(paths[q]) for q in range(len(finals)) if in_finite[q]))
-    out = {"k": k, "t": t, "closure_dimension": size, "states": len(finals),
-           "profile_classes": len(set(finals)), "infinite_classes": len(infinite)}
+    out = {
+        "k": k,
+        "t": t,
+        "closure_dimension": size,
+        "states": len(finals),
+        "profile_classes": len(set(finals)),
+        "infinite_classes": len(infinite),
+    }
     if list_words:
         words, stack = [], [(0, "")]
         while stack:
@@ -289,7 +332,7 @@ def pairwise_lower_bound(languages: Sequence[DFA], chunk: int = 20_000) -> dict:
     ii, jj = np.triu_indices(len(languages), k=1)
     best, best_pair, n_finite = 0, (), 0
     for lo in range(0, len(ii), chunk):
-        a, b = ii[lo:lo + chunk], jj[lo:lo + chunk]
+        a, b = ii[lo : lo + chunk], jj[lo : lo + chunk]
         empty, finite = batch_intersection_finite(T[a], F[a], T[b], F[b])
         for idx in np.nonzero(finite)[0]:
             n_finite += 1
@@ -298,8 +341,14 @@ def pairwise_lower_bound(languages: Sequence[DFA], chunk: int = 20_000) -> dict:
             if size > best:
                 best, best_pair = size, (i, j)
     words = tuple(languages[best_pair[0]].intersect(languages[best_pair[1]]).words(64)) if best_pair else ()
-    return {"lower_bound": int(best), "pair": best_pair, "words": words, "pairs": len(ii),
-            "finite_pairs": n_finite, "seconds": time.perf_counter() - t0}
+    return {
+        "lower_bound": int(best),
+        "pair": best_pair,
+        "words": words,
+        "pairs": len(ii),
+        "finite_pairs": n_finite,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 # -- exact C(H) for classes of <= n-state DFAs via power-free words -----------------------------------
@@ -312,7 +361,7 @@ def power_free_words(alphabet: Sequence[str], k: int, max_words: int = 100_000) 
 
     def suffix_power(w: str) -> bool:
         for p in range(1, len(w) // k + 1):
-            y = w[len(w) - p:]
+            y = w[len(w) - p :]
             if w.endswith(y * k):
                 return True
         return False
@@ -329,25 +378,33 @@ def power_free_words(alphabet: Sequence[str], k: int, max_words: int = 100_000) 
 
 @dataclass
 class PowerFreeResult:
-    value: int                       # exact C(H)
-    status: str                      # "exact" | "unresolved"
-    n_states: int                    # every language has a <= n_states DFA
-    power: int                       # k = max(n_states - 1, 1): words with a factor y^k have an infinite closure
-    ground_set: tuple[str, ...]      # the k-power-free words (every finite closed set lies inside)
-    closed_sets: int                 # finite closed sets found (VS non-empty)
+    value: int  # exact C(H)
+    status: str  # "exact" | "unresolved"
+    n_states: int  # every language has a <= n_states DFA
+    power: int  # k = max(n_states - 1, 1): words with a factor y^k have an infinite closure
+    ground_set: tuple[str, ...]  # the k-power-free words (every finite closed set lies inside)
+    closed_sets: int  # finite closed sets found (VS non-empty)
     witness_words: tuple[str, ...]
     witness_family: tuple[int, ...]  # VS(witness): its intersection is the witness
     reason: str = ""
     seconds: float = 0.0
 
     def row(self) -> dict:
-        return {"closure_dimension": self.value, "status": self.status, "power": self.power,
-                "ground_set": len(self.ground_set), "closed_sets": self.closed_sets, "cap_hit": self.reason,
-                "seconds": self.seconds, "witness": " ".join(w or "ε" for w in self.witness_words)}
+        return {
+            "closure_dimension": self.value,
+            "status": self.status,
+            "power": self.power,
+            "ground_set": len(self.ground_set),
+            "closed_sets": self.closed_sets,
+            "cap_hit": self.reason,
+            "seconds": self.seconds,
+            "witness": " ".join(w or "ε" for w in self.witness_words),
+        }
 
 
-def closure_dimension_power_free(languages: Sequence[DFA], n_states: int | None = None,
-                                 max_ground: int = 4096) -> PowerFreeResult:
+def closure_dimension_power_free(
+    languages: Sequence[DFA], n_states: int | None = None, max_ground: int = 4096
+) -> PowerFreeResult:
     """Exact C(H) for a finite class of infinite languages each given by a DFA with <= n states.
 
     Lemma (ours, RECON): if w = x y^k z with y non-empty and k >= n - 1, every <= n-state DFA
@@ -376,9 +433,19 @@ def closure_dimension_power_free(languages: Sequence[DFA], n_states: int | None 
     k = max(n - 1, 1)
     G = power_free_words(langs[0].alphabet, k, max_words=max_ground)
     if G is None:
-        return PowerFreeResult(0, "unresolved", n, k, (), 0, (), (), f"more than {max_ground} {k}-power-free words",
-                               time.perf_counter() - t0)
-    member = [[g in L for g in G] for L in langs]   # member[i][j]: G[j] in L_i
+        return PowerFreeResult(
+            0,
+            "unresolved",
+            n,
+            k,
+            (),
+            0,
+            (),
+            (),
+            f"more than {max_ground} {k}-power-free words",
+            time.perf_counter() - t0,
+        )
+    member = [[g in L for g in G] for L in langs]  # member[i][j]: G[j] in L_i
     order = sorted(range(len(langs)), key=lambda i: _size_key(langs[i]))  # small first: finite sooner
     memo: dict[frozenset, frozenset | None] = {}
 
@@ -421,5 +488,6 @@ def closure_dimension_power_free(languages: Sequence[DFA], n_states: int | None 
                     best, best_words, best_family = len(D), tuple(G[x] for x in sorted(D)), tuple(sorted(vs))
         frontier = nxt
     # words of G in a finite closure are sorted by G's shortlex index
-    return PowerFreeResult(best, "exact", n, k, tuple(G), len(found), best_words, best_family, "",
-                           time.perf_counter() - t0)
+    return PowerFreeResult(
+        best, "exact", n, k, tuple(G), len(found), best_words, best_family, "", time.perf_counter() - t0
+    )

@@ -171,10 +171,20 @@ def _finite_size(T, F, s, m, use, indeg, stack, topo, cnt):
 def _workspace(P, k):
     """Buffers for products of up to ``P`` states: ids, order, PT, PF, live, indeg, stack, topo, cnt,
     rstart, src, fill."""
-    return (np.full(P, -1, np.int32), np.empty(P, np.int32), np.empty((P, k), np.int32),
-            np.empty(P, np.bool_), np.empty(P, np.bool_), np.empty(P, np.int32), np.empty(P, np.int32),
-            np.empty(P, np.int32), np.empty(P, np.int64), np.empty(P + 1, np.int32),
-            np.empty(P * k, np.int32), np.empty(P, np.int32))
+    return (
+        np.full(P, -1, np.int32),
+        np.empty(P, np.int32),
+        np.empty((P, k), np.int32),
+        np.empty(P, np.bool_),
+        np.empty(P, np.bool_),
+        np.empty(P, np.int32),
+        np.empty(P, np.int32),
+        np.empty(P, np.int32),
+        np.empty(P, np.int64),
+        np.empty(P + 1, np.int32),
+        np.empty(P * k, np.int32),
+        np.empty(P, np.int32),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -312,8 +322,16 @@ def useful_states(T, F, s):
     n, k = T.shape
     reach = reachable_order(T, s)
     use = np.zeros(n, np.bool_)
-    _live_into(T, F, n, use, np.empty(n, np.int32), np.empty(n + 1, np.int32), np.empty(n * k, np.int32),
-               np.empty(n, np.int32))
+    _live_into(
+        T,
+        F,
+        n,
+        use,
+        np.empty(n, np.int32),
+        np.empty(n + 1, np.int32),
+        np.empty(n * k, np.int32),
+        np.empty(n, np.int32),
+    )
     inreach = np.zeros(n, np.bool_)
     for q in reach:
         inreach[q] = True
@@ -330,8 +348,17 @@ def cardinality(T, F, s):
     """Number of accepted words (-1 if infinite); int64 (exact below 2^63)."""
     n = T.shape[0]
     use = useful_states(T, F, s)
-    return _finite_size(T, F, s, n, use, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32),
-                        np.empty(n, np.int64))
+    return _finite_size(
+        T,
+        F,
+        s,
+        n,
+        use,
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int64),
+    )
 
 
 @njit(cache=True)

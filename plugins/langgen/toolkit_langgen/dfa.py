@@ -31,7 +31,9 @@ def validate_alphabet(alphabet: Iterable[str]) -> tuple[str, ...]:
     alphabet = tuple(alphabet)
     if not alphabet:
         raise LanguageError("the alphabet is empty; give at least one symbol, e.g. ('a', 'b')")
-    if any(not isinstance(s, str) or len(s) != 1 or not s.isalnum() for s in alphabet) or len(set(alphabet)) != len(alphabet):
+    if any(not isinstance(s, str) or len(s) != 1 or not s.isalnum() for s in alphabet) or len(
+        set(alphabet)
+    ) != len(alphabet):
         raise LanguageError(f"alphabet must be distinct single alphanumeric characters, got {alphabet!r}")
     return alphabet
 
@@ -41,7 +43,9 @@ class DFA:
 
     __slots__ = ("alphabet", "trans", "accept", "start", "_index", "_key", "_useful", "_finite", "_parts")
 
-    def __init__(self, alphabet: Iterable[str], trans: Iterable[Iterable[int]], accept: Iterable[bool], start: int = 0):
+    def __init__(
+        self, alphabet: Iterable[str], trans: Iterable[Iterable[int]], accept: Iterable[bool], start: int = 0
+    ):
         self.alphabet = validate_alphabet(alphabet)
         self.trans = tuple(tuple(int(x) for x in row) for row in trans)
         self.accept = tuple(bool(x) for x in accept)
@@ -55,7 +59,9 @@ class DFA:
             raise LanguageError(f"start state {self.start} is not one of the states 0..{n - 1}")
         for q, row in enumerate(self.trans):
             if len(row) != k or any(not 0 <= r < n for r in row):
-                raise LanguageError(f"transition row of state {q} must have {k} targets in 0..{n - 1}, got {row}")
+                raise LanguageError(
+                    f"transition row of state {q} must have {k} targets in 0..{n - 1}, got {row}"
+                )
         self._index = {s: i for i, s in enumerate(self.alphabet)}
         self._key = None
         self._useful = None
@@ -64,7 +70,9 @@ class DFA:
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
-    def from_table(cls, table: Mapping, start, accepting: Iterable, alphabet: Iterable[str] | None = None) -> DFA:
+    def from_table(
+        cls, table: Mapping, start, accepting: Iterable, alphabet: Iterable[str] | None = None
+    ) -> DFA:
         """Build from ``{state: {symbol: next_state}}``; missing transitions go to a dead state.
 
         Raises :class:`LanguageError` for an unknown symbol, a non-deterministic entry (a set or list
@@ -73,12 +81,18 @@ class DFA:
         states = list(table)
         if start not in table:
             raise LanguageError(f"start state {start!r} is not a state of the table (states: {states})")
-        symbols = tuple(alphabet) if alphabet is not None else tuple(sorted({s for row in table.values() for s in row}))
+        symbols = (
+            tuple(alphabet)
+            if alphabet is not None
+            else tuple(sorted({s for row in table.values() for s in row}))
+        )
         symbols = validate_alphabet(symbols)
         accepting = set(accepting)
         bad_accept = accepting - set(states)
         if bad_accept:
-            raise LanguageError(f"accepting states {sorted(map(str, bad_accept))} are not states of the table")
+            raise LanguageError(
+                f"accepting states {sorted(map(str, bad_accept))} are not states of the table"
+            )
         index = {q: i for i, q in enumerate(states)}
         dead = len(states)
         rows, need_dead = [], False
@@ -87,7 +101,9 @@ class DFA:
             edges = table[q]
             for sym in edges:
                 if sym not in symbols:
-                    raise LanguageError(f"state {q!r} has a transition on unknown symbol {sym!r} (alphabet {symbols})")
+                    raise LanguageError(
+                        f"state {q!r} has a transition on unknown symbol {sym!r} (alphabet {symbols})"
+                    )
             for sym in symbols:
                 if sym not in edges:
                     row.append(dead)
@@ -96,7 +112,9 @@ class DFA:
                 target = edges[sym]
                 if isinstance(target, (set, frozenset, list, tuple)):
                     if len(target) != 1:
-                        raise LanguageError(f"non-deterministic table: state {q!r} on {sym!r} goes to {target!r}")
+                        raise LanguageError(
+                            f"non-deterministic table: state {q!r} on {sym!r} goes to {target!r}"
+                        )
                     (target,) = tuple(target)
                 if target not in index:
                     raise LanguageError(f"state {q!r} on {sym!r} goes to {target!r}, which is not a state")
@@ -145,7 +163,9 @@ class DFA:
             try:
                 q = trans[q][index[ch]]
             except KeyError:
-                raise LanguageError(f"symbol {ch!r} of word {word!r} is not in the alphabet {self.alphabet}") from None
+                raise LanguageError(
+                    f"symbol {ch!r} of word {word!r} is not in the alphabet {self.alphabet}"
+                ) from None
         return q
 
     def accepts(self, word: str) -> bool:
@@ -430,7 +450,7 @@ class DFA:
         word is excluded."""
         if order not in ("shortlex", "own"):
             raise ValueError(f"order must be 'shortlex' or 'own', got {order!r}")
-        for w in (self.shortlex() if order == "shortlex" else self.enumeration()):
+        for w in self.shortlex() if order == "shortlex" else self.enumeration():
             if w not in exclude:
                 return w
         return None
@@ -484,8 +504,11 @@ class DFA:
 
     def arrays(self):
         """``(T, F, start)`` as int32 / bool numpy arrays for :mod:`toolkit_langgen.compiled`."""
-        return np.asarray(self.trans, dtype=np.int32).reshape(self.n_states, len(self.alphabet)), \
-            np.asarray(self.accept, dtype=np.bool_), self.start
+        return (
+            np.asarray(self.trans, dtype=np.int32).reshape(self.n_states, len(self.alphabet)),
+            np.asarray(self.accept, dtype=np.bool_),
+            self.start,
+        )
 
     def key(self) -> tuple:
         """Canonical form: equal keys <=> equal languages."""
@@ -509,7 +532,9 @@ class DFA:
         return ADFA(
             states=set(range(self.n_states)),
             input_symbols=set(self.alphabet),
-            transitions={q: {s: self.trans[q][i] for i, s in enumerate(self.alphabet)} for q in range(self.n_states)},
+            transitions={
+                q: {s: self.trans[q][i] for i, s in enumerate(self.alphabet)} for q in range(self.n_states)
+            },
             initial_state=self.start,
             final_states={q for q in range(self.n_states) if self.accept[q]},
         )
@@ -521,7 +546,9 @@ class DFA:
 
 
 # -- other regular representations ---------------------------------------------------------------------
-REGULAR_TYPES = "a toolkit_langgen DFA or an automata-lib DFA / NFA (automata.fa.dfa.DFA, automata.fa.nfa.NFA)"
+REGULAR_TYPES = (
+    "a toolkit_langgen DFA or an automata-lib DFA / NFA (automata.fa.dfa.DFA, automata.fa.nfa.NFA)"
+)
 
 
 def _foreign_symbols(symbols, alphabet, what: str) -> tuple[str, ...]:
@@ -618,7 +645,9 @@ def enumerate_dfa_languages(n: int, alphabet: tuple[str, ...] = ("a", "b"), meth
     from toolkit_langgen.compiled import enumerate_minimal
 
     sizes, T, F, inf = enumerate_minimal(n, len(alphabet))
-    languages = [DFA.trusted(alphabet, T[i, :m].tolist(), F[i, :m].tolist()) for i, m in enumerate(sizes.tolist())]
+    languages = [
+        DFA.trusted(alphabet, T[i, :m].tolist(), F[i, :m].tolist()) for i, m in enumerate(sizes.tolist())
+    ]
     return languages, inf.tolist()
 
 
@@ -637,7 +666,7 @@ def enumerate_dfa_languages_numpy(n: int, alphabet: tuple[str, ...] = ("a", "b")
     parent, letter, lengths = _all_words(2 * n - 1, k)
     n_words = len(parent)
     n_tables = n ** (n * k)
-    long_mask = (lengths >= n)
+    long_mask = lengths >= n
     found: dict[bytes, tuple[int, int]] = {}
     for lo in range(0, n_tables, chunk):
         idx = np.arange(lo, min(lo + chunk, n_tables), dtype=np.int64)
@@ -652,7 +681,7 @@ def enumerate_dfa_languages_numpy(n: int, alphabet: tuple[str, ...] = ("a", "b")
         rows = np.arange(len(idx))
         for w in range(1, n_words):
             states[:, w] = T[rows, states[:, parent[w]], letter[w]]
-        for mask in range(2 ** n):
+        for mask in range(2**n):
             acc_bits = (mask >> states) & 1
             packed = np.packbits(acc_bits.astype(np.uint8), axis=1)
             # first table of each distinct fingerprint in this chunk
@@ -669,7 +698,7 @@ def enumerate_dfa_languages_numpy(n: int, alphabet: tuple[str, ...] = ("a", "b")
         for _ in range(n * k):
             digits.append(t % n)
             t //= n
-        rows = [digits[q * k:(q + 1) * k] for q in range(n)]
+        rows = [digits[q * k : (q + 1) * k] for q in range(n)]
         dfa = DFA(alphabet, rows, [(mask >> q) & 1 == 1 for q in range(n)], 0).minimize()
         languages.append(dfa)
         infinite.append(inf)
@@ -680,8 +709,8 @@ def canonical_dfas(n: int, alphabet: tuple[str, ...] = ("a", "b")) -> Iterator[D
     """Plain-Python reference enumeration (slow; for cross-checking small n)."""
     k = len(alphabet)
     for targets in itertools.product(range(n), repeat=n * k):
-        rows = [targets[q * k:(q + 1) * k] for q in range(n)]
-        for mask in range(2 ** n):
+        rows = [targets[q * k : (q + 1) * k] for q in range(n)]
+        for mask in range(2**n):
             yield DFA(alphabet, rows, [(mask >> q) & 1 == 1 for q in range(n)], 0)
 
 
@@ -697,8 +726,8 @@ def stack_dfas(dfas) -> tuple[np.ndarray, np.ndarray]:
         perm = list(range(d.n_states))
         perm[0], perm[d.start] = d.start, 0  # swap start into position 0
         inv = {q: j for j, q in enumerate(perm)}
-        T[i, :d.n_states] = [[inv[r] for r in d.trans[q]] for q in perm]
-        F[i, :d.n_states] = [d.accept[q] for q in perm]
+        T[i, : d.n_states] = [[inv[r] for r in d.trans[q]] for q in perm]
+        F[i, : d.n_states] = [d.accept[q] for q in perm]
     return T, F
 
 
@@ -730,7 +759,7 @@ def batch_intersection_finite(TA, FA, TB, FB) -> tuple[np.ndarray, np.ndarray]:
     p = na * nb
     rows = np.arange(N)[:, None, None]
     # product state (i, j) -> i * nb + j
-    PT = TA[:, :, None, :] * nb + TB[:, None, :, :]           # (N, na, nb, k)
+    PT = TA[:, :, None, :] * nb + TB[:, None, :, :]  # (N, na, nb, k)
     PT = PT.reshape(N, p, k)
     PF = (FA[:, :, None] & FB[:, None, :]).reshape(N, p)
     A = np.zeros((N, p, p), dtype=np.int32)

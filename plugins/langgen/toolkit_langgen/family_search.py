@@ -29,8 +29,8 @@ def stack_padded(languages: Sequence[DFA]) -> tuple[np.ndarray, np.ndarray, np.n
     T = np.zeros((len(languages), n, k), np.int32)
     F = np.zeros((len(languages), n), np.bool_)
     for i, L in enumerate(languages):
-        T[i, :L.n_states] = L.trans
-        F[i, :L.n_states] = L.accept
+        T[i, : L.n_states] = L.trans
+        F[i, : L.n_states] = L.accept
     return T, F, np.array([L.n_states for L in languages], np.int32)
 
 
@@ -46,9 +46,9 @@ class FamilyScorer:
     def intersection(self, family: Sequence[int]):
         C = self.C
         i = family[0]
-        BT, BF = C.minimize(self.T[i, :self.sizes[i]], self.F[i, :self.sizes[i]], 0)
+        BT, BF = C.minimize(self.T[i, : self.sizes[i]], self.F[i, : self.sizes[i]], 0)
         for i in family[1:]:
-            BT, BF = C.product(BT, BF, 0, self.T[i, :self.sizes[i]], self.F[i, :self.sizes[i]], 0, C.OP_AND)
+            BT, BF = C.product(BT, BF, 0, self.T[i, : self.sizes[i]], self.F[i, : self.sizes[i]], 0, C.OP_AND)
             BT, BF = C.minimize(BT, BF, 0)
         return BT, BF
 
@@ -63,7 +63,9 @@ class FamilyScorer:
         return self.C.intersection_sizes(BT, BF, self.T, self.F, self.sizes)
 
 
-def climb(scorer: FamilyScorer, family: list[int], rng: random.Random, deadline: float) -> tuple[int, list[int], int]:
+def climb(
+    scorer: FamilyScorer, family: list[int], rng: random.Random, deadline: float
+) -> tuple[int, list[int], int]:
     """Best-improvement replacement of one member at a time until no move improves |∩F|.
     Returns (value, family, scans)."""
     family = list(family)
@@ -73,7 +75,7 @@ def climb(scorer: FamilyScorer, family: list[int], rng: random.Random, deadline:
     while improved and time.perf_counter() < deadline:
         improved = False
         for pos in rng.sample(range(len(family)), len(family)):
-            others = family[:pos] + family[pos + 1:]
+            others = family[:pos] + family[pos + 1 :]
             sizes = scorer.completions(others)
             scans += 1
             sizes[family] = -1  # no duplicate members
@@ -85,8 +87,15 @@ def climb(scorer: FamilyScorer, family: list[int], rng: random.Random, deadline:
     return value, family, scans
 
 
-def iterated_local_search(scorer: FamilyScorer, k: int, seed: int, time_limit: float,
-                          start: Sequence[int] | None = None, kicks: int = 1_000_000, progress=None) -> dict:
+def iterated_local_search(
+    scorer: FamilyScorer,
+    k: int,
+    seed: int,
+    time_limit: float,
+    start: Sequence[int] | None = None,
+    kicks: int = 1_000_000,
+    progress=None,
+) -> dict:
     """Iterated local search over k-member families (seeded): climb, then replace one random member
     by a random language and climb again, keeping the best family. Time-bounded."""
     if k < 1 or k > scorer.N:
@@ -115,8 +124,15 @@ def iterated_local_search(scorer: FamilyScorer, k: int, seed: int, time_limit: f
             best, best_family = v, list(trial)
             if progress:
                 progress(best, best_family, time.perf_counter() - t0)
-    return {"value": best, "family": sorted(best_family), "k": k, "seed": seed, "kicks": n_kicks,
-            "scans": scans, "seconds": time.perf_counter() - t0}
+    return {
+        "value": best,
+        "family": sorted(best_family),
+        "k": k,
+        "seed": seed,
+        "kicks": n_kicks,
+        "scans": scans,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def is_prefix_closed(L: DFA) -> bool:

@@ -107,7 +107,11 @@ def greedy_generator(languages, sample) -> str:
     return _fresh(_CACHE.intersection(languages, kept), sample)
 
 
-GENERATORS: dict[str, Generator] = {"closure": closure_generator, "km": km_generator, "greedy": greedy_generator}
+GENERATORS: dict[str, Generator] = {
+    "closure": closure_generator,
+    "km": km_generator,
+    "greedy": greedy_generator,
+}
 
 
 # -- adversaries ---------------------------------------------------------------------------------------
@@ -150,14 +154,17 @@ def intersection_first_adversary(languages, target: int, horizon: int, seed: int
     return list(T)[:horizon] + _take(rest, max(horizon - len(T), 0))
 
 
-ADVERSARIES: dict[str, Adversary] = {"shortlex": shortlex_adversary, "random": random_adversary,
-                                     "intersection_first": intersection_first_adversary}
+ADVERSARIES: dict[str, Adversary] = {
+    "shortlex": shortlex_adversary,
+    "random": random_adversary,
+    "intersection_first": intersection_first_adversary,
+}
 
 
 # -- the harness ---------------------------------------------------------------------------------------
 @dataclass
 class RaceResult:
-    correct: list[bool]          # correct[t-1]: output after t distinct samples is in K \ S
+    correct: list[bool]  # correct[t-1]: output after t distinct samples is in K \ S
     first_permanent: int | None  # smallest t with correct from t to the horizon (None: wrong at the end)
     outputs: list[str]
 
@@ -184,11 +191,17 @@ def race(languages, generator: Generator, stream: Sequence[str], target: int) ->
     return RaceResult(correct, first, outputs)
 
 
-def sample_complexity(languages, generator: Generator, adversary: Adversary, horizon: int, seed: int = 0,
-                      targets: Sequence[int] | None = None) -> dict[int, int | None]:
+def sample_complexity(
+    languages,
+    generator: Generator,
+    adversary: Adversary,
+    horizon: int,
+    seed: int = 0,
+    targets: Sequence[int] | None = None,
+) -> dict[int, int | None]:
     """First permanently-correct distinct-sample count per target (None: not correct by the horizon)."""
     out = {}
-    for i in (range(len(languages)) if targets is None else targets):
+    for i in range(len(languages)) if targets is None else targets:
         stream = adversary(languages, i, horizon, seed)
         out[i] = race(languages, generator, stream, i).first_permanent
     return out

@@ -102,7 +102,7 @@ def ltt_profile(word: str, k: int, t: int) -> tuple:
     padded = LEFT_MARK + word + RIGHT_MARK
     if len(padded) < k:
         return (padded, ())
-    counts = Counter(padded[i:i + k] for i in range(len(padded) - k + 1))
+    counts = Counter(padded[i : i + k] for i in range(len(padded) - k + 1))
     return ("", tuple(sorted((f, min(c, t)) for f, c in counts.items())))
 
 
@@ -110,11 +110,11 @@ def _ltt_advance(state, ch, k, t):
     buf, counts = state
     s = buf + ch
     if len(s) >= k:
-        factor = s[len(s) - k:]
+        factor = s[len(s) - k :]
         d = dict(counts)
         d[factor] = min(d.get(factor, 0) + 1, t)
         counts = tuple(sorted(d.items()))
-        buf = s[len(s) - k + 1:] if k > 1 else ""
+        buf = s[len(s) - k + 1 :] if k > 1 else ""
     else:
         buf = s
     return buf, counts
@@ -181,10 +181,10 @@ def strictly_local(k: int, allowed: Iterable[str], alphabet: Iterable[str] = BIN
         row = []
         for ch in alphabet:
             s = buf + ch
-            if len(s) >= k and s[len(s) - k:] not in allowed:
+            if len(s) >= k and s[len(s) - k :] not in allowed:
                 nxt = None
             else:
-                nxt = s[len(s) - k + 1:] if len(s) >= k else s
+                nxt = s[len(s) - k + 1 :] if len(s) >= k else s
             if nxt not in ids:
                 ids[nxt] = len(order)
                 order.append(nxt)
@@ -192,7 +192,7 @@ def strictly_local(k: int, allowed: Iterable[str], alphabet: Iterable[str] = BIN
         rows.append(row)
         # accept: closing with the right marker; short padded words must be allowed as a whole
         closed = buf + RIGHT_MARK
-        ok.append(closed[max(len(closed) - k, 0):] in allowed)  # a short <w> is its own factor
+        ok.append(closed[max(len(closed) - k, 0) :] in allowed)  # a short <w> is its own factor
     return DFA(alphabet, rows, ok, 0).minimize()
 
 
@@ -231,7 +231,9 @@ class CFGLanguage:
                     if s[0].isupper():
                         used.add(s)
                     elif s not in self.alphabet:
-                        raise LanguageError(f"grammar line {i}: unknown symbol {s!r} (alphabet {self.alphabet})")
+                        raise LanguageError(
+                            f"grammar line {i}: unknown symbol {s!r} (alphabet {self.alphabet})"
+                        )
             lines.append(f"{head} -> {bodies}")
         if start not in heads:
             raise LanguageError(f"grammar has no production for the start variable {start!r}")
@@ -325,7 +327,9 @@ class PatternLanguage:
             raise LanguageError("pattern is empty")
         for tok in tokens:
             if tok not in self.alphabet and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tok):
-                raise LanguageError(f"pattern {pattern!r}: token {tok!r} is neither an alphabet symbol nor a variable")
+                raise LanguageError(
+                    f"pattern {pattern!r}: token {tok!r} is neither an alphabet symbol nor a variable"
+                )
         self.tokens = tuple(tokens)
         self.variables = tuple(dict.fromkeys(t for t in tokens if t not in self.alphabet))
 

@@ -18,15 +18,14 @@ against both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-from numba import types
+from numba import njit, types
 from numba.typed import Dict
 
 
 @njit(cache=True)
 def _grow(a, size):
     b = np.empty((size,) + a.shape[1:], a.dtype)
-    b[:a.shape[0]] = a
+    b[: a.shape[0]] = a
     return b
 
 
@@ -35,7 +34,7 @@ def _main_automaton(k, t, sigma, max_states):
     """Transitions of the states of words with |w| >= k - 1 (ids: the σ^(k-1) initial states first,
     in the order of their word's code, then breadth-first); (T, n) or (T, -1) past ``max_states``."""
     L = sigma ** (k - 1)
-    nf = sigma ** k
+    nf = sigma**k
     base = t + 1
     pw = np.empty(nf, np.int64)
     pw[0] = 1
@@ -78,19 +77,21 @@ def _main_automaton(k, t, sigma, max_states):
     return T[:n], n
 
 
-def ltt_profile_automaton_compiled(k: int, t: int, sigma: int = 2, max_states: int = 50_000_000) -> np.ndarray:
+def ltt_profile_automaton_compiled(
+    k: int, t: int, sigma: int = 2, max_states: int = 50_000_000
+) -> np.ndarray:
     """The whole automaton (root = ε, state 0): the prefix tree of the words of length <= k - 2, then
     the coded states; ``T[q, c]`` int32. One state per profile class."""
     if k < 1 or t < 1 or sigma < 1:
         raise ValueError(f"k, t and sigma must be >= 1, got k={k}, t={t}, sigma={sigma}")
-    nf = sigma ** k
-    if ((t + 1) ** nf) * sigma ** (2 * (k - 1)) >= 2 ** 63:
+    nf = sigma**k
+    if ((t + 1) ** nf) * sigma ** (2 * (k - 1)) >= 2**63:
         raise ValueError(f"LTT({k},{t}) over {sigma} letters: the state codes do not fit in int64")
     main, n = _main_automaton(k, t, sigma, max_states)
     if n < 0:
         raise RuntimeError(f"LTT({k},{t}): more than max_states={max_states} states")
     # prefix tree: words of length 0..k-2 in breadth-first order (code of u = base-σ digits)
-    tree = [(d, u) for d in range(k - 1) for u in range(sigma ** d)]
+    tree = [(d, u) for d in range(k - 1) for u in range(sigma**d)]
     n_tree = len(tree)
     index = {node: i for i, node in enumerate(tree)}
     T = np.empty((n_tree + n, sigma), np.int32)
@@ -109,8 +110,13 @@ def ltt_closure_dimension_compiled(k: int, t: int, alphabet=("a", "b"), list_wor
     alphabet = tuple(alphabet)
     T = ltt_profile_automaton_compiled(k, t, len(alphabet))
     peeled, paths = C.acyclic_prefix(T, 0)
-    out = {"k": k, "t": t, "closure_dimension": int(paths.sum()), "states": int(T.shape[0]),
-           "infinite_classes": int((~peeled).sum())}
+    out = {
+        "k": k,
+        "t": t,
+        "closure_dimension": int(paths.sum()),
+        "states": int(T.shape[0]),
+        "infinite_classes": int((~peeled).sum()),
+    }
     if list_words:
         words, stack = [], [(0, "")]
         while stack:

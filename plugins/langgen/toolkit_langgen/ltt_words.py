@@ -52,7 +52,7 @@ def ltt_finite_class_words(k: int, t: int, alphabet=("a", "b"), max_words: int =
             if len(s) < k:
                 visit(s)
                 continue
-            f = s[len(s) - k:]
+            f = s[len(s) - k :]
             counts[f] = counts.get(f, 0) + 1
             added = False
             if counts[f] == t and LEFT_MARK not in f:
@@ -73,5 +73,10 @@ def ltt_finite_class_words(k: int, t: int, alphabet=("a", "b"), max_words: int =
 
 def ltt_closure_dimension_words(k: int, t: int, alphabet=("a", "b")) -> dict:
     words = ltt_finite_class_words(k, t, alphabet)
-    return {"k": k, "t": t, "closure_dimension": len(words), "longest_word": max(map(len, words)),
-            "words": sorted(words, key=lambda w: (len(w), w))}
+    return {
+        "k": k,
+        "t": t,
+        "closure_dimension": len(words),
+        "longest_word": max(map(len, words)),
+        "words": sorted(words, key=lambda w: (len(w), w)),
+    }

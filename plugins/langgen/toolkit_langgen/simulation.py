@@ -10,13 +10,16 @@ from toolkit import Simulation, SimulationOutput
 from toolkit.config import Field, Params
 
 CLASSES = ("counting", "km_example", "dfa2", "ltt11", "user")
-LANGUAGES_HELP = ("your own class (with the 'user' choice): a JSON file, inline JSON {\"kind\": \"regex\"|\"dfa\"|"
-                  "\"nfa\"|\"cfg\"|\"pattern\", \"alphabet\": \"ab\", \"members\": [...]}, or 'regex: a*b* ; (ab)*' "
-                  "(see the plugin README); stored as canonical JSON with a file's contents inlined")
+LANGUAGES_HELP = (
+    'your own class (with the \'user\' choice): a JSON file, inline JSON {"kind": "regex"|"dfa"|'
+    '"nfa"|"cfg"|"pattern", "alphabet": "ab", "members": [...]}, or \'regex: a*b* ; (ab)*\' '
+    "(see the plugin README); stored as canonical JSON with a file's contents inlined"
+)
 
 
-def _check_languages(value, info: ValidationInfo, selector: str, what: str, regular_infinite: bool,
-                     infinite: bool):
+def _check_languages(
+    value, info: ValidationInfo, selector: str, what: str, regular_infinite: bool, infinite: bool
+):
     """The ``languages`` parameter: required with ``selector == 'user'``, refused otherwise; parsed,
     validated and returned as canonical JSON (so the run store keys on the class, not a file name)."""
     choice = info.data.get(selector)
@@ -66,12 +69,15 @@ def make_class(name: str, m: int, languages: str | None = None):
 
 class GeneratorRaceParams(Params):
     language_class: Literal["counting", "km_example", "dfa2", "ltt11", "user"] = Field(
-        "counting", description="class of languages: counting H_m, KM's two-language example, all infinite "
-                                "<=2-state DFA languages, all infinite LTT(1,1) languages, or 'user' (languages=)")
+        "counting",
+        description="class of languages: counting H_m, KM's two-language example, all infinite "
+        "<=2-state DFA languages, all infinite LTT(1,1) languages, or 'user' (languages=)",
+    )
     m: int = Field(2, ge=0, le=5, description="counting threshold m (counting class only)")
     generator: Literal["closure", "km", "greedy"] = Field("closure", description="generator")
-    adversary: Literal["shortlex", "random", "intersection_first"] = Field("intersection_first",
-                                                                           description="enumeration order")
+    adversary: Literal["shortlex", "random", "intersection_first"] = Field(
+        "intersection_first", description="enumeration order"
+    )
     extra_horizon: int = Field(10, ge=1, le=1000, description="samples beyond C(H) + 1 in the horizon")
     languages: str | None = Field(None, description=LANGUAGES_HELP + "; regular, infinite members")
 
@@ -90,26 +96,42 @@ def generator_race(params: GeneratorRaceParams, seed: int):
     H = make_class(params.language_class, params.m, params.languages)
     cd = closure_dimension(H)
     horizon = cd.value + 1 + params.extra_horizon
-    per_target = sample_complexity(H, GENERATORS[params.generator], ADVERSARIES[params.adversary], horizon, seed)
+    per_target = sample_complexity(
+        H, GENERATORS[params.generator], ADVERSARIES[params.adversary], horizon, seed
+    )
     never = sum(v is None for v in per_target.values())
-    row = {"n_languages": len(H), "closure_dimension": cd.value, "status": cd.status, "horizon": horizon,
-           "worst_first_correct": worst_case(per_target, horizon), "targets_never_correct": never,
-           "mean_first_correct": sum(horizon + 1 if v is None else v for v in per_target.values()) / len(H)}
+    row = {
+        "n_languages": len(H),
+        "closure_dimension": cd.value,
+        "status": cd.status,
+        "horizon": horizon,
+        "worst_first_correct": worst_case(per_target, horizon),
+        "targets_never_correct": never,
+        "mean_first_correct": sum(horizon + 1 if v is None else v for v in per_target.values()) / len(H),
+    }
     return SimulationOutput(records=[row], summary=row)
 
 
 class ClosureDimensionParams(Params):
     family: Literal["counting", "dfa", "ltt", "user"] = Field(
-        "counting", description="size-indexed class family, or 'user' (your class: languages=)")
+        "counting", description="size-indexed class family, or 'user' (your class: languages=)"
+    )
     n: int = Field(2, ge=0, le=8, description="size index: m (counting), states (dfa), window k (ltt)")
     t: int = Field(1, ge=1, le=4, description="LTT threshold t (ltt only)")
     method: Literal["power_free", "search"] = Field(
-        "power_free", description="dfa: 'power_free' (exact when the (n-1)-power-free words are finite: n <= 3) "
-                                  "or 'search' (best-first over intersections, with the caps below)")
+        "power_free",
+        description="dfa: 'power_free' (exact when the (n-1)-power-free words are finite: n <= 3) "
+        "or 'search' (best-first over intersections, with the caps below)",
+    )
     max_nodes: int = Field(2000, ge=1, description="cap on expanded infinite intersections (dfa)")
     time_limit: float = Field(20.0, gt=0, description="cap in seconds for the search (dfa, user)")
-    max_length: int = Field(8, ge=1, le=14, description="user classes with CFG / pattern members: words up to "
-                                                        "this length (bounded-length evidence)")
+    max_length: int = Field(
+        8,
+        ge=1,
+        le=14,
+        description="user classes with CFG / pattern members: words up to "
+        "this length (bounded-length evidence)",
+    )
     languages: str | None = Field(None, description=LANGUAGES_HELP + "; infinite members")
 
     @field_validator("languages")
@@ -120,8 +142,12 @@ class ClosureDimensionParams(Params):
 
 def closure_dimension_run(params: ClosureDimensionParams, seed: int):
     """C(H_n) of a size-indexed class: exact, or a certified lower bound marked 'unresolved' with the cap hit."""
-    from toolkit_langgen.closure import (closure_dimension, closure_dimension_power_free, dfa_class,
-                                         ltt_closure_dimension)
+    from toolkit_langgen.closure import (
+        closure_dimension,
+        closure_dimension_power_free,
+        dfa_class,
+        ltt_closure_dimension,
+    )
     from toolkit_langgen.generation import counting_class
 
     if params.family == "user":
@@ -133,7 +159,9 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
         if params.n > 4:
             from toolkit.errors import ParameterError
 
-            raise ParameterError(f"parameter 'n' of langgen.closure_dimension: dfa classes need n <= 4, got {params.n}")
+            raise ParameterError(
+                f"parameter 'n' of langgen.closure_dimension: dfa classes need n <= 4, got {params.n}"
+            )
         H = dfa_class(params.n)
         if params.method == "power_free":
             res = closure_dimension_power_free(H, n_states=params.n)
@@ -143,8 +171,13 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
         row["seconds"] = None  # wall time is not reproducible; kept out of the stored table
     else:
         info = ltt_closure_dimension(params.n, params.t)
-        row = {"n_languages": None, "closure_dimension": info["closure_dimension"], "status": "exact",
-               "profile_classes": info["profile_classes"], "finite_classes": info["finite_classes"]}
+        row = {
+            "n_languages": None,
+            "closure_dimension": info["closure_dimension"],
+            "status": "exact",
+            "profile_classes": info["profile_classes"],
+            "finite_classes": info["finite_classes"],
+        }
     row.pop("seconds", None)
     return SimulationOutput(records=[row], summary={"closure_dimension": row["closure_dimension"]})
 
@@ -152,7 +185,11 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
 def _user_closure_row(uc, params) -> dict:
     """C(H) of a user class: exact search (power-free first where it applies) for regular members;
     bounded-length evidence over every subfamily when a member is a CFG or a pattern."""
-    from toolkit_langgen.closure import bounded_closure_evidence, closure_dimension, closure_dimension_power_free
+    from toolkit_langgen.closure import (
+        bounded_closure_evidence,
+        closure_dimension,
+        closure_dimension_power_free,
+    )
 
     if not uc.regular:
         ev = bounded_closure_evidence(list(uc.languages), params.max_length)
@@ -168,10 +205,18 @@ def _user_closure_row(uc, params) -> dict:
 
 class WitnessFamilyParams(Params):
     family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power", "user"] = Field(
-        "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)")
-    param: int = Field(2, ge=0, le=8, description="family parameter (m, t, k or j; see README); unused by 'user'")
-    max_length: int = Field(10, ge=1, le=14, description="user families with CFG / pattern members: words up to "
-                                                         "this length (bounded-length evidence)")
+        "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)"
+    )
+    param: int = Field(
+        2, ge=0, le=8, description="family parameter (m, t, k or j; see README); unused by 'user'"
+    )
+    max_length: int = Field(
+        10,
+        ge=1,
+        le=14,
+        description="user families with CFG / pattern members: words up to "
+        "this length (bounded-length evidence)",
+    )
     languages: str | None = Field(None, description=LANGUAGES_HELP)
 
     @field_validator("languages")
@@ -183,15 +228,16 @@ class WitnessFamilyParams(Params):
 def witness_family(params: WitnessFamilyParams, seed: int):
     """Brute-force |∩| of a witness family against its closed form."""
     from toolkit.errors import ParameterError
-
     from toolkit_langgen.witnesses import PARAM_MIN, make_family, user_family
 
     if params.family == "user":
         row = user_family(_user_class(params.languages), params.max_length).row()
         return SimulationOutput(records=[row], summary={"intersection_size": row["intersection_size"]})
     if params.param < PARAM_MIN[params.family]:
-        raise ParameterError(f"parameter 'param' of langgen.witness_family: family {params.family!r} needs "
-                             f">= {PARAM_MIN[params.family]}, got {params.param}")
+        raise ParameterError(
+            f"parameter 'param' of langgen.witness_family: family {params.family!r} needs "
+            f">= {PARAM_MIN[params.family]}, got {params.param}"
+        )
     row = make_family(params.family, params.param).row()
     return SimulationOutput(records=[row], summary={"intersection_size": row["intersection_size"]})
 
@@ -204,20 +250,41 @@ def _plot_log(x: str, y: str):
         ax.set_yscale("log")
         ax.set_xlabel(x)
         ax.set_ylabel(y)
+
     return plot
 
 
 SIMULATIONS = [
-    Simulation("langgen.generator_race", generator_race, GeneratorRaceParams,
-               "first permanently-correct sample count of a generator vs an adversary, per class (worst target)",
-               bounds=("langgen.lrt_lower_bound", "langgen.closure_generator_upper"),
-               quick={"m": 1}, plot=_plot_log("m", "worst_first_correct")),
-    Simulation("langgen.closure_dimension", closure_dimension_run, ClosureDimensionParams,
-               "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
-               quick={"family": "counting", "n": 1}, plot=_plot_log("n", "closure_dimension")),
-    Simulation("langgen.witness_family", witness_family, WitnessFamilyParams,
-               "brute-force |∩| of a lower-bound witness family vs its closed form",
-               bounds=("langgen.counting_family", "langgen.counting_family_lower", "langgen.ltt_threshold_family",
-                       "langgen.sl_staircase_family", "langgen.cfg_power_family"),
-               quick={"param": 2}, plot=_plot_log("param", "intersection_size")),
+    Simulation(
+        "langgen.generator_race",
+        generator_race,
+        GeneratorRaceParams,
+        "first permanently-correct sample count of a generator vs an adversary, per class (worst target)",
+        bounds=("langgen.lrt_lower_bound", "langgen.closure_generator_upper"),
+        quick={"m": 1},
+        plot=_plot_log("m", "worst_first_correct"),
+    ),
+    Simulation(
+        "langgen.closure_dimension",
+        closure_dimension_run,
+        ClosureDimensionParams,
+        "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
+        quick={"family": "counting", "n": 1},
+        plot=_plot_log("n", "closure_dimension"),
+    ),
+    Simulation(
+        "langgen.witness_family",
+        witness_family,
+        WitnessFamilyParams,
+        "brute-force |∩| of a lower-bound witness family vs its closed form",
+        bounds=(
+            "langgen.counting_family",
+            "langgen.counting_family_lower",
+            "langgen.ltt_threshold_family",
+            "langgen.sl_staircase_family",
+            "langgen.cfg_power_family",
+        ),
+        quick={"param": 2},
+        plot=_plot_log("param", "intersection_size"),
+    ),
 ]

@@ -74,9 +74,16 @@ def sl_closure_dimension_orders(k: int) -> dict:
         if w > best:
             best, best_order = w, order
     allowed = witness_factors(k, best_order, edges)
-    return {"k": k, "closure_dimension": _short_words(k) + best, "walks": best, "order": " ".join(best_order),
-            "witness_factors": allowed, "status": "exact", "method": "all linear orders",
-            "seconds": time.perf_counter() - t0}
+    return {
+        "k": k,
+        "closure_dimension": _short_words(k) + best,
+        "walks": best,
+        "order": " ".join(best_order),
+        "witness_factors": allowed,
+        "status": "exact",
+        "method": "all linear orders",
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def witness_factors(k: int, order, edges) -> tuple[str, ...]:
@@ -112,8 +119,15 @@ def sl_closure_dimension_dfa(k: int) -> dict:
             size = int(L.cardinality())
             if size > best:
                 best, best_d = size, tuple(sorted(D))
-    return {"k": k, "closure_dimension": best, "edges": " ".join(best_d), "finite_edge_sets": finite,
-            "status": "exact", "method": "DFA core over every edge subset", "seconds": time.perf_counter() - t0}
+    return {
+        "k": k,
+        "closure_dimension": best,
+        "edges": " ".join(best_d),
+        "finite_edge_sets": finite,
+        "status": "exact",
+        "method": "DFA core over every edge subset",
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def simple_paths(k: int) -> int:
@@ -139,8 +153,9 @@ def simple_paths(k: int) -> int:
     return total
 
 
-def sl_closure_dimension_bounds(k: int, seed: int = 0, restarts: int = 20, steps: int = 20_000,
-                                time_limit: float = 60.0) -> dict:
+def sl_closure_dimension_bounds(
+    k: int, seed: int = 0, restarts: int = 20, steps: int = 20_000, time_limit: float = 60.0
+) -> dict:
     """Certified bounds on C(SL_k): a lower bound from the best order found by local search (swap and
     move steps, seeded; the order itself is the witness) and the simple-path upper bound."""
     t0 = time.perf_counter()
@@ -163,9 +178,16 @@ def sl_closure_dimension_bounds(k: int, seed: int = 0, restarts: int = 20, steps
         if cur > best:
             best, best_order = cur, order
     upper = simple_paths(k) if len(nodes) <= 16 else None
-    return {"k": k, "closure_dimension": _short_words(k) + best, "walks": best, "order": " ".join(best_order),
-            "upper_bound": None if upper is None else _short_words(k) + upper, "status": "lower bound",
-            "method": f"local search (seed {seed}, {restarts} restarts)", "seconds": time.perf_counter() - t0}
+    return {
+        "k": k,
+        "closure_dimension": _short_words(k) + best,
+        "walks": best,
+        "order": " ".join(best_order),
+        "upper_bound": None if upper is None else _short_words(k) + upper,
+        "status": "lower bound",
+        "method": f"local search (seed {seed}, {restarts} restarts)",
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 _EXACT_MAX_NODES = 16  # k <= 5: 2^16 node sets; k = 6 would need 2^32
@@ -174,8 +196,10 @@ _EXACT_MAX_NODES = 16  # k <= 5: 2^16 node sets; k = 6 would need 2^32
 def _graph(k: int):
     nodes, edges = de_bruijn(k)
     if len(nodes) > _EXACT_MAX_NODES:
-        raise ValueError(f"k={k}: {len(nodes)} de Bruijn nodes, 2^{len(nodes)} node sets; the exact methods "
-                         f"reach k <= 5, use sl_closure_dimension_bounds")
+        raise ValueError(
+            f"k={k}: {len(nodes)} de Bruijn nodes, 2^{len(nodes)} node sets; the exact methods "
+            f"reach k <= 5, use sl_closure_dimension_bounds"
+        )
     index = {v: i for i, v in enumerate(nodes)}
     succ = [[] for _ in nodes]
     pred = [[] for _ in nodes]
@@ -243,13 +267,21 @@ def sl_closure_dimension_pareto(k: int) -> dict:
             kept += len(nxt[S])
             largest = max(largest, len(nxt[S]))
         layer = nxt
-    (best_vec, best_order), = layer[full].items()
+    ((best_vec, best_order),) = layer[full].items()
     order = tuple(nodes[i] for i in best_order)
     assert walks_in_order(order, edges) == best_vec[0]
-    return {"k": k, "closure_dimension": _short_words(k) + best_vec[0], "walks": best_vec[0],
-            "order": " ".join(order), "witness_factors": witness_factors(k, order, edges), "status": "exact",
-            "method": "dynamic programme over placed node sets, undominated states only",
-            "states_kept": kept, "largest_front": largest, "seconds": time.perf_counter() - t0}
+    return {
+        "k": k,
+        "closure_dimension": _short_words(k) + best_vec[0],
+        "walks": best_vec[0],
+        "order": " ".join(order),
+        "witness_factors": witness_factors(k, order, edges),
+        "status": "exact",
+        "method": "dynamic programme over placed node sets, undominated states only",
+        "states_kept": kept,
+        "largest_front": largest,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def simple_paths_within(k: int) -> list[list[int]]:
@@ -317,12 +349,22 @@ def sl_closure_dimension_branch_and_bound(k: int, incumbent: int = 0) -> dict:
 
     search(0, 0)
     walks, best_order = best
-    row = {"k": k, "walks": walks, "closure_dimension": _short_words(k) + walks, "status": "exact",
-           "method": "branch and bound over orders, simple-path bound, a <-> b symmetry",
-           "incumbent": incumbent, "visited": visited[0], "seconds": time.perf_counter() - t0}
+    row = {
+        "k": k,
+        "walks": walks,
+        "closure_dimension": _short_words(k) + walks,
+        "status": "exact",
+        "method": "branch and bound over orders, simple-path bound, a <-> b symmetry",
+        "incumbent": incumbent,
+        "visited": visited[0],
+        "seconds": time.perf_counter() - t0,
+    }
     if best_order is None:
-        row.update(order=None, witness_factors=None,
-                   status="exact" if incumbent == 0 else f"upper bound: no order has more than {incumbent} walks")
+        row.update(
+            order=None,
+            witness_factors=None,
+            status="exact" if incumbent == 0 else f"upper bound: no order has more than {incumbent} walks",
+        )
     else:
         named = tuple(nodes[i] for i in best_order)
         assert walks_in_order(named, edges) == walks

@@ -45,9 +45,9 @@ class UserClassError(LanguageError):
 @dataclass(frozen=True)
 class UserClass:
     alphabet: tuple[str, ...]
-    kinds: tuple[str, ...]            # kind of each member
-    specs: tuple                      # the members as given (JSON-compatible)
-    languages: tuple                  # DFA for regular members, CFGLanguage / PatternLanguage otherwise
+    kinds: tuple[str, ...]  # kind of each member
+    specs: tuple  # the members as given (JSON-compatible)
+    languages: tuple  # DFA for regular members, CFGLanguage / PatternLanguage otherwise
     source: str = "inline"
 
     @property
@@ -57,8 +57,9 @@ class UserClass:
     def canonical(self) -> str:
         """The class as canonical JSON (a file's contents inlined: the run store's key follows them)."""
         members = [{"kind": k, "value": v} for k, v in zip(self.kinds, self.specs)]
-        return json.dumps({"alphabet": "".join(self.alphabet), "members": members}, sort_keys=True,
-                          separators=(",", ":"))
+        return json.dumps(
+            {"alphabet": "".join(self.alphabet), "members": members}, sort_keys=True, separators=(",", ":")
+        )
 
     def describe(self, i: int) -> str:
         return describe_member(i, self.kinds[i], self.specs[i])
@@ -67,16 +68,19 @@ class UserClass:
         """The members as DFAs; raise naming the first non-regular or finite member."""
         for i, k in enumerate(self.kinds):
             if k not in REGULAR_KINDS:
-                raise UserClassError(f"{what} needs regular members (regex, dfa, nfa); {self.describe(i)} is a "
-                                     f"{k} (CFG and pattern classes get bounded-length answers in "
-                                     "langgen.witness_family and langgen.closure_dimension)")
+                raise UserClassError(
+                    f"{what} needs regular members (regex, dfa, nfa); {self.describe(i)} is a "
+                    f"{k} (CFG and pattern classes get bounded-length answers in "
+                    "langgen.witness_family and langgen.closure_dimension)"
+                )
         return self.require_infinite(what)
 
     def require_infinite(self, what: str) -> list:
         for i, L in enumerate(self.languages):
             if L.is_finite():
-                raise UserClassError(f"{what} needs infinite languages (a class H of the theory); "
-                                     f"{self.describe(i)} is finite")
+                raise UserClassError(
+                    f"{what} needs infinite languages (a class H of the theory); {self.describe(i)} is finite"
+                )
         return list(self.languages)
 
 
@@ -93,10 +97,16 @@ def _symbols_of(kind: str, spec) -> set[str]:
     if kind in ("dfa", "nfa"):
         return {s for row in spec.get("transitions", {}).values() for s in row if s != ""}
     if kind == "cfg":
-        return {tok for line in re.split(r"[;\n]", spec) for tok in line.replace("->", " ").replace("|", " ").split()
-                if tok != "$" and not tok[0].isupper()}
-    raise UserClassError("a pattern's constants and variables are told apart by the alphabet: give "
-                         "\"alphabet\" (or 'pattern[ab]: ...')")
+        return {
+            tok
+            for line in re.split(r"[;\n]", spec)
+            for tok in line.replace("->", " ").replace("|", " ").split()
+            if tok != "$" and not tok[0].isupper()
+        }
+    raise UserClassError(
+        "a pattern's constants and variables are told apart by the alphabet: give "
+        "\"alphabet\" (or 'pattern[ab]: ...')"
+    )
 
 
 def _load_text(value: str) -> tuple[object, str]:
@@ -108,18 +118,24 @@ def _load_text(value: str) -> tuple[object, str]:
     if not text.startswith(("{", "[")) and not _SHORTHAND.match(text):
         path = Path(text)
         if not path.is_file():
-            raise UserClassError(f"{text!r} is neither a file nor a class ('regex: a* ; b*', JSON {{\"kind\": ..., "
-                                 f"\"members\": [...]}}); kinds: {', '.join(KINDS)}")
+            raise UserClassError(
+                f"{text!r} is neither a file nor a class ('regex: a* ; b*', JSON {{\"kind\": ..., "
+                f'"members": [...]}}); kinds: {", ".join(KINDS)}'
+            )
         source = str(path)
         text = path.read_text()
     if text.lstrip().startswith(("{", "[")):
         try:
             return json.loads(text), source
         except json.JSONDecodeError as exc:
-            raise UserClassError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+            raise UserClassError(
+                f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
     m = _SHORTHAND.match(text)
     if not m:
-        raise UserClassError(f"{source}: expected JSON or 'KIND: m1 ; m2' with KIND one of regex, cfg, pattern")
+        raise UserClassError(
+            f"{source}: expected JSON or 'KIND: m1 ; m2' with KIND one of regex, cfg, pattern"
+        )
     kind, alphabet, body = m.group(1), m.group(2), m.group(3)
     # grammars: members separated by ';;', a grammar's productions by ';'
     members = [part.strip() for part in body.split(";;" if kind == "cfg" else ";")]
@@ -161,10 +177,14 @@ def parse_user_class(value, alphabet=None) -> UserClass:
         else:
             kind, spec = default_kind, m
         if kind not in KINDS:
-            raise UserClassError(f"{source}: member {i}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+            raise UserClassError(
+                f"{source}: member {i}: kind must be one of {', '.join(KINDS)}, got {kind!r}"
+            )
         if kind in ("dfa", "nfa") and not isinstance(spec, dict):
-            raise UserClassError(f"{source}: {describe_member(i, kind, spec)}: a {kind} is an object "
-                                 "{\"start\": q, \"accepting\": [...], \"transitions\": {q: {symbol: target}}}")
+            raise UserClassError(
+                f"{source}: {describe_member(i, kind, spec)}: a {kind} is an object "
+                '{"start": q, "accepting": [...], "transitions": {q: {symbol: target}}}'
+            )
         if kind not in ("dfa", "nfa") and not isinstance(spec, str):
             raise UserClassError(f"{source}: {describe_member(i, kind, spec)}: a {kind} member is a string")
         kinds.append(kind)
@@ -198,16 +218,19 @@ def _build(kind: str, spec, alphabet: tuple[str, ...]):
     extra = set(spec) - {"start", "accepting", "transitions"}
     missing = {"start", "accepting", "transitions"} - set(spec)
     if extra or missing:
-        raise LanguageError(f"keys must be start, accepting, transitions (missing {sorted(missing)}, "
-                            f"unknown {sorted(extra)})")
+        raise LanguageError(
+            f"keys must be start, accepting, transitions (missing {sorted(missing)}, unknown {sorted(extra)})"
+        )
     table = spec["transitions"]
     if not isinstance(table, dict):
         raise LanguageError("'transitions' must be an object {state: {symbol: target}}")
     start = str(spec["start"])
     accepting = [str(q) for q in spec["accepting"]]
     if kind == "dfa":
-        rows = {str(q): {s: (str(t) if not isinstance(t, list) else [str(x) for x in t]) for s, t in row.items()}
-                for q, row in table.items()}
+        rows = {
+            str(q): {s: (str(t) if not isinstance(t, list) else [str(x) for x in t]) for s, t in row.items()}
+            for q, row in table.items()
+        }
         return DFA.from_table(rows, start, accepting, alphabet).minimize()
     return subset_construction(_NFA(table, start, accepting, alphabet), alphabet)
 

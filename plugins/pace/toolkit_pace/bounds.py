@@ -45,26 +45,56 @@ def _is(*methods):
 
 
 BOUNDS = [
-    Bound("pace.aci_long_run",
-          "T1 (Gibbs-Candes Prop 4.1): ACI's running |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma)/(gamma T)",
-          expression=ACI_LONG_RUN, metric="coverage_gap", sense="upper", slack=ROUNDING, applies=_is("aci"),
-          claims=theory.ACI_CLAIMS, domain={alpha_1: _ALPHA, gamma0: (1e-6, 1), n_rounds: _ROUNDS}),
-    Bound("pace.step_sequence",
-          "T2 (Abel summation): any positive steps give |mean err - alpha| <= box_width ||Delta||_1 / T "
-          "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
-          expression=STEP_SEQUENCE, metric="coverage_gap", sense="upper", slack=ROUNDING,
-          applies=_is("aci", "pace", "quantile_tracking", "decaying"),
-          claims=theory.STEP_SEQUENCE_CLAIMS, domain={box_width: (1, 100), delta_l1: (1, 1e6), n_rounds: _ROUNDS}),
-    Bound("pace.ledger",
-          "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
-          expression=LEDGER, metric="coverage_gap", sense="upper", slack=ROUNDING, applies=_is("pace"),
-          claims=theory.LEDGER_CLAIMS, domain={alpha_1: _ALPHA, gamma0: (1e-6, 1), gamma_max: (1e-6, 1), phi_cap: (0, 10), n_rounds: _ROUNDS}),
-    Bound("pace.motivation",
-          "T4 (PACE's motivation [R]): E[err_t | past] - alpha = (alpha_t - alpha) + (Fhat_t - F_t)(q_t) + O(1/n), the "
-          "shift term split by the triangle inequality over KS distances (symbolic only)",
-          claims=theory.DECOMPOSITION_CLAIMS),
-    Bound("pace.cited",
-          "T5: the regret and coverage bounds of SAOCP, ACI, SF-OGD and DtACI transcribed with their sources (not "
-          "derived: verdict 'unknown' by design), and what sympy proves about the transcriptions",
-          claims=theory.CITED_CLAIMS),
+    Bound(
+        "pace.aci_long_run",
+        "T1 (Gibbs-Candes Prop 4.1): ACI's running |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma)/(gamma T)",
+        expression=ACI_LONG_RUN,
+        metric="coverage_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("aci"),
+        claims=theory.ACI_CLAIMS,
+        domain={alpha_1: _ALPHA, gamma0: (1e-6, 1), n_rounds: _ROUNDS},
+    ),
+    Bound(
+        "pace.step_sequence",
+        "T2 (Abel summation): any positive steps give |mean err - alpha| <= box_width ||Delta||_1 / T "
+        "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
+        expression=STEP_SEQUENCE,
+        metric="coverage_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("aci", "pace", "quantile_tracking", "decaying"),
+        claims=theory.STEP_SEQUENCE_CLAIMS,
+        domain={box_width: (1, 100), delta_l1: (1, 1e6), n_rounds: _ROUNDS},
+    ),
+    Bound(
+        "pace.ledger",
+        "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
+        expression=LEDGER,
+        metric="coverage_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("pace"),
+        claims=theory.LEDGER_CLAIMS,
+        domain={
+            alpha_1: _ALPHA,
+            gamma0: (1e-6, 1),
+            gamma_max: (1e-6, 1),
+            phi_cap: (0, 10),
+            n_rounds: _ROUNDS,
+        },
+    ),
+    Bound(
+        "pace.motivation",
+        "T4 (PACE's motivation [R]): E[err_t | past] - alpha = (alpha_t - alpha) + (Fhat_t - F_t)(q_t) + O(1/n), the "
+        "shift term split by the triangle inequality over KS distances (symbolic only)",
+        claims=theory.DECOMPOSITION_CLAIMS,
+    ),
+    Bound(
+        "pace.cited",
+        "T5: the regret and coverage bounds of SAOCP, ACI, SF-OGD and DtACI transcribed with their sources (not "
+        "derived: verdict 'unknown' by design), and what sympy proves about the transcriptions",
+        claims=theory.CITED_CLAIMS,
+    ),
 ]

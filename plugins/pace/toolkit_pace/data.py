@@ -12,8 +12,9 @@ from toolkit.config import Field, Params
 
 
 class SyntheticParams(Params):
-    scenario: Literal["exchangeable", "drift", "abrupt_variance", "mean_jump", "multi_block", "computo"] = Field(
-        "abrupt_variance", description="the spec's shift scenario")
+    scenario: Literal["exchangeable", "drift", "abrupt_variance", "mean_jump", "multi_block", "computo"] = (
+        Field("abrupt_variance", description="the spec's shift scenario")
+    )
     T: int = Field(4000, ge=2, le=1_000_000, description="stream length")
     seed: int = Field(0, ge=0, description="seed of the Gaussian draws")
 
@@ -25,7 +26,9 @@ def load_synthetic(scenario: str = "abrupt_variance", T: int = 4000, seed: int =
 
 
 class RealParams(Params):
-    series: Literal["co2", "elnino", "sunspots", "inflation", "nile"] = Field("co2", description="statsmodels series")
+    series: Literal["co2", "elnino", "sunspots", "inflation", "nile"] = Field(
+        "co2", description="statsmodels series"
+    )
 
 
 def load_real(series: str = "co2") -> np.ndarray:
@@ -46,10 +49,23 @@ def load_llm(T: int = 4000, seed: int = 0) -> np.ndarray:
 
 
 DATASETS = [
-    Dataset("pace.synthetic", "synthetic score streams |mu_t + sigma_t Z| with the spec's shifts (1-D array)",
-            load_synthetic, SyntheticParams),
-    Dataset("pace.statsmodels", "statsmodels series (co2, elnino, sunspots, inflation, nile) as |y - rolling AR(3) "
-            "forecast| (1-D array)", load_real, RealParams),
-    Dataset("pace.llm_factuality", "simulated LLM factuality scores: the largest confidence of a false claim per "
-            "round (1-D array)", load_llm, LLMParams),
+    Dataset(
+        "pace.synthetic",
+        "synthetic score streams |mu_t + sigma_t Z| with the spec's shifts (1-D array)",
+        load_synthetic,
+        SyntheticParams,
+    ),
+    Dataset(
+        "pace.statsmodels",
+        "statsmodels series (co2, elnino, sunspots, inflation, nile) as |y - rolling AR(3) "
+        "forecast| (1-D array)",
+        load_real,
+        RealParams,
+    ),
+    Dataset(
+        "pace.llm_factuality",
+        "simulated LLM factuality scores: the largest confidence of a false claim per round (1-D array)",
+        load_llm,
+        LLMParams,
+    ),
 ]

@@ -20,14 +20,33 @@ QUICK_SEEDS = (100,)
 SHIFT_STREAMS = ("abrupt_variance", "multi_block", "llm_factuality")
 GAMMA0S = (0.005, 0.01)
 BOUNDED_METHODS = ("aci", "pace", "quantile_tracking", "decaying")
-G1_STREAMS = ("exchangeable", "drift", "abrupt_variance", "mean_jump", "multi_block", "computo", "llm_factuality",
-              "co2", "elnino", "sunspots", "inflation", "nile")
+G1_STREAMS = (
+    "exchangeable",
+    "drift",
+    "abrupt_variance",
+    "mean_jump",
+    "multi_block",
+    "computo",
+    "llm_factuality",
+    "co2",
+    "elnino",
+    "sunspots",
+    "inflation",
+    "nile",
+)
 # the spec's prototype (not a paper result): recovery ACI -> PACE per stream and gamma0
-PROTOTYPE_RECOVERY = {("abrupt_variance", 0.005): (272, 75), ("multi_block", 0.005): (885, 261),
-                      ("llm_factuality", 0.005): (310, 81), ("abrupt_variance", 0.01): (174, 56),
-                      ("multi_block", 0.01): (548, 197), ("llm_factuality", 0.01): (185, 56)}
+PROTOTYPE_RECOVERY = {
+    ("abrupt_variance", 0.005): (272, 75),
+    ("multi_block", 0.005): (885, 261),
+    ("llm_factuality", 0.005): (310, 81),
+    ("abrupt_variance", 0.01): (174, 56),
+    ("multi_block", 0.01): (548, 197),
+    ("llm_factuality", 0.01): (185, 56),
+}
 PROGRESS = False  # simulations/pace_gates.py prints one line per run
-GAMMA0_TOLERANCE = 0.01  # "gamma_t = gamma_0" read as gamma_t <= (1 + 1%) gamma_0 (exact equality reported too)
+GAMMA0_TOLERANCE = (
+    0.01  # "gamma_t = gamma_0" read as gamma_t <= (1 + 1%) gamma_0 (exact equality reported too)
+)
 
 
 def _stream_params(stream: str, T: int) -> dict:
@@ -61,7 +80,9 @@ def evaluate(method: str, stream: str, gamma0: float, seed: int, T: int = 4000) 
         _RUNS[key] = _evaluate(method, stream, gamma0, seed, T)
         if PROGRESS:
             r = _RUNS[key]
-            print(f"{len(_RUNS)} {method} {stream} {gamma0} {seed}: bounds hold {r['bounds_hold']}", flush=True)
+            print(
+                f"{len(_RUNS)} {method} {stream} {gamma0} {seed}: bounds hold {r['bounds_hold']}", flush=True
+            )
     return _RUNS[key]
 
 
@@ -76,7 +97,8 @@ def _evaluate(method: str, stream: str, gamma0: float, seed: int, T: int = 4000,
     table = out.records
     # the columns the bounds read, with the run's parameters (what the runner's table has)
     needed = table[[c for c in CHECK_COLUMNS if c in table.columns]].assign(
-        method=method, gamma0=params.gamma0, phi_cap=params.phi_cap, alpha=params.alpha)
+        method=method, gamma0=params.gamma0, phi_cap=params.phi_cap, alpha=params.alpha
+    )
     held, rows, margin = True, 0, math.inf
     for bound in _bounds():
         checks = toolkit.check_table(needed, bound)
@@ -85,10 +107,19 @@ def _evaluate(method: str, stream: str, gamma0: float, seed: int, T: int = 4000,
             rows += len(active)
             held = held and bool(active["holds"].astype(bool).all())
             margin = min(margin, float(active["margin"].min()))
-    return {"method": method, "stream": stream, "gamma0": gamma0, "seed": seed, **out.summary,
-            "gamma0_within_1pct": float(np.mean(table["gamma_t"] <= (1 + GAMMA0_TOLERANCE) * gamma0)),
-            "bound_rows": rows, "bounds_hold": held, "min_margin": margin if rows else math.nan,
-            "_err": table["err"].to_numpy(), "_t": table["t"].to_numpy()}
+    return {
+        "method": method,
+        "stream": stream,
+        "gamma0": gamma0,
+        "seed": seed,
+        **out.summary,
+        "gamma0_within_1pct": float(np.mean(table["gamma_t"] <= (1 + GAMMA0_TOLERANCE) * gamma0)),
+        "bound_rows": rows,
+        "bounds_hold": held,
+        "min_margin": margin if rows else math.nan,
+        "_err": table["err"].to_numpy(),
+        "_t": table["t"].to_numpy(),
+    }
 
 
 def _frame(runs: Sequence[dict]) -> pd.DataFrame:
@@ -110,13 +141,19 @@ def g1_bounds(quick: bool, seeds: Sequence[int] | None = None) -> ExperimentOutc
                 # the score-space methods on the first 5 seeds only (CPU budget); ACI and PACE on all
                 if method not in ("aci", "pace") and seed not in stream_seeds[:5]:
                     continue
-                for g0 in ((0.005,) if method not in ("aci", "pace") else GAMMA0S):
+                for g0 in (0.005,) if method not in ("aci", "pace") else GAMMA0S:
                     runs.append(evaluate(method, stream, g0, seed, T))
     table = _frame(runs)
     ok = bool(table.bounds_hold.all())
-    comps = [Comparison(f"every run within its bounds ({len(table)} runs, {int(table.bound_rows.sum())} prefix rows; "
-                        "gate: all, zero tolerance)", "all (prototype)",
-                        f"{int(table.bounds_hold.sum())}/{len(table)}; min margin {table.min_margin.min():.3g}", ok)]
+    comps = [
+        Comparison(
+            f"every run within its bounds ({len(table)} runs, {int(table.bound_rows.sum())} prefix rows; "
+            "gate: all, zero tolerance)",
+            "all (prototype)",
+            f"{int(table.bounds_hold.sum())}/{len(table)}; min margin {table.min_margin.min():.3g}",
+            ok,
+        )
+    ]
     return ExperimentOutcome(table, comps)
 
 
@@ -126,7 +163,7 @@ def shift_runs(seeds: Sequence[int], T: int = 4000, methods=("aci", "pace", "dta
     for stream in ("exchangeable", *SHIFT_STREAMS):
         for seed in seeds:
             for method in methods:
-                for g0 in (GAMMA0S if method in ("aci", "pace") else (0.005,)):
+                for g0 in GAMMA0S if method in ("aci", "pace") else (0.005,):
                     runs.append(evaluate(method, stream, g0, seed, T))
     return runs
 
@@ -148,12 +185,24 @@ def g2_exchangeable(quick: bool, runs: Sequence[dict] | None = None) -> Experime
         for col, label in (("violation_rate", "violation rate"), ("mean_width", "mean width")):
             a = _mean(table, col, method="aci", stream="exchangeable", gamma0=g0)
             p = _mean(table, col, method="pace", stream="exchangeable", gamma0=g0)
-            comps.append(Comparison(f"exchangeable, gamma0={g0}: PACE {label} within 10% of ACI's", "passed (prototype)",
-                                    f"PACE {p:.4f} vs ACI {a:.4f} (ratio {p / a:.3f})", bool(abs(p / a - 1) <= 0.10)))
+            comps.append(
+                Comparison(
+                    f"exchangeable, gamma0={g0}: PACE {label} within 10% of ACI's",
+                    "passed (prototype)",
+                    f"PACE {p:.4f} vs ACI {a:.4f} (ratio {p / a:.3f})",
+                    bool(abs(p / a - 1) <= 0.10),
+                )
+            )
         share = _mean(table, "gamma0_within_1pct", method="pace", stream="exchangeable", gamma0=g0)
         exact = _mean(table, "gamma0_fraction", method="pace", stream="exchangeable", gamma0=g0)
-        comps.append(Comparison(f"exchangeable, gamma0={g0}: share of rounds with gamma_t <= 1.01 gamma_0 (gate >= 0.9)",
-                                "passed (prototype)", f"{share:.3f} (exactly gamma_0: {exact:.3f})", bool(share >= 0.9)))
+        comps.append(
+            Comparison(
+                f"exchangeable, gamma0={g0}: share of rounds with gamma_t <= 1.01 gamma_0 (gate >= 0.9)",
+                "passed (prototype)",
+                f"{share:.3f} (exactly gamma_0: {exact:.3f})",
+                bool(share >= 0.9),
+            )
+        )
     return ExperimentOutcome(table, comps)
 
 
@@ -169,19 +218,34 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
             p = _mean(table, "recovery_total", method="pace", stream=stream, gamma0=g0)
             d = _mean(table, "recovery_total", method="dtaci", stream=stream)
             proto = PROTOTYPE_RECOVERY[(stream, g0)]
-            comps.append(Comparison(f"G3 recovery {stream}, gamma0={g0}: ACI -> PACE (gate PACE <= 0.5 ACI; "
-                                    "abstract: > 2.5x faster); DtACI", f"prototype {proto[0]} -> {proto[1]}",
-                                    f"{a:.0f} -> {p:.0f} ({a / p:.2f}x faster); DtACI {d:.0f}", bool(p <= 0.5 * a)))
+            comps.append(
+                Comparison(
+                    f"G3 recovery {stream}, gamma0={g0}: ACI -> PACE (gate PACE <= 0.5 ACI; "
+                    "abstract: > 2.5x faster); DtACI",
+                    f"prototype {proto[0]} -> {proto[1]}",
+                    f"{a:.0f} -> {p:.0f} ({a / p:.2f}x faster); DtACI {d:.0f}",
+                    bool(p <= 0.5 * a),
+                )
+            )
     for g0 in GAMMA0S:
         for stream in SHIFT_STREAMS:
             a = _mean(table, "post_shift_deviation", method="aci", stream=stream, gamma0=g0)
             p = _mean(table, "post_shift_deviation", method="pace", stream=stream, gamma0=g0)
             d = _mean(table, "post_shift_deviation", method="dtaci", stream=stream)
-            comps.append(Comparison(f"G4 post-shift deviation {stream}, gamma0={g0} (gate PACE <= 0.75 ACI; abstract: "
-                                    "up to -60%); DtACI", "prototype -37..-51%",
-                                    f"{a:.4f} -> {p:.4f} ({100 * (p / a - 1):+.0f}%); DtACI {d:.4f}", bool(p <= 0.75 * a)))
-    curves = {(r["method"], r["gamma0"]): r for r in runs
-              if r["stream"] == "abrupt_variance" and r["seed"] == runs[0]["seed"] and r["gamma0"] == 0.005}
+            comps.append(
+                Comparison(
+                    f"G4 post-shift deviation {stream}, gamma0={g0} (gate PACE <= 0.75 ACI; abstract: "
+                    "up to -60%); DtACI",
+                    "prototype -37..-51%",
+                    f"{a:.4f} -> {p:.4f} ({100 * (p / a - 1):+.0f}%); DtACI {d:.4f}",
+                    bool(p <= 0.75 * a),
+                )
+            )
+    curves = {
+        (r["method"], r["gamma0"]): r
+        for r in runs
+        if r["stream"] == "abrupt_variance" and r["seed"] == runs[0]["seed"] and r["gamma0"] == 0.005
+    }
 
     def plot(fig):
         from toolkit_pace.metrics import forward_local
@@ -189,7 +253,7 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
         ax = fig.add_subplot(111)
         for (method, _), r in sorted(curves.items()):
             local = forward_local(r["_err"], 100)
-            ax.plot(r["_t"][:local.size], local, lw=0.8, label=method)
+            ax.plot(r["_t"][: local.size], local, lw=0.8, label=method)
         ax.axhline(0.1, color="k", ls="--", lw=0.8)
         ax.set_xlabel("round t (abrupt variance: sigma 1 -> 3 at 1500, -> 1 at 2500)")
         ax.set_ylabel("miscoverage over the next 100 rounds")
@@ -206,24 +270,52 @@ def g5_long_run(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
     pace_runs = table[table.method == "pace"]
     worst_dev, worst_abstain = pace_runs.long_run_deviation.max(), pace_runs.abstain_fraction.max()
     aci_dev = table[table.method == "aci"].long_run_deviation.max()
-    comps = [Comparison("PACE long-run |mean err - alpha|, worst run (gate <= 0.015); ACI's worst", "prototype <= 0.010 "
-                        "(ACI <= 0.005)", f"{worst_dev:.4f}; ACI {aci_dev:.4f}", bool(worst_dev <= 0.015)),
-             Comparison("PACE abstention q = +inf, worst run (gate <= 5%)", "prototype <= 3%", f"{100 * worst_abstain:.2f}%",
-                        bool(worst_abstain <= 0.05))]
+    comps = [
+        Comparison(
+            "PACE long-run |mean err - alpha|, worst run (gate <= 0.015); ACI's worst",
+            "prototype <= 0.010 (ACI <= 0.005)",
+            f"{worst_dev:.4f}; ACI {aci_dev:.4f}",
+            bool(worst_dev <= 0.015),
+        ),
+        Comparison(
+            "PACE abstention q = +inf, worst run (gate <= 5%)",
+            "prototype <= 3%",
+            f"{100 * worst_abstain:.2f}%",
+            bool(worst_abstain <= 0.05),
+        ),
+    ]
     for g0 in GAMMA0S:
         a = _mean(table, "retained_fraction", method="aci", stream="llm_factuality", gamma0=g0)
         p = _mean(table, "retained_fraction", method="pace", stream="llm_factuality", gamma0=g0)
-        comps.append(Comparison(f"LLM retained claims, gamma0={g0}: PACE >= ACI - 0.02", "passed (prototype)",
-                                f"PACE {p:.4f} vs ACI {a:.4f}", bool(p >= a - 0.02)))
+        comps.append(
+            Comparison(
+                f"LLM retained claims, gamma0={g0}: PACE >= ACI - 0.02",
+                "passed (prototype)",
+                f"PACE {p:.4f} vs ACI {a:.4f}",
+                bool(p >= a - 0.02),
+            )
+        )
     return ExperimentOutcome(table, comps)
 
 
 EXPERIMENTS = [
-    Experiment("pace.g1_bounds", "G1: every run of ACI, PACE, quantile tracking, decaying steps within its bounds "
-               "(T1, T2, T3) at every prefix", g1_bounds),
-    Experiment("pace.g2_exchangeable", "G2: without shift PACE behaves like ACI (violation rate, width, steps at gamma_0)",
-               g2_exchangeable),
-    Experiment("pace.g3_g4_shift", "G3-G4: recovery time and post-shift deviation of PACE vs ACI (DtACI beside)",
-               g3_g4_shift),
-    Experiment("pace.g5_long_run", "G5: PACE's long-run deviation, abstention and retained LLM claims", g5_long_run),
+    Experiment(
+        "pace.g1_bounds",
+        "G1: every run of ACI, PACE, quantile tracking, decaying steps within its bounds "
+        "(T1, T2, T3) at every prefix",
+        g1_bounds,
+    ),
+    Experiment(
+        "pace.g2_exchangeable",
+        "G2: without shift PACE behaves like ACI (violation rate, width, steps at gamma_0)",
+        g2_exchangeable,
+    ),
+    Experiment(
+        "pace.g3_g4_shift",
+        "G3-G4: recovery time and post-shift deviation of PACE vs ACI (DtACI beside)",
+        g3_g4_shift,
+    ),
+    Experiment(
+        "pace.g5_long_run", "G5: PACE's long-run deviation, abstention and retained LLM claims", g5_long_run
+    ),
 ]

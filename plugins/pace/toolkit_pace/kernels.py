@@ -14,14 +14,14 @@ from numba import njit
 @njit(cache=True)
 def _insert(buf, n, value):
     pos = np.searchsorted(buf[:n], value, side="right")
-    buf[pos + 1:n + 1] = buf[pos:n].copy()
+    buf[pos + 1 : n + 1] = buf[pos:n].copy()
     buf[pos] = value
 
 
 @njit(cache=True)
 def _remove(buf, n, value):
     pos = np.searchsorted(buf[:n], value, side="left")
-    buf[pos:n - 1] = buf[pos + 1:n].copy()
+    buf[pos : n - 1] = buf[pos + 1 : n].copy()
 
 
 @njit(cache=True)
@@ -115,17 +115,33 @@ def _shift_term(x, t, w, w_ref, kappa, recent, ref, ready):
     if t + 1 < w + w_ref:
         return 0.0, False
     if not ready:
-        recent[:] = np.sort(x[t - w + 1:t + 1])
-        ref[:] = np.sort(x[t - w - w_ref + 1:t - w + 1])
+        recent[:] = np.sort(x[t - w + 1 : t + 1])
+        ref[:] = np.sort(x[t - w - w_ref + 1 : t - w + 1])
     else:
-        _swap(recent, x[t - w], x[t])              # x[t-w] leaves recent, x[t] enters
-        _swap(ref, x[t - w - w_ref], x[t - w])     # x[t-w-w_ref] leaves ref, x[t-w] enters
+        _swap(recent, x[t - w], x[t])  # x[t-w] leaves recent, x[t] enters
+        _swap(ref, x[t - w - w_ref], x[t - w])  # x[t-w-w_ref] leaves ref, x[t-w] enters
     return _ks_sorted(recent, ref, kappa), True
 
 
 @njit(cache=True)
-def pace_kernel(x, u, use_side, alpha, gamma0, size, burn_in, gamma_cap, phi_cap, w, w_ref, kappa, gap_window,
-                shift_gain, gap_gain, decay):
+def pace_kernel(
+    x,
+    u,
+    use_side,
+    alpha,
+    gamma0,
+    size,
+    burn_in,
+    gamma_cap,
+    phi_cap,
+    w,
+    w_ref,
+    kappa,
+    gap_window,
+    shift_gain,
+    gap_gain,
+    decay,
+):
     buf, n = _fill(x, burn_in, size)
     m = x.size - burn_in
     q = np.empty(m)

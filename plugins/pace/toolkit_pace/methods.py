@@ -97,8 +97,14 @@ class OnlineConformal:
 class ACI(OnlineConformal):
     """Adaptive conformal inference (Gibbs & Candes 2021): alpha_{t+1} = alpha_t + gamma (alpha - err_t)."""
 
-    def __init__(self, alpha: float, gamma: float = 0.005, calibration=(), calibration_window: int = 500,
-                 alpha_1: float | None = None):
+    def __init__(
+        self,
+        alpha: float,
+        gamma: float = 0.005,
+        calibration=(),
+        calibration_window: int = 500,
+        alpha_1: float | None = None,
+    ):
         super().__init__(alpha, calibration, calibration_window)
         if not gamma > 0:
             raise ValueError(f"gamma must be > 0, got {gamma}")
@@ -115,8 +121,9 @@ class ACI(OnlineConformal):
 
 def pace_kappa(shift_window: int, reference_window: int, delta: float) -> float:
     """The DKW-type margin kappa = sqrt(-ln(delta/2)/2) sqrt((w + w_r)/(w w_r)) of PACE's KS term."""
-    return math.sqrt(-0.5 * math.log(delta / 2)) * math.sqrt((shift_window + reference_window)
-                                                             / (shift_window * reference_window))
+    return math.sqrt(-0.5 * math.log(delta / 2)) * math.sqrt(
+        (shift_window + reference_window) / (shift_window * reference_window)
+    )
 
 
 class PACE(OnlineConformal):
@@ -136,11 +143,24 @@ class PACE(OnlineConformal):
     * alpha_{t+1} = alpha_t + gamma_t (alpha - err_t).
     """
 
-    def __init__(self, alpha: float, gamma0: float = 0.005, calibration=(), calibration_window: int = 500,
-                 gamma_cap: float = 0.128, phi_cap: float = 0.5, shift_window: int = 50,
-                 reference_window: int = 200, delta: float = 0.01, gap_window: int = 50,
-                 shift_gain: float = 0.1, gap_gain: float = 0.1, decay: float = 20.0, alpha_1: float | None = None,
-                 side_calibration=None):
+    def __init__(
+        self,
+        alpha: float,
+        gamma0: float = 0.005,
+        calibration=(),
+        calibration_window: int = 500,
+        gamma_cap: float = 0.128,
+        phi_cap: float = 0.5,
+        shift_window: int = 50,
+        reference_window: int = 200,
+        delta: float = 0.01,
+        gap_window: int = 50,
+        shift_gain: float = 0.1,
+        gap_gain: float = 0.1,
+        decay: float = 20.0,
+        alpha_1: float | None = None,
+        side_calibration=None,
+    ):
         super().__init__(alpha, calibration, calibration_window)
         if not 0 < gamma0 <= gamma_cap:
             raise ValueError(f"need 0 < gamma0 <= gamma_cap, got gamma0={gamma0}, gamma_cap={gamma_cap}")
@@ -154,10 +174,14 @@ class PACE(OnlineConformal):
         self.alpha_t = self.alpha if alpha_1 is None else float(alpha_1)
         self.gamma_smooth = self.gamma0
         self.phi = 0.0
-        self.history: deque[float] = deque(list(calibration)[-(self.w + self.w_ref):], maxlen=self.w + self.w_ref)
+        self.history: deque[float] = deque(
+            list(calibration)[-(self.w + self.w_ref) :], maxlen=self.w + self.w_ref
+        )
         self.side_history: deque[float] | None = None
         if side_calibration is not None:
-            self.side_history = deque(list(side_calibration)[-(self.w + self.w_ref):], maxlen=self.w + self.w_ref)
+            self.side_history = deque(
+                list(side_calibration)[-(self.w + self.w_ref) :], maxlen=self.w + self.w_ref
+            )
         self.errs: deque[int] = deque(maxlen=self.gap_window)
         self.shift_signal = 0.0
         self.gap_signal = 0.0
@@ -169,7 +193,7 @@ class PACE(OnlineConformal):
         if len(history) < self.w + self.w_ref:
             return 0.0
         x = np.fromiter(history, float, len(history))
-        d = ks_statistic(x[self.w_ref:], x[:self.w_ref])
+        d = ks_statistic(x[self.w_ref :], x[: self.w_ref])
         return max(0.0, d - self.kappa) / (1.0 - self.kappa)
 
     def _update(self, score, err, side):
@@ -184,7 +208,8 @@ class PACE(OnlineConformal):
         gap = 0.0
         if len(self.errs) == self.gap_window:
             gap = max(0.0, abs(sum(self.errs) / self.gap_window - self.alpha) - self.gap_margin) / max(
-                self.alpha, 1 - self.alpha)
+                self.alpha, 1 - self.alpha
+            )
         self.shift_signal, self.gap_signal = shift, gap
         target = min(self.gamma_cap, self.gamma0 + self.shift_gain * shift + self.gap_gain * gap)
         if target >= self.gamma_smooth:
@@ -238,8 +263,14 @@ class Decaying(QuantileTracking):
     """Decaying steps (Angelopoulos, Barber, Bates 2024): quantile tracking with eta_t = scale B_t t^-exponent,
     B_t = max - min of the calibration window, t = 1, 2, ... the updated rounds."""
 
-    def __init__(self, alpha: float, scale: float = 1.0, exponent: float = 0.51, calibration=(),
-                 calibration_window: int = 500):
+    def __init__(
+        self,
+        alpha: float,
+        scale: float = 1.0,
+        exponent: float = 0.51,
+        calibration=(),
+        calibration_window: int = 500,
+    ):
         super().__init__(alpha, 1.0, calibration, calibration_window)
         self.scale, self.exponent = float(scale), float(exponent)
 
@@ -256,7 +287,7 @@ def ar_forecast(x: np.ndarray, order: int) -> float:
         return float(x.mean())
     design = np.ones((n - order, order + 1))
     for j in range(1, order + 1):
-        design[:, j] = x[order - j:n - j]
+        design[:, j] = x[order - j : n - j]
     coef, *_ = np.linalg.lstsq(design, x[order:], rcond=None)
     last = np.concatenate([[1.0], x[::-1][:order]])  # 1, x_{n-1}, ..., x_{n-order}
     return float(last @ coef)
@@ -279,8 +310,16 @@ class PID(OnlineConformal):
     C_sat = (2/pi)(ceil(delta ln T_g) - 1/ln T_g); s^_t the OLS AR(ar_order) forecast of the next score
     from the calibration window, refit every round. p_1 = Q_{1-alpha}(window) - s^_1 (a calibrated start)."""
 
-    def __init__(self, alpha: float, lr: float = 0.01, calibration=(), calibration_window: int = 500,
-                 horizon: int = 4000, delta: float = 0.01, ar_order: int = 3):
+    def __init__(
+        self,
+        alpha: float,
+        lr: float = 0.01,
+        calibration=(),
+        calibration_window: int = 500,
+        horizon: int = 4000,
+        delta: float = 0.01,
+        ar_order: int = 3,
+    ):
         super().__init__(alpha, calibration, calibration_window)
         if horizon < 3:
             raise ValueError(f"horizon T_g must be >= 3 (C_sat > 0), got {horizon}")
@@ -310,8 +349,9 @@ class PID(OnlineConformal):
 
 def dtaci_eta(alpha: float, n_experts: int, interval: int) -> float:
     """eta = sqrt(3/I) sqrt((ln(K I) + 2)/(alpha^2 (1-alpha)^3 + alpha^3 (1-alpha)^2)) (Gibbs & Candes 2022)."""
-    return math.sqrt(3 / interval) * math.sqrt((math.log(n_experts * interval) + 2)
-                                               / (alpha**2 * (1 - alpha)**3 + alpha**3 * (1 - alpha)**2))
+    return math.sqrt(3 / interval) * math.sqrt(
+        (math.log(n_experts * interval) + 2) / (alpha**2 * (1 - alpha) ** 3 + alpha**3 * (1 - alpha) ** 2)
+    )
 
 
 DEFAULT_GAMMAS = tuple(0.001 * 2**k for k in range(8))
@@ -322,8 +362,14 @@ class DtACI(OnlineConformal):
     on the pinball loss of beta_t (the fraction of calibration scores >= s_t), alpha_t = sum_k p_k alpha^k
     (the deterministic mean, not a draw); sigma = 1/(2I), eta from :func:`dtaci_eta`, I = interval."""
 
-    def __init__(self, alpha: float, gammas=DEFAULT_GAMMAS, interval: int = 100, calibration=(),
-                 calibration_window: int = 500):
+    def __init__(
+        self,
+        alpha: float,
+        gammas=DEFAULT_GAMMAS,
+        interval: int = 100,
+        calibration=(),
+        calibration_window: int = 500,
+    ):
         super().__init__(alpha, calibration, calibration_window)
         self.gammas = np.asarray(gammas, float)
         k = self.gammas.size
@@ -392,7 +438,9 @@ class AgACI(OnlineConformal):
         self.sq += r**2
         if self.scale > 0:
             with np.errstate(divide="ignore"):
-                eta = np.minimum(1 / (2 * self.scale), np.sqrt(math.log(r.size) / np.where(self.sq > 0, self.sq, np.nan)))
+                eta = np.minimum(
+                    1 / (2 * self.scale), np.sqrt(math.log(r.size) / np.where(self.sq > 0, self.sq, np.nan))
+                )
             eta = np.where(np.isnan(eta), 1 / (2 * self.scale), eta)
             self.regret += r - eta * r**2
             logw = np.log(eta) + eta * self.regret
@@ -468,7 +516,7 @@ class SAOCP(OnlineConformal):
     def _predict(self) -> float:
         if self.k == 0:
             return 0.0
-        born, _, yhat, _, z, wz, age = self.state[:, :self.k]
+        born, _, yhat, _, z, wz, age = self.state[:, : self.k]
         prior = 1 / (born**2 * (1 + np.floor(np.log2(born))))
         prior = prior / _sequential_sum(prior)
         p = prior * np.maximum(0.0, self._w(z, wz, age))
@@ -478,12 +526,12 @@ class SAOCP(OnlineConformal):
 
     def _step(self, score: float) -> None:
         s_hat = self._predict()
-        live = self.state[:, :self.k]
+        live = self.state[:, : self.k]
         keep = live[6] <= live[1]  # age <= lifetime
         if not keep.all():
             kept = live[:, keep]
             self.k = kept.shape[1]
-            self.state[:, :self.k] = kept
+            self.state[:, : self.k] = kept
         if self.k == self.state.shape[1]:
             self.state = np.concatenate([self.state, np.zeros_like(self.state)], axis=1)
         t, u = self.clock, 0
@@ -494,10 +542,13 @@ class SAOCP(OnlineConformal):
         self.k += 1
         level = 1 - self.alpha
         meta_loss = float(pinball(score, self._predict(), level))
-        born, life, yhat, grad_sq, z, wz, age = self.state[:, :self.k]  # views: updated in place
+        born, life, yhat, grad_sq, z, wz, age = self.state[:, : self.k]  # views: updated in place
         w = self._w(z, wz, age)
-        g = np.clip((meta_loss - pinball(score, yhat, level)) / self.scale / max(self.alpha, 1 - self.alpha),
-                    -1.0 * (w > 0), 1.0)
+        g = np.clip(
+            (meta_loss - pinball(score, yhat, level)) / self.scale / max(self.alpha, 1 - self.alpha),
+            -1.0 * (w > 0),
+            1.0,
+        )
         z += g
         wz += g * w
         age += 1
@@ -516,6 +567,7 @@ class SAOCP(OnlineConformal):
 
 
 # -- batch functions over a score array -----------------------------------------------------------------
+
 
 def _as_scores(scores) -> np.ndarray:
     x = np.asarray(scores, dtype=float)
@@ -562,8 +614,15 @@ def _engine(engine: str) -> str:
     return engine
 
 
-def aci(scores, alpha: float = 0.1, gamma: float = 0.005, calibration_window: int = 500, burn_in: int = 100,
-        alpha_1: float | None = None, engine: str = "auto") -> Trace:
+def aci(
+    scores,
+    alpha: float = 0.1,
+    gamma: float = 0.005,
+    calibration_window: int = 500,
+    burn_in: int = 100,
+    alpha_1: float | None = None,
+    engine: str = "auto",
+) -> Trace:
     """ACI over a score array: ``threshold, err, alpha_t = aci(scores, ...)`` for rounds burn_in..N-1.
 
     Quantile rule (module docstring): q_t = k-th smallest of the last ``calibration_window`` scores before
@@ -579,15 +638,31 @@ def aci(scores, alpha: float = 0.1, gamma: float = 0.005, calibration_window: in
         from toolkit_pace.kernels import aci_kernel
 
         ACI(alpha, gamma, (), calibration_window)  # validates the arguments the kernel trusts
-        q, err, a = aci_kernel(x, float(alpha), float(gamma), int(calibration_window), int(burn_in), float(a1))
+        q, err, a = aci_kernel(
+            x, float(alpha), float(gamma), int(calibration_window), int(burn_in), float(a1)
+        )
         return Trace(q, err.astype(np.int8), a, np.full(q.size, float(gamma)))
     return run_online(ACI(alpha, gamma, x[:burn_in], calibration_window, alpha_1=a1), x, burn_in)
 
 
-def pace(scores, alpha: float = 0.1, gamma0: float = 0.005, calibration_window: int = 500, burn_in: int = 100,
-         side=None, gamma_cap: float = 0.128, phi_cap: float = 0.5, shift_window: int = 50,
-         reference_window: int = 200, delta: float = 0.01, gap_window: int = 50, shift_gain: float = 0.1,
-         gap_gain: float = 0.1, decay: float = 20.0, engine: str = "auto") -> Trace:
+def pace(
+    scores,
+    alpha: float = 0.1,
+    gamma0: float = 0.005,
+    calibration_window: int = 500,
+    burn_in: int = 100,
+    side=None,
+    gamma_cap: float = 0.128,
+    phi_cap: float = 0.5,
+    shift_window: int = 50,
+    reference_window: int = 200,
+    delta: float = 0.01,
+    gap_window: int = 50,
+    shift_gain: float = 0.1,
+    gap_gain: float = 0.1,
+    decay: float = 20.0,
+    engine: str = "auto",
+) -> Trace:
     """PACE (:class:`PACE`) over a score array; ``side`` an optional label-free stream of the same length
     whose KS term joins the proactive signal. ``trace.phi`` is the ledger after each round; ``engine`` as
     in :func:`aci` (identical arrays)."""
@@ -596,57 +671,115 @@ def pace(scores, alpha: float = 0.1, gamma0: float = 0.005, calibration_window: 
     u = None if side is None else _as_scores(side)
     if u is not None and u.size != x.size:
         raise ValueError(f"side must have the length of scores ({x.size}), got {u.size}")
-    kw = dict(gamma_cap=gamma_cap, phi_cap=phi_cap, shift_window=shift_window, reference_window=reference_window,
-              delta=delta, gap_window=gap_window, shift_gain=shift_gain, gap_gain=gap_gain, decay=decay)
-    model = PACE(alpha, gamma0, x[:burn_in], calibration_window,
-                 side_calibration=None if u is None else u[:burn_in], **kw)
+    kw = dict(
+        gamma_cap=gamma_cap,
+        phi_cap=phi_cap,
+        shift_window=shift_window,
+        reference_window=reference_window,
+        delta=delta,
+        gap_window=gap_window,
+        shift_gain=shift_gain,
+        gap_gain=gap_gain,
+        decay=decay,
+    )
+    model = PACE(
+        alpha,
+        gamma0,
+        x[:burn_in],
+        calibration_window,
+        side_calibration=None if u is None else u[:burn_in],
+        **kw,
+    )
     if _engine(engine) == "numba":
         from toolkit_pace.kernels import pace_kernel
 
-        q, err, a, g, phi = pace_kernel(x, np.zeros(0) if u is None else u, u is not None, float(alpha),
-                                        float(gamma0), int(calibration_window), int(burn_in), float(gamma_cap),
-                                        float(phi_cap), int(shift_window), int(reference_window), model.kappa,
-                                        int(gap_window), float(shift_gain), float(gap_gain), float(decay))
+        q, err, a, g, phi = pace_kernel(
+            x,
+            np.zeros(0) if u is None else u,
+            u is not None,
+            float(alpha),
+            float(gamma0),
+            int(calibration_window),
+            int(burn_in),
+            float(gamma_cap),
+            float(phi_cap),
+            int(shift_window),
+            int(reference_window),
+            model.kappa,
+            int(gap_window),
+            float(shift_gain),
+            float(gap_gain),
+            float(decay),
+        )
         return Trace(q, err.astype(np.int8), a, g, phi)
     return run_online(model, x, burn_in, side=u)
 
 
-def quantile_tracking(scores, alpha: float = 0.1, lr: float = 0.01, calibration_window: int = 500,
-                      burn_in: int = 100) -> Trace:
+def quantile_tracking(
+    scores, alpha: float = 0.1, lr: float = 0.01, calibration_window: int = 500, burn_in: int = 100
+) -> Trace:
     """Quantile tracking (:class:`QuantileTracking`) over a score array; ``gamma_t`` holds eta_t."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
     return run_online(QuantileTracking(alpha, lr, x[:burn_in], calibration_window), x, burn_in)
 
 
-def decaying(scores, alpha: float = 0.1, scale: float = 1.0, exponent: float = 0.51, calibration_window: int = 500,
-             burn_in: int = 100) -> Trace:
+def decaying(
+    scores,
+    alpha: float = 0.1,
+    scale: float = 1.0,
+    exponent: float = 0.51,
+    calibration_window: int = 500,
+    burn_in: int = 100,
+) -> Trace:
     """Decaying steps (:class:`Decaying`) over a score array; ``gamma_t`` holds eta_t."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
     return run_online(Decaying(alpha, scale, exponent, x[:burn_in], calibration_window), x, burn_in)
 
 
-def pid(scores, alpha: float = 0.1, lr: float = 0.01, calibration_window: int = 500, burn_in: int = 100,
-        horizon: int | None = None, delta: float = 0.01, ar_order: int = 3) -> Trace:
+def pid(
+    scores,
+    alpha: float = 0.1,
+    lr: float = 0.01,
+    calibration_window: int = 500,
+    burn_in: int = 100,
+    horizon: int | None = None,
+    delta: float = 0.01,
+    ar_order: int = 3,
+) -> Trace:
     """Conformal PID with an AR scorecaster (:class:`PID`); T_g = ``horizon`` (default: len(scores))."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
-    model = PID(alpha, lr, x[:burn_in], calibration_window, horizon=max(3, horizon or x.size), delta=delta,
-                ar_order=ar_order)
+    model = PID(
+        alpha,
+        lr,
+        x[:burn_in],
+        calibration_window,
+        horizon=max(3, horizon or x.size),
+        delta=delta,
+        ar_order=ar_order,
+    )
     return run_online(model, x, burn_in)
 
 
-def dtaci(scores, alpha: float = 0.1, gammas=DEFAULT_GAMMAS, interval: int = 100, calibration_window: int = 500,
-          burn_in: int = 100) -> Trace:
+def dtaci(
+    scores,
+    alpha: float = 0.1,
+    gammas=DEFAULT_GAMMAS,
+    interval: int = 100,
+    calibration_window: int = 500,
+    burn_in: int = 100,
+) -> Trace:
     """DtACI (:class:`DtACI`) over a score array; ``gamma_t`` is the experts' weighted step."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
     return run_online(DtACI(alpha, gammas, interval, x[:burn_in], calibration_window), x, burn_in)
 
 
-def agaci(scores, alpha: float = 0.1, gammas=DEFAULT_GAMMAS, calibration_window: int = 500,
-          burn_in: int = 100) -> Trace:
+def agaci(
+    scores, alpha: float = 0.1, gammas=DEFAULT_GAMMAS, calibration_window: int = 500, burn_in: int = 100
+) -> Trace:
     """AgACI (:class:`AgACI`) over a score array; ``alpha_t`` is nan (the mixture acts on thresholds)."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
@@ -662,29 +795,76 @@ def sfogd(scores, alpha: float = 0.1, calibration_window: int = 500, burn_in: in
     return run_online(SFOGD(alpha, x[:burn_in], calibration_window), x, burn_in)
 
 
-def saocp(scores, alpha: float = 0.1, lifetime: int = 8, calibration_window: int = 500, burn_in: int = 100) -> Trace:
+def saocp(
+    scores, alpha: float = 0.1, lifetime: int = 8, calibration_window: int = 500, burn_in: int = 100
+) -> Trace:
     """SAOCP (:class:`SAOCP`) over a score array (warmed up on ``scores[:burn_in]``)."""
     x = _as_scores(scores)
     _check_burn_in(x, burn_in)
     return run_online(SAOCP(alpha, lifetime, x[:burn_in], calibration_window), x, burn_in)
 
 
-def run_method(method: str, scores, alpha: float, gamma0: float, calibration_window: int, burn_in: int,
-               side=None, engine: str = "auto", **options: Any) -> Trace:
+def run_method(
+    method: str,
+    scores,
+    alpha: float,
+    gamma0: float,
+    calibration_window: int,
+    burn_in: int,
+    side=None,
+    engine: str = "auto",
+    **options: Any,
+) -> Trace:
     """Dispatch by name (:data:`METHOD_NAMES`); ``gamma0`` is ACI's gamma and PACE's base step (others ignore it)."""
     common = dict(alpha=alpha, calibration_window=calibration_window, burn_in=burn_in)
     if method == "aci":
         return aci(scores, gamma=gamma0, engine=engine, **common)
     if method == "pace":
         return pace(scores, gamma0=gamma0, side=side, engine=engine, **common, **options)
-    funcs = {"quantile_tracking": quantile_tracking, "pid": pid, "decaying": decaying, "dtaci": dtaci,
-             "agaci": agaci, "sfogd": sfogd, "saocp": saocp}
+    funcs = {
+        "quantile_tracking": quantile_tracking,
+        "pid": pid,
+        "decaying": decaying,
+        "dtaci": dtaci,
+        "agaci": agaci,
+        "sfogd": sfogd,
+        "saocp": saocp,
+    }
     if method not in funcs:
         raise ValueError(f"method must be one of {', '.join(METHOD_NAMES)}, got {method!r}")
     return funcs[method](scores, **common)
 
 
-__all__ = ["ACI", "AgACI", "DEFAULT_GAMMAS", "Decaying", "DtACI", "METHOD_NAMES", "OnlineConformal", "PACE", "PID",
-           "QuantileTracking", "SAOCP", "SFOGD", "Trace", "aci", "agaci", "ar_forecast", "decaying", "dtaci",
-           "dtaci_eta", "ledger_step", "pace", "pace_kappa", "pid", "pid_saturation", "pinball", "pinball_grad",
-           "quantile_tracking", "run_method", "run_online", "saocp", "sfogd"]
+__all__ = [
+    "ACI",
+    "AgACI",
+    "DEFAULT_GAMMAS",
+    "Decaying",
+    "DtACI",
+    "METHOD_NAMES",
+    "OnlineConformal",
+    "PACE",
+    "PID",
+    "QuantileTracking",
+    "SAOCP",
+    "SFOGD",
+    "Trace",
+    "aci",
+    "agaci",
+    "ar_forecast",
+    "decaying",
+    "dtaci",
+    "dtaci_eta",
+    "ledger_step",
+    "pace",
+    "pace_kappa",
+    "pid",
+    "pid_saturation",
+    "pinball",
+    "pinball_grad",
+    "quantile_tracking",
+    "run_method",
+    "run_online",
+    "saocp",
+    "sfogd",
+]

@@ -27,7 +27,9 @@ def step_variation(steps: np.ndarray) -> np.ndarray:
     return np.cumsum(delta)
 
 
-def certificate_columns(method_space: str, steps: np.ndarray, scores: np.ndarray, burn_in: int) -> dict[str, np.ndarray]:
+def certificate_columns(
+    method_space: str, steps: np.ndarray, scores: np.ndarray, burn_in: int
+) -> dict[str, np.ndarray]:
     """``gamma_max`` (running max step), ``delta_l1`` (running ||Delta||_1) and ``box_width``:
 
     alpha space: 1 + gamma_max (alpha_t stays in [-gamma_max (1 - alpha), 1 + gamma_max alpha]);
@@ -53,8 +55,13 @@ def forward_local(err: np.ndarray, window: int = LOCAL_WINDOW) -> np.ndarray:
     return (c[window:] - c[:-window]) / window
 
 
-def recovery_times(err: np.ndarray, alpha: float, change_points, window: int = LOCAL_WINDOW,
-                   tolerance: float = LOCAL_TOLERANCE) -> list[tuple[int, int, bool]]:
+def recovery_times(
+    err: np.ndarray,
+    alpha: float,
+    change_points,
+    window: int = LOCAL_WINDOW,
+    tolerance: float = LOCAL_TOLERANCE,
+) -> list[tuple[int, int, bool]]:
     """Per change point tau (round index into ``err``): (tau, r, censored), r = min r >= 0 with
     |m_{tau+r} - alpha| <= tolerance; when no window after tau qualifies, r = the number of window starts
     after tau and censored = True."""
@@ -70,14 +77,17 @@ def recovery_times(err: np.ndarray, alpha: float, change_points, window: int = L
     return out
 
 
-def post_shift_deviation(err: np.ndarray, alpha: float, change_points, rounds: int = POST_SHIFT_ROUNDS,
-                         window: int = LOCAL_WINDOW) -> float:
+def post_shift_deviation(
+    err: np.ndarray, alpha: float, change_points, rounds: int = POST_SHIFT_ROUNDS, window: int = LOCAL_WINDOW
+) -> float:
     """Mean over change points of mean_{t in [tau, tau + rounds)} |m_t - alpha| (nan without change points)."""
     local = forward_local(err, window)
-    devs = [np.mean(np.abs(local[tau:tau + rounds] - alpha)) for tau in change_points if tau < local.size]
+    devs = [np.mean(np.abs(local[tau : tau + rounds] - alpha)) for tau in change_points if tau < local.size]
     return float(np.mean(devs)) if devs else float("nan")
 
 
-def violation_rate(err: np.ndarray, alpha: float, window: int = LOCAL_WINDOW, tolerance: float = LOCAL_TOLERANCE) -> float:
+def violation_rate(
+    err: np.ndarray, alpha: float, window: int = LOCAL_WINDOW, tolerance: float = LOCAL_TOLERANCE
+) -> float:
     local = forward_local(err, window)
     return float(np.mean(np.abs(local - alpha) > tolerance)) if local.size else float("nan")

@@ -19,26 +19,59 @@ from toolkit import ParameterError, Simulation, SimulationOutput
 from toolkit.config import Field, Params
 
 METHOD = Literal["aci", "quantile_tracking", "pid", "decaying", "dtaci", "agaci", "sfogd", "saocp", "pace"]
-STREAM = Literal["exchangeable", "drift", "abrupt_variance", "mean_jump", "multi_block", "computo", "co2", "elnino",
-                 "sunspots", "inflation", "nile", "llm_factuality", "user"]
+STREAM = Literal[
+    "exchangeable",
+    "drift",
+    "abrupt_variance",
+    "mean_jump",
+    "multi_block",
+    "computo",
+    "co2",
+    "elnino",
+    "sunspots",
+    "inflation",
+    "nile",
+    "llm_factuality",
+    "user",
+]
 SCORE_SUFFIXES = (".csv", ".npy", ".txt")
 
 
 class MethodParams(Params):
-    method: METHOD = Field("pace", description="aci; quantile_tracking (P control); pid (with an AR(3) scorecaster); "
-                           "decaying (eta_t ~ t^-0.51); dtaci; agaci; sfogd; saocp; pace (reconstructed)")
+    method: METHOD = Field(
+        "pace",
+        description="aci; quantile_tracking (P control); pid (with an AR(3) scorecaster); "
+        "decaying (eta_t ~ t^-0.51); dtaci; agaci; sfogd; saocp; pace (reconstructed)",
+    )
     alpha: float = Field(0.1, gt=0.0, lt=1.0, description="target miscoverage alpha")
-    gamma0: float = Field(0.005, gt=0.0, le=0.128, description="ACI's step gamma, and PACE's base step gamma_0 "
-                          "(other methods ignore it)")
-    T: int = Field(4000, ge=20, le=1_000_000, description="length of synthetic and LLM streams (real and user "
-                   "streams are cut to their first T scores)")
-    calibration_window: int = Field(500, ge=1, le=100_000, description="W_cal: the last W_cal scores calibrate q_t")
-    burn_in: int = Field(100, ge=1, le=100_000, description="rounds that only fill the calibration window; "
-                         "rounds burn_in..T-1 are predicted, updated and held against the bounds")
+    gamma0: float = Field(
+        0.005,
+        gt=0.0,
+        le=0.128,
+        description="ACI's step gamma, and PACE's base step gamma_0 (other methods ignore it)",
+    )
+    T: int = Field(
+        4000,
+        ge=20,
+        le=1_000_000,
+        description="length of synthetic and LLM streams (real and user "
+        "streams are cut to their first T scores)",
+    )
+    calibration_window: int = Field(
+        500, ge=1, le=100_000, description="W_cal: the last W_cal scores calibrate q_t"
+    )
+    burn_in: int = Field(
+        100,
+        ge=1,
+        le=100_000,
+        description="rounds that only fill the calibration window; "
+        "rounds burn_in..T-1 are predicted, updated and held against the bounds",
+    )
     gamma_cap: float = Field(0.128, gt=0.0, le=1.0, description="PACE's gamma_max (largest step)")
     phi_cap: float = Field(0.5, ge=0.0, le=10.0, description="PACE's ledger cap Phi: |phi_t| <= Phi")
-    engine: Literal["auto", "numba", "numpy"] = Field("auto", description="ACI/PACE loop: compiled (numba) or the "
-                                                      "Python classes (same arrays)")
+    engine: Literal["auto", "numba", "numpy"] = Field(
+        "auto", description="ACI/PACE loop: compiled (numba) or the Python classes (same arrays)"
+    )
 
     @field_validator("burn_in")
     @classmethod
@@ -58,14 +91,23 @@ class MethodParams(Params):
 
 
 class StreamParams(MethodParams):
-    stream: STREAM = Field("abrupt_variance", description="synthetic (exchangeable, drift, abrupt_variance, "
-                           "mean_jump, multi_block, computo), statsmodels series with a rolling AR(3) forecaster "
-                           "(co2, elnino, sunspots, inflation, nile), llm_factuality, or user (scores= or dataset=)")
+    stream: STREAM = Field(
+        "abrupt_variance",
+        description="synthetic (exchangeable, drift, abrupt_variance, "
+        "mean_jump, multi_block, computo), statsmodels series with a rolling AR(3) forecaster "
+        "(co2, elnino, sunspots, inflation, nile), llm_factuality, or user (scores= or dataset=)",
+    )
     column: str | None = Field(None, description="with a CSV file in scores: the column holding the scores")
-    scores: list[float] | str | None = Field(None, description="stream=user: the scores as a list, or a path to a "
-                                             ".csv (see column), .npy (1-D) or .txt (one number per line)")
-    dataset: str | None = Field(None, description="stream=user: a registered dataset (any plugin's) whose loader "
-                                "returns a 1-D array of scores; it gets seed= and T= when its parameters have them")
+    scores: list[float] | str | None = Field(
+        None,
+        description="stream=user: the scores as a list, or a path to a "
+        ".csv (see column), .npy (1-D) or .txt (one number per line)",
+    )
+    dataset: str | None = Field(
+        None,
+        description="stream=user: a registered dataset (any plugin's) whose loader "
+        "returns a 1-D array of scores; it gets seed= and T= when its parameters have them",
+    )
 
     @field_validator("scores", mode="before")
     @classmethod
@@ -101,8 +143,10 @@ class StreamParams(MethodParams):
             raise ValueError(f"scores must be finite numbers; scores[{bad[0]}] = {value[bad[0]]}")
         burn_in = info.data.get("burn_in")
         if burn_in is not None and len(value) <= burn_in:
-            raise ValueError(f"{len(value)} scores leave no round after burn_in = {burn_in}; give more than "
-                             f"burn_in scores or lower burn_in")
+            raise ValueError(
+                f"{len(value)} scores leave no round after burn_in = {burn_in}; give more than "
+                f"burn_in scores or lower burn_in"
+            )
         return value
 
     @field_validator("dataset")
@@ -110,8 +154,10 @@ class StreamParams(MethodParams):
     def _user_source(cls, value, info):
         stream, scores = info.data.get("stream"), info.data.get("scores")
         if stream == "user" and (scores is None) == (value is None):
-            raise ValueError("stream='user' needs exactly one of scores= (a list or a file) and dataset= "
-                             "(a registered dataset name)")
+            raise ValueError(
+                "stream='user' needs exactly one of scores= (a list or a file) and dataset= "
+                "(a registered dataset name)"
+            )
         if stream not in (None, "user") and (scores is not None or value is not None):
             raise ValueError(f"scores= and dataset= are read only with stream='user' (stream is {stream!r})")
         if stream not in (None, "user") and info.data.get("column") is not None:
@@ -121,6 +167,7 @@ class StreamParams(MethodParams):
 
 # -- building the stream ------------------------------------------------------------------------------
 
+
 def _user_scores(p: StreamParams, seed: int) -> np.ndarray:
     from toolkit_pace.streams import ScoreFileError, read_scores
 
@@ -129,16 +176,20 @@ def _user_scores(p: StreamParams, seed: int) -> np.ndarray:
 
         registry = toolkit.get_registry()
         if p.dataset not in registry.datasets:
-            raise ParameterError(f"parameter 'dataset': no registered dataset {p.dataset!r} (registered: "
-                                 f"{', '.join(sorted(registry.datasets)) or 'none'})")
+            raise ParameterError(
+                f"parameter 'dataset': no registered dataset {p.dataset!r} (registered: "
+                f"{', '.join(sorted(registry.datasets)) or 'none'})"
+            )
         ds = registry.dataset(p.dataset)
         fields = set(ds.params.model_fields) if ds.params is not None else set()
         kwargs = {k: v for k, v in (("seed", seed), ("T", p.T)) if k in fields}
         data = ds.load(**kwargs)
         x = np.asarray(getattr(data, "scores", data), dtype=float)
         if x.ndim != 1 or not np.all(np.isfinite(x)):
-            raise ParameterError(f"parameter 'dataset': {p.dataset!r} must load a 1-D array of finite scores, "
-                                 f"got shape {x.shape}")
+            raise ParameterError(
+                f"parameter 'dataset': {p.dataset!r} must load a 1-D array of finite scores, "
+                f"got shape {x.shape}"
+            )
         return x
     if isinstance(p.scores, str):
         try:
@@ -161,11 +212,13 @@ def build_stream(p: StreamParams, seed: int):
     else:
         s = streams.Stream("user", _user_scores(p, seed), interval=False)
     if s.scores.size > p.T:
-        s.scores = s.scores[:p.T]
+        s.scores = s.scores[: p.T]
         s.change_points = tuple(c for c in s.change_points if c < p.T)
     if s.scores.size <= p.burn_in:
-        raise ParameterError(f"parameter 'burn_in': stream {p.stream!r} has {s.scores.size} scores, so burn_in "
-                             f"(= {p.burn_in}) must be < {s.scores.size} (e.g. burn_in={max(1, s.scores.size // 4)})")
+        raise ParameterError(
+            f"parameter 'burn_in': stream {p.stream!r} has {s.scores.size} scores, so burn_in "
+            f"(= {p.burn_in}) must be < {s.scores.size} (e.g. burn_in={max(1, s.scores.size // 4)})"
+        )
     return s
 
 
@@ -173,8 +226,17 @@ def _trace(p: MethodParams, stream, engine: str | None = None):
     from toolkit_pace.methods import run_method
 
     options = {"gamma_cap": p.gamma_cap, "phi_cap": p.phi_cap} if p.method == "pace" else {}
-    return run_method(p.method, stream.scores, p.alpha, p.gamma0, p.calibration_window, p.burn_in,
-                      side=stream.side if p.method == "pace" else None, engine=engine or p.engine, **options)
+    return run_method(
+        p.method,
+        stream.scores,
+        p.alpha,
+        p.gamma0,
+        p.calibration_window,
+        p.burn_in,
+        side=stream.side if p.method == "pace" else None,
+        engine=engine or p.engine,
+        **options,
+    )
 
 
 def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
@@ -186,11 +248,17 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
     t = np.arange(p.burn_in, p.burn_in + n)
     err = trace.err.astype(np.int64)
     cols: dict[str, Any] = {
-        "t": t, "score": stream.scores[p.burn_in:], "threshold": trace.threshold, "err": err,
-        "alpha_t": trace.alpha_t, "gamma_t": trace.gamma_t,
+        "t": t,
+        "score": stream.scores[p.burn_in :],
+        "threshold": trace.threshold,
+        "err": err,
+        "alpha_t": trace.alpha_t,
+        "gamma_t": trace.gamma_t,
         "width": 2 * trace.threshold if stream.interval else trace.threshold.copy(),
         "phi": trace.phi if trace.phi is not None else np.full(n, math.nan),
-        "n_rounds": np.arange(1, n + 1), "coverage_gap": running_gap(err, p.alpha), "alpha_1": np.full(n, p.alpha),
+        "n_rounds": np.arange(1, n + 1),
+        "coverage_gap": running_gap(err, p.alpha),
+        "alpha_1": np.full(n, p.alpha),
     }
     if p.method in ALPHA_SPACE or p.method in SCORE_SPACE_STEP:
         space = "alpha" if p.method in ALPHA_SPACE else "score"
@@ -208,11 +276,15 @@ def run_summary(p: MethodParams, stream, cols: dict[str, Any]) -> dict[str, Any]
     rec = recovery_times(err, p.alpha, cps)
     finite = np.isfinite(cols["width"])
     summary = {
-        "rounds": int(err.size), "miscoverage": float(err.mean()), "long_run_deviation": float(abs(err.mean() - p.alpha)),
-        "violation_rate": violation_rate(err, p.alpha), "post_shift_deviation": post_shift_deviation(err, p.alpha, cps),
+        "rounds": int(err.size),
+        "miscoverage": float(err.mean()),
+        "long_run_deviation": float(abs(err.mean() - p.alpha)),
+        "violation_rate": violation_rate(err, p.alpha),
+        "post_shift_deviation": post_shift_deviation(err, p.alpha, cps),
         "recovery_total": float(sum(r for _, r, _ in rec)) if rec else math.nan,
         "recovery_censored": int(sum(c for *_, c in rec)),
-        "abstain_fraction": float(np.mean(thr == np.inf)), "empty_fraction": float(np.mean(thr == -np.inf)),
+        "abstain_fraction": float(np.mean(thr == np.inf)),
+        "empty_fraction": float(np.mean(thr == -np.inf)),
         "mean_width": float(cols["width"][finite].mean()) if finite.any() else math.nan,
         "gamma0_fraction": float(np.mean(cols["gamma_t"] == p.gamma0)),
         "max_abs_phi": float(np.nanmax(np.abs(cols["phi"]))) if np.isfinite(cols["phi"]).any() else math.nan,
@@ -247,7 +319,7 @@ def stream_run(params: StreamParams, seed: int) -> SimulationOutput:
         from toolkit_pace.streams import retained_fraction
 
         cols["retained"] = retained_fraction(stream, trace.threshold, params.burn_in)
-        cols["topic"] = stream.extra["topic"][params.burn_in:]
+        cols["topic"] = stream.extra["topic"][params.burn_in :]
     summary = run_summary(params, stream, cols)
     digest = _digest(params, stream)
     if digest is not None:  # one short cell instead of the whole list in every row
@@ -272,18 +344,33 @@ def recovery(params: RecoveryParams, seed: int) -> SimulationOutput:
     stream = build_stream(params, seed)
     trace = _trace(params, stream)
     cols = run_columns(params, stream, trace)
-    final = {k: (v[-1].item() if hasattr(v[-1], "item") else v[-1])
-             for k, v in cols.items() if k in ("n_rounds", "coverage_gap", "alpha_1", "gamma_max", "delta_l1", "box_width")}
+    final = {
+        k: (v[-1].item() if hasattr(v[-1], "item") else v[-1])
+        for k, v in cols.items()
+        if k in ("n_rounds", "coverage_gap", "alpha_1", "gamma_max", "delta_l1", "box_width")
+    }
     cps = [c for c in stream.change_points if c >= params.burn_in]
     rows = []
     for tau, r, censored in recovery_times(cols["err"], params.alpha, [c - params.burn_in for c in cps]):
-        rows.append({"tau": tau + params.burn_in, "recovery": r, "censored": censored,
-                     "post_shift_deviation": post_shift_deviation(cols["err"], params.alpha, [tau]), **final})
+        rows.append(
+            {
+                "tau": tau + params.burn_in,
+                "recovery": r,
+                "censored": censored,
+                "post_shift_deviation": post_shift_deviation(cols["err"], params.alpha, [tau]),
+                **final,
+            }
+        )
     if not rows:
-        rows.append({"tau": -1, "recovery": math.nan, "censored": False, "post_shift_deviation": math.nan, **final})
-    summary = {"recovery_total": float(np.nansum([r["recovery"] for r in rows])),
-               "censored": int(sum(r["censored"] for r in rows)), "change_points": len(cps),
-               "long_run_deviation": final["coverage_gap"]}
+        rows.append(
+            {"tau": -1, "recovery": math.nan, "censored": False, "post_shift_deviation": math.nan, **final}
+        )
+    summary = {
+        "recovery_total": float(np.nansum([r["recovery"] for r in rows])),
+        "censored": int(sum(r["censored"] for r in rows)),
+        "change_points": len(cps),
+        "long_run_deviation": final["coverage_gap"],
+    }
     return SimulationOutput(rows, summary)
 
 
@@ -309,11 +396,13 @@ def _plot_stream(table, fig):
     from toolkit_pace.metrics import forward_local
 
     ax = fig.add_subplot(111)
-    keys = [c for c in ("method", "stream", "gamma0", "seed") if c in table.columns and table[c].nunique() > 1]
+    keys = [
+        c for c in ("method", "stream", "gamma0", "seed") if c in table.columns and table[c].nunique() > 1
+    ]
     groups = table.groupby(keys) if keys else [("", table)]
     for key, g in groups:
         local = forward_local(g["err"].to_numpy(), 100)
-        ax.plot(g["t"].to_numpy()[:local.size], local, label=str(key), lw=0.8)
+        ax.plot(g["t"].to_numpy()[: local.size], local, label=str(key), lw=0.8)
     alpha = float(table["alpha"].iloc[0]) if "alpha" in table.columns else 0.1
     ax.axhline(alpha, color="k", ls="--", lw=0.8)
     ax.set_xlabel("round t")
@@ -324,13 +413,30 @@ def _plot_stream(table, fig):
 BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger")
 
 SIMULATIONS = [
-    Simulation("pace.stream", stream_run, StreamParams,
-               "one score stream under one online conformal method: per-round threshold, err, alpha_t, step, width",
-               bounds=BOUND_NAMES, quick={"T": 600, "calibration_window": 200}, plot=_plot_stream),
-    Simulation("pace.recovery", recovery, RecoveryParams,
-               "recovery time and post-shift deviation after each change point of a stream",
-               bounds=BOUND_NAMES, quick={"T": 800, "calibration_window": 200}),
-    Simulation("pace.factuality", factuality, FactualityParams,
-               "LLM factuality: retained claims vs coverage per round (claims kept when confidence > q_t)",
-               bounds=BOUND_NAMES, quick={"T": 600, "calibration_window": 200}, plot=_plot_stream),
+    Simulation(
+        "pace.stream",
+        stream_run,
+        StreamParams,
+        "one score stream under one online conformal method: per-round threshold, err, alpha_t, step, width",
+        bounds=BOUND_NAMES,
+        quick={"T": 600, "calibration_window": 200},
+        plot=_plot_stream,
+    ),
+    Simulation(
+        "pace.recovery",
+        recovery,
+        RecoveryParams,
+        "recovery time and post-shift deviation after each change point of a stream",
+        bounds=BOUND_NAMES,
+        quick={"T": 800, "calibration_window": 200},
+    ),
+    Simulation(
+        "pace.factuality",
+        factuality,
+        FactualityParams,
+        "LLM factuality: retained claims vs coverage per round (claims kept when confidence > q_t)",
+        bounds=BOUND_NAMES,
+        quick={"T": 600, "calibration_window": 200},
+        plot=_plot_stream,
+    ),
 ]

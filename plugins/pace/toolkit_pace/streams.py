@@ -63,7 +63,7 @@ def synthetic(scenario: str, T: int, seed: int) -> Stream:
         edges = [_at(T, k / 8) for k in range(9)]
         cps = tuple(edges[1:8])
         for k in range(8):
-            sigma[edges[k]:edges[k + 1]] = MULTI_BLOCK_SIGMAS[k]
+            sigma[edges[k] : edges[k + 1]] = MULTI_BLOCK_SIGMAS[k]
     elif scenario == "computo":
         cps = (_at(T, 0.5),)
         sigma = np.where(t >= cps[0], 0.7, 0.2)
@@ -90,17 +90,18 @@ def _series(name: str) -> np.ndarray:
 AR_ORDER, AR_FIT_WINDOW, AR_MIN_ROWS = 3, 200, 10
 
 
-def rolling_ar_scores(y: np.ndarray, order: int = AR_ORDER, fit_window: int = AR_FIT_WINDOW,
-                      min_rows: int = AR_MIN_ROWS) -> np.ndarray:
+def rolling_ar_scores(
+    y: np.ndarray, order: int = AR_ORDER, fit_window: int = AR_FIT_WINDOW, min_rows: int = AR_MIN_ROWS
+) -> np.ndarray:
     """s_t = |y_t - yhat_t|, yhat_t from an OLS AR(order) with intercept fitted on y[t - fit_window .. t - 1]
     (all the past while shorter); scores start once ``min_rows`` regression rows exist (t = order + min_rows)."""
     out = []
     for t in range(order + min_rows, y.size):
-        past = y[max(0, t - fit_window):t]
+        past = y[max(0, t - fit_window) : t]
         rows = past.size - order
         design = np.ones((rows, order + 1))
         for j in range(1, order + 1):
-            design[:, j] = past[order - j:past.size - j]
+            design[:, j] = past[order - j : past.size - j]
         coef, *_ = np.linalg.lstsq(design, past[order:], rcond=None)
         x_next = np.concatenate([[1.0], past[::-1][:order]])
         out.append(abs(y[t] - float(x_next @ coef)))
@@ -118,8 +119,12 @@ def real(name: str) -> Stream:
     return Stream(name, _real_scores(name).copy())
 
 
-LLM_TOPICS = {"claims_mean": (6, 6, 8, 5), "truth": (0.92, 0.80, 0.65, 0.85), "a": (2.0, 1.5, 1.0, 2.5),
-              "b": (0.5, 0.5, 0.8, -0.3)}
+LLM_TOPICS = {
+    "claims_mean": (6, 6, 8, 5),
+    "truth": (0.92, 0.80, 0.65, 0.85),
+    "a": (2.0, 1.5, 1.0, 2.5),
+    "b": (0.5, 0.5, 0.8, -0.3),
+}
 LLM_MIXING = 0.1
 
 
@@ -142,24 +147,33 @@ def llm_factuality(T: int, seed: int) -> Stream:
     offsets = np.concatenate([[0], np.cumsum(counts)])
     claim_topic = np.repeat(topic, counts)
     truth = rng.random(offsets[-1]) < np.asarray(LLM_TOPICS["truth"])[claim_topic]
-    logit = (np.asarray(LLM_TOPICS["a"])[claim_topic] * (2 * truth - 1) + np.asarray(LLM_TOPICS["b"])[claim_topic]
-             + rng.standard_normal(offsets[-1]))
+    logit = (
+        np.asarray(LLM_TOPICS["a"])[claim_topic] * (2 * truth - 1)
+        + np.asarray(LLM_TOPICS["b"])[claim_topic]
+        + rng.standard_normal(offsets[-1])
+    )
     conf = 1 / (1 + np.exp(-logit))
     false_conf = np.where(truth, 0.0, conf)
     scores = np.maximum.reduceat(false_conf, offsets[:-1])
     side = np.add.reduceat(conf, offsets[:-1]) / counts
     cps = tuple(_at(T, f) for f in (0.25, 0.5, 0.75))
-    return Stream("llm_factuality", scores, cps, interval=False, side=side,
-                  extra={"confidence": conf, "true": truth, "offsets": offsets, "topic": topic})
+    return Stream(
+        "llm_factuality",
+        scores,
+        cps,
+        interval=False,
+        side=side,
+        extra={"confidence": conf, "true": truth, "offsets": offsets, "topic": topic},
+    )
 
 
 def retained_fraction(stream: Stream, thresholds: np.ndarray, start: int) -> np.ndarray:
     """Per round t >= start of the LLM stream: the fraction of its claims with confidence > q_t."""
     conf, offsets = stream.extra["confidence"], stream.extra["offsets"]
-    counts = np.diff(offsets)[start:start + thresholds.size]
+    counts = np.diff(offsets)[start : start + thresholds.size]
     q_claim = np.repeat(thresholds, counts)
     lo = offsets[start]
-    kept = conf[lo:lo + q_claim.size] > q_claim
+    kept = conf[lo : lo + q_claim.size] > q_claim
     return np.add.reduceat(kept.astype(float), np.concatenate([[0], np.cumsum(counts)[:-1]])) / counts
 
 
@@ -198,7 +212,9 @@ def read_scores(path: str | Path, column: str | None = None) -> np.ndarray:
             header = [h.strip() for h in header]
             if column is None:
                 if len(header) != 1:
-                    raise ScoreFileError(f"{path}: the CSV has columns {', '.join(header)}; name one with column=")
+                    raise ScoreFileError(
+                        f"{path}: the CSV has columns {', '.join(header)}; name one with column="
+                    )
                 index = 0
             elif column in header:
                 index = header.index(column)

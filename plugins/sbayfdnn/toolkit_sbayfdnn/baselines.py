@@ -86,10 +86,10 @@ class FunctionalLinearModel(_FunctionalRegressor):
         best = None
         for alpha in self.alphas:
             # ridge penalty alpha * n * ||b||^2; shrink factors s^2 / (s^2 + alpha n)
-            shrink = s ** 2 / (s ** 2 + alpha * n) if alpha > 0 else (s > s.max() * 1e-10).astype(float)
+            shrink = s**2 / (s**2 + alpha * n) if alpha > 0 else (s > s.max() * 1e-10).astype(float)
             fitted = U @ (shrink * uty)
             # exact leave-one-out residuals of a linear smoother (the intercept's leverage 1/n included)
-            leverage = (U ** 2) @ shrink + 1.0 / n
+            leverage = (U**2) @ shrink + 1.0 / n
             loo = np.mean(((yc - fitted) / np.maximum(1.0 - leverage, 1e-12)) ** 2)
             if best is None or loo < best[0]:
                 coef = Vt.T @ (np.divide(shrink * uty, s, out=np.zeros_like(s), where=s > 0))
@@ -108,11 +108,23 @@ class FunctionalLinearModel(_FunctionalRegressor):
 class GroupLassoFLM(_FunctionalRegressor):
     """Functional linear model with a group-lasso penalty on contiguous groups of B-spline coefficients."""
 
-    def __init__(self, n_basis: int = 24, degree: int = 3, group_size: int = 3,
-                 lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1), val_fraction: float = 0.2,
-                 random_state=0, grid=None):
+    def __init__(
+        self,
+        n_basis: int = 24,
+        degree: int = 3,
+        group_size: int = 3,
+        lambdas=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1),
+        val_fraction: float = 0.2,
+        random_state=0,
+        grid=None,
+    ):
         self.n_basis, self.degree, self.group_size = n_basis, degree, group_size
-        self.lambdas, self.val_fraction, self.random_state, self.grid = lambdas, val_fraction, random_state, grid
+        self.lambdas, self.val_fraction, self.random_state, self.grid = (
+            lambdas,
+            val_fraction,
+            random_state,
+            grid,
+        )
 
     def _solve(self, Z, y, lam):
         import cvxpy as cp
@@ -153,10 +165,14 @@ class GroupLassoFLM(_FunctionalRegressor):
         else:
             self.lambda_ = self._choose_lambda(Zs, y)
         self.coef_, self.intercept_, groups = self._solve(Zs, y, self.lambda_)
-        active = [g for g in groups if np.linalg.norm(self.coef_[g]) > 1e-6 * max(1.0, np.abs(self.coef_).max())]
+        active = [
+            g for g in groups if np.linalg.norm(self.coef_[g]) > 1e-6 * max(1.0, np.abs(self.coef_).max())
+        ]
         self.selected_ = np.asarray(sorted(j for g in active for j in g), dtype=int)
         unit = basis.selected_regions(self.selected_, self.n_basis, self.degree)
-        self.selected_regions_ = [(float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit]
+        self.selected_regions_ = [
+            (float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit
+        ]
         return self
 
     def predict(self, X, grid=None):
@@ -177,7 +193,7 @@ class FPCARegression(_FunctionalRegressor):
         self.x_mean_ = X.mean(axis=0)
         Xw = (X - self.x_mean_) * np.sqrt(w)
         _, s, Vt = np.linalg.svd(Xw, full_matrices=False)
-        explained = np.cumsum(s ** 2) / np.sum(s ** 2)
+        explained = np.cumsum(s**2) / np.sum(s**2)
         k = int(min(np.searchsorted(explained, self.variance) + 1, self.max_components, len(s)))
         self.n_components_ = k
         self.eigenfunctions_ = Vt[:k] / np.sqrt(w)  # orthonormal in L2[0, 1]
@@ -201,17 +217,29 @@ class DenseNetwork(_FunctionalRegressor):
     Its inputs are the B-spline scores standardised per column (mean 0, sd 1), so curves in any units
     give the same network (before 2026-12-01 it took the raw centred scores: X * 1e-3 gave R^2 ~ 0)."""
 
-    def __init__(self, n_basis: int = 24, degree: int = 3, widths=(64, 32), epochs: int = 3000, lr: float = 2e-3,
-                 weight_decay_var: float = 1.0, val_fraction: float = 0.2, early_stopping: bool = True,
-                 device: str = "cpu", random_state=0, grid=None):
+    def __init__(
+        self,
+        n_basis: int = 24,
+        degree: int = 3,
+        widths=(64, 32),
+        epochs: int = 3000,
+        lr: float = 2e-3,
+        weight_decay_var: float = 1.0,
+        val_fraction: float = 0.2,
+        early_stopping: bool = True,
+        device: str = "cpu",
+        random_state=0,
+        grid=None,
+    ):
         self.n_basis, self.degree, self.widths, self.epochs, self.lr = n_basis, degree, widths, epochs, lr
         self.weight_decay_var, self.val_fraction = weight_decay_var, val_fraction
         self.early_stopping = early_stopping
         self.device, self.random_state, self.grid = device, random_state, grid
 
     def _standardised_scores(self, X):
-        return torch.as_tensor((X @ self.projection_ - self.z_mean_) / self.z_scale_, dtype=torch.float32,
-                               device=self.device)
+        return torch.as_tensor(
+            (X @ self.projection_ - self.z_mean_) / self.z_scale_, dtype=torch.float32, device=self.device
+        )
 
     def fit(self, X, y, grid=None):
         X, y = self._training_input(X, y, grid)
@@ -228,12 +256,30 @@ class DenseNetwork(_FunctionalRegressor):
         prior = PriorConfig(sigma_other_sq=self.weight_decay_var)
         if self.early_stopping:
             tr, va = _split(len(y), self.val_fraction, seed_from(self.random_state))
-            self.params_, info = train(params, Zt[tr], yt[tr], task="regression", prior=prior, epochs=self.epochs,
-                                       lr=self.lr, spike_slab=False, Z_val=Zt[va], y_val=yt[va])
+            self.params_, info = train(
+                params,
+                Zt[tr],
+                yt[tr],
+                task="regression",
+                prior=prior,
+                epochs=self.epochs,
+                lr=self.lr,
+                spike_slab=False,
+                Z_val=Zt[va],
+                y_val=yt[va],
+            )
             self.best_epoch_ = info["best_epoch"][0]
         else:  # all epochs on all training curves (the spec's prototype dense network, as we read it)
-            self.params_, _ = train(params, Zt, yt, task="regression", prior=prior, epochs=self.epochs,
-                                    lr=self.lr, spike_slab=False)
+            self.params_, _ = train(
+                params,
+                Zt,
+                yt,
+                task="regression",
+                prior=prior,
+                epochs=self.epochs,
+                lr=self.lr,
+                spike_slab=False,
+            )
             self.best_epoch_ = self.epochs
         return self
 
@@ -250,17 +296,41 @@ class AdaFNN(_FunctionalRegressor):
     scores ``integral X beta_k`` by the trapezoid rule, an MLP (K -> 32 -> 1) on the scores; loss
     MSE + l1 * sum_k ||beta_k||_L1 + ortho * sum_{k != l} <beta_k, beta_l>^2 (+ ||beta_k|| = 1 softly)."""
 
-    def __init__(self, n_bases: int = 4, epochs: int = 2000, lr: float = 2e-3, l1: float = 1e-3, ortho: float = 1e-2,
-                 val_fraction: float = 0.2, device: str = "cpu", random_state=0, grid=None):
+    def __init__(
+        self,
+        n_bases: int = 4,
+        epochs: int = 2000,
+        lr: float = 2e-3,
+        l1: float = 1e-3,
+        ortho: float = 1e-2,
+        val_fraction: float = 0.2,
+        device: str = "cpu",
+        random_state=0,
+        grid=None,
+    ):
         self.n_bases, self.epochs, self.lr, self.l1, self.ortho = n_bases, epochs, lr, l1, ortho
-        self.val_fraction, self.device, self.random_state, self.grid = val_fraction, device, random_state, grid
+        self.val_fraction, self.device, self.random_state, self.grid = (
+            val_fraction,
+            device,
+            random_state,
+            grid,
+        )
 
     def _build(self, seed: int):
         torch.manual_seed(seed)  # nn.Linear init; fit() restores the global state after
         K = self.n_bases
-        self.micro_ = torch.nn.ModuleList([torch.nn.Sequential(torch.nn.Linear(1, 32), torch.nn.Tanh(),
-                                                               torch.nn.Linear(32, 32), torch.nn.Tanh(),
-                                                               torch.nn.Linear(32, 1)) for _ in range(K)])
+        self.micro_ = torch.nn.ModuleList(
+            [
+                torch.nn.Sequential(
+                    torch.nn.Linear(1, 32),
+                    torch.nn.Tanh(),
+                    torch.nn.Linear(32, 32),
+                    torch.nn.Tanh(),
+                    torch.nn.Linear(32, 1),
+                )
+                for _ in range(K)
+            ]
+        )
         self.head_ = torch.nn.Sequential(torch.nn.Linear(K, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
         self.micro_.to(self.device)
         self.head_.to(self.device)
@@ -284,7 +354,9 @@ class AdaFNN(_FunctionalRegressor):
         finally:
             torch.random.set_rng_state(state)
         self.u_ = torch.as_tensor(basis.to_unit(grid), dtype=torch.float32, device=self.device)
-        self.w_ = torch.as_tensor(basis.quadrature_weights(basis.to_unit(grid)), dtype=torch.float32, device=self.device)
+        self.w_ = torch.as_tensor(
+            basis.quadrature_weights(basis.to_unit(grid)), dtype=torch.float32, device=self.device
+        )
         self.x_mean_ = X.mean(axis=0)
         self.x_scale_ = float((X - self.x_mean_).std()) or 1.0
         self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
@@ -338,9 +410,19 @@ METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn", "select_
 EXTRA_METHODS = ("dense_no_early_stopping",)  # not in the default comparison; see compare_methods
 
 
-def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, epochs: int = 3000,
-                    n_basis: int = 24, degree: int = 3, device: str = "cpu", seed: int = 0,
-                    interval_level: float = 0.95, keep_models: bool = False) -> list[dict]:
+def compare_methods(
+    data,
+    methods=METHODS,
+    *,
+    sbay_kwargs: dict | None = None,
+    epochs: int = 3000,
+    n_basis: int = 24,
+    degree: int = 3,
+    device: str = "cpu",
+    seed: int = 0,
+    interval_level: float = 0.95,
+    keep_models: bool = False,
+) -> list[dict]:
     """Fit every method in ``methods`` on ``data`` (a :class:`~toolkit_sbayfdnn.designs.FunctionalData`
     with a test split) and return one record per method: test RMSE, RMSE / oracle, region TPR/FPR/F1
     (methods that select), number of selected basis functions, interval coverage (sbayfdnn), wall time.
@@ -386,10 +468,18 @@ def compare_methods(data, methods=METHODS, *, sbay_kwargs: dict | None = None, e
             model = FPCARegression().fit(data.X, data.y, data.grid)
         elif method == "dense":
             model = DenseNetwork(n_basis, degree, epochs=epochs, device=device, random_state=seed).fit(
-                data.X, data.y, data.grid)
+                data.X, data.y, data.grid
+            )
         elif method == "dense_no_early_stopping":  # no validation split, no weight decay, every epoch
-            model = DenseNetwork(n_basis, degree, epochs=epochs, weight_decay_var=float("inf"), early_stopping=False,
-                                 device=device, random_state=seed).fit(data.X, data.y, data.grid)
+            model = DenseNetwork(
+                n_basis,
+                degree,
+                epochs=epochs,
+                weight_decay_var=float("inf"),
+                early_stopping=False,
+                device=device,
+                random_state=seed,
+            ).fit(data.X, data.y, data.grid)
         else:  # adafnn
             model = AdaFNN(epochs=epochs, device=device, random_state=seed).fit(data.X, data.y, data.grid)
         pred = model.predict(data.X_test)

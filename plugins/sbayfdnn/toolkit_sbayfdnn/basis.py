@@ -22,7 +22,9 @@ class FunctionalInputError(ValueError):
     """Curves, grid or basis settings that cannot be used; the message names the problem."""
 
 
-def validate_curves(X, grid=None, y=None, numeric_y: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def validate_curves(
+    X, grid=None, y=None, numeric_y: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Check and convert curves (n x m), a grid (m,) and an optional response (n,).
 
     ``X`` may be a scikit-fda ``FDataGrid`` (its grid is used when ``grid`` is None).
@@ -38,7 +40,8 @@ def validate_curves(X, grid=None, y=None, numeric_y: bool = True) -> tuple[np.nd
         if len(lengths) > 1:
             raise FunctionalInputError(
                 f"X: ragged curves (lengths {sorted(lengths)}); all curves must be observed on the same grid "
-                "(interpolate them onto a common grid first)")
+                "(interpolate them onto a common grid first)"
+            )
     try:
         X = np.asarray(X, dtype=float)
     except (ValueError, TypeError) as exc:
@@ -55,7 +58,9 @@ def validate_curves(X, grid=None, y=None, numeric_y: bool = True) -> tuple[np.nd
         grid = np.linspace(0.0, 1.0, m)
     grid = np.asarray(grid, dtype=float)
     if grid.ndim != 1 or grid.shape[0] != m:
-        raise FunctionalInputError(f"grid: must have one point per column of X (m = {m}), got shape {grid.shape}")
+        raise FunctionalInputError(
+            f"grid: must have one point per column of X (m = {m}), got shape {grid.shape}"
+        )
     if not np.all(np.isfinite(grid)):
         raise FunctionalInputError("grid: contains NaN or infinite values")
     if not np.all(np.diff(grid) > 0):
@@ -91,7 +96,8 @@ def check_basis_size(n_basis: int, degree: int) -> None:
     if n_basis < degree + 1:
         raise FunctionalInputError(
             f"n_basis: J = {n_basis} is too small for degree {degree}; a clamped B-spline basis of "
-            f"degree {degree} needs J >= degree + 1 = {degree + 1}")
+            f"degree {degree} needs J >= degree + 1 = {degree + 1}"
+        )
 
 
 def bspline_knots(n_basis: int, degree: int) -> np.ndarray:
@@ -160,8 +166,9 @@ def selected_regions(selected: Iterable[int], n_basis: int, degree: int) -> list
     return [(round(lo, 12), round(hi, 12)) for lo, hi in merge_intervals(supports[idx])]
 
 
-def region_inclusion(regions: Sequence[tuple[float, float]], pip: np.ndarray, n_basis: int,
-                     degree: int) -> np.ndarray:
+def region_inclusion(
+    regions: Sequence[tuple[float, float]], pip: np.ndarray, n_basis: int, degree: int
+) -> np.ndarray:
     """Region-level inclusion probability: P(at least one basis function inside the region is in).
 
     Treats the columns' inclusion indicators as independent given the plug-in probabilities

@@ -14,8 +14,14 @@ H = sp.Symbol("H", positive=True, integer=True)
 s = sp.Symbol("s", nonnegative=True)  # ||w_j||^2
 delta = sp.Symbol("delta", positive=True)  # sigma1_sq - sigma0_sq > 0
 
-PRIOR_DOMAIN = {lam: (sp.Rational(1, 10 ** 6), sp.Rational(1, 2)), sigma0_sq: (sp.Rational(1, 10 ** 6), 1),
-                sigma1_sq: (sp.Rational(1, 10 ** 6), 1), H: (1, 256), s: (0, 10), delta: (sp.Rational(1, 10 ** 4), 1)}
+PRIOR_DOMAIN = {
+    lam: (sp.Rational(1, 10**6), sp.Rational(1, 2)),
+    sigma0_sq: (sp.Rational(1, 10**6), 1),
+    sigma1_sq: (sp.Rational(1, 10**6), 1),
+    H: (1, 256),
+    s: (0, 10),
+    delta: (sp.Rational(1, 10**4), 1),
+}
 
 
 def gaussian_density(norm_sq, var, dim):
@@ -23,30 +29,53 @@ def gaussian_density(norm_sq, var, dim):
     return (2 * sp.pi * var) ** (-dim / 2) * sp.exp(-norm_sq / (2 * var))
 
 
-PIP_LOGIT = sp.log(lam / (1 - lam)) + H / 2 * sp.log(sigma0_sq / sigma1_sq) + s / 2 * (1 / sigma0_sq - 1 / sigma1_sq)
+PIP_LOGIT = (
+    sp.log(lam / (1 - lam)) + H / 2 * sp.log(sigma0_sq / sigma1_sq) + s / 2 * (1 / sigma0_sq - 1 / sigma1_sq)
+)
 """logit q_j as a function of s = ||w_j||^2 (the spec's closed form)."""
 
-THRESHOLD = (-sp.log(lam / (1 - lam)) - H / 2 * sp.log(sigma0_sq / sigma1_sq)) / ((1 / sigma0_sq - 1 / sigma1_sq) / 2)
+THRESHOLD = (-sp.log(lam / (1 - lam)) - H / 2 * sp.log(sigma0_sq / sigma1_sq)) / (
+    (1 / sigma0_sq - 1 / sigma1_sq) / 2
+)
 """||w_j||^2 at which q_j = 1/2."""
 
 pip_claims = (
-    Identity("pip_log_odds_closed_form",
-             lhs=sp.log(lam / (1 - lam)) + sp.log(gaussian_density(s, sigma1_sq, H))
-             - sp.log(gaussian_density(s, sigma0_sq, H)),
-             rhs=PIP_LOGIT, domain=PRIOR_DOMAIN, n_samples=12,
-             description="log prior odds + log density ratio (slab N(0, sigma1_sq I_H) vs spike N(0, sigma0_sq I_H)) "
-                         "equals the closed-form logit q"),
-    Identity("pip_half_at_threshold", lhs=1 / (1 + sp.exp(-PIP_LOGIT.subs(s, THRESHOLD))), rhs=sp.Rational(1, 2),
-             domain=PRIOR_DOMAIN, n_samples=12, description="q = 1/2 exactly at the threshold norm"),
-    Inequality("pip_increasing_in_norm",
-               lhs=sp.diff(PIP_LOGIT, s).subs(sigma1_sq, sigma0_sq + delta), rhs=0, relation=">",
-               domain=PRIOR_DOMAIN,
-               description="with a spike narrower than the slab (sigma1_sq = sigma0_sq + delta), q grows with ||w||^2, "
-                           "so q > 1/2 exactly above the threshold"),
-    Identity("mixture_is_gaussian_when_equal_variances",
-             lhs=lam * gaussian_density(s, sigma0_sq, H) + (1 - lam) * gaussian_density(s, sigma0_sq, H),
-             rhs=gaussian_density(s, sigma0_sq, H), domain=PRIOR_DOMAIN, n_samples=12,
-             description="sigma0 = sigma1 makes the spike-and-slab mixture a single Gaussian"),
+    Identity(
+        "pip_log_odds_closed_form",
+        lhs=sp.log(lam / (1 - lam))
+        + sp.log(gaussian_density(s, sigma1_sq, H))
+        - sp.log(gaussian_density(s, sigma0_sq, H)),
+        rhs=PIP_LOGIT,
+        domain=PRIOR_DOMAIN,
+        n_samples=12,
+        description="log prior odds + log density ratio (slab N(0, sigma1_sq I_H) vs spike N(0, sigma0_sq I_H)) "
+        "equals the closed-form logit q",
+    ),
+    Identity(
+        "pip_half_at_threshold",
+        lhs=1 / (1 + sp.exp(-PIP_LOGIT.subs(s, THRESHOLD))),
+        rhs=sp.Rational(1, 2),
+        domain=PRIOR_DOMAIN,
+        n_samples=12,
+        description="q = 1/2 exactly at the threshold norm",
+    ),
+    Inequality(
+        "pip_increasing_in_norm",
+        lhs=sp.diff(PIP_LOGIT, s).subs(sigma1_sq, sigma0_sq + delta),
+        rhs=0,
+        relation=">",
+        domain=PRIOR_DOMAIN,
+        description="with a spike narrower than the slab (sigma1_sq = sigma0_sq + delta), q grows with ||w||^2, "
+        "so q > 1/2 exactly above the threshold",
+    ),
+    Identity(
+        "mixture_is_gaussian_when_equal_variances",
+        lhs=lam * gaussian_density(s, sigma0_sq, H) + (1 - lam) * gaussian_density(s, sigma0_sq, H),
+        rhs=gaussian_density(s, sigma0_sq, H),
+        domain=PRIOR_DOMAIN,
+        n_samples=12,
+        description="sigma0 = sigma1 makes the spike-and-slab mixture a single Gaussian",
+    ),
 )
 
 PIP_THRESHOLD_SELECTED = Bound(
@@ -78,34 +107,58 @@ alpha_beta = sp.Symbol("alpha_beta", positive=True)  # smoothness of beta
 a = sp.Symbol("a", positive=True)
 b = sp.Symbol("b", positive=True)
 RATE = Hn ** (-2 * alpha1) + Jn ** (-alpha_beta * alpha1)
-RATE_DOMAIN = {alpha1: (sp.Rational(1, 10), 1), alpha_beta: (sp.Rational(1, 2), 4), a: (sp.Rational(1, 10), 2),
-               b: (sp.Rational(1, 10), 2), Hn: (1, None), Jn: (1, None), n: (1, None)}
+RATE_DOMAIN = {
+    alpha1: (sp.Rational(1, 10), 1),
+    alpha_beta: (sp.Rational(1, 2), 4),
+    a: (sp.Rational(1, 10), 2),
+    b: (sp.Rational(1, 10), 2),
+    Hn: (1, None),
+    Jn: (1, None),
+    n: (1, None),
+}
 
 rate_claims = (
-    Limit("rate_vanishes_when_width_and_basis_grow", expr=RATE.subs({Hn: n ** a, Jn: n ** b}), var=n,
-          point=sp.oo, value=0, domain=RATE_DOMAIN,
-          description="with H_n = n^a and J_n = n^b (a, b > 0) the approximation error H^-2a1 + J^-ab a1 -> 0"),
-    Asymptotic("rate_balanced_basis", f=RATE.subs(Jn, Hn ** (2 / alpha_beta)), g=Hn ** (-2 * alpha1), var=Hn,
-               order="Theta", domain=RATE_DOMAIN,
-               description="J_n = H_n^(2/alpha_beta) balances the two terms: the rate is Theta(H_n^(-2 alpha_1))"),
+    Limit(
+        "rate_vanishes_when_width_and_basis_grow",
+        expr=RATE.subs({Hn: n**a, Jn: n**b}),
+        var=n,
+        point=sp.oo,
+        value=0,
+        domain=RATE_DOMAIN,
+        description="with H_n = n^a and J_n = n^b (a, b > 0) the approximation error H^-2a1 + J^-ab a1 -> 0",
+    ),
+    Asymptotic(
+        "rate_balanced_basis",
+        f=RATE.subs(Jn, Hn ** (2 / alpha_beta)),
+        g=Hn ** (-2 * alpha1),
+        var=Hn,
+        order="Theta",
+        domain=RATE_DOMAIN,
+        description="J_n = H_n^(2/alpha_beta) balances the two terms: the rate is Theta(H_n^(-2 alpha_1))",
+    ),
     # A deliberately FALSE claim, expected (and checked by proofs/sbayfdnn.py and the contract test) to be
     # REFUTED. The verdict table shows only the name, so the name states the false claim: the verdict
     # "refuted" then reads as "with a fixed basis the rate does NOT vanish".
-    Limit("FALSE_rate_vanishes_with_fixed_basis_expect_refuted",
-          expr=RATE.subs({Jn: 10, alpha_beta: 2, alpha1: sp.Rational(1, 2)}), var=Hn, point=sp.oo, value=0,
-          domain=RATE_DOMAIN,
-          expect="refuted",
-          description="deliberately false claim, expected to be refuted: 'with J_n = 10 fixed (alpha_beta = 2, "
-                      "alpha_1 = 1/2) the error H_n^-1 + 10^-1 tends to 0 as H_n -> infinity'. Its true limit is "
-                      "10^-1 > 0, so the basis size J_n must grow (a condition of the theorem)"),
+    Limit(
+        "FALSE_rate_vanishes_with_fixed_basis_expect_refuted",
+        expr=RATE.subs({Jn: 10, alpha_beta: 2, alpha1: sp.Rational(1, 2)}),
+        var=Hn,
+        point=sp.oo,
+        value=0,
+        domain=RATE_DOMAIN,
+        expect="refuted",
+        description="deliberately false claim, expected to be refuted: 'with J_n = 10 fixed (alpha_beta = 2, "
+        "alpha_1 = 1/2) the error H_n^-1 + 10^-1 tends to 0 as H_n -> infinity'. Its true limit is "
+        "10^-1 > 0, so the basis size J_n must grow (a condition of the theorem)",
+    ),
 )
 
 APPROXIMATION_RATE = Bound(
     name="sbayfdnn.approximation_rate",
     description="approximation error of order H_n^(-2 alpha_1) + J_n^(-alpha_beta alpha_1), alpha_1 = min(alpha_g, 1); "
-                "holds for a single-index truth g(integral X beta) with beta alpha_beta-smooth, g alpha_g-Hoelder, "
-                "H_n, J_n -> infinity, AND the network's weight bound E_n growing fast enough (an audit found Thm 5.4 "
-                "false without a lower bound on E_n); symbolic only",
+    "holds for a single-index truth g(integral X beta) with beta alpha_beta-smooth, g alpha_g-Hoelder, "
+    "H_n, J_n -> infinity, AND the network's weight bound E_n growing fast enough (an audit found Thm 5.4 "
+    "false without a lower bound on E_n); symbolic only",
     claims=rate_claims,
 )
 

@@ -11,7 +11,9 @@ from toolkit.config import Field, Params
 
 
 class SyntheticParams(Params):
-    design: Literal["two_region", "one_region", "null"] = Field("two_region", description="where beta is non-zero")
+    design: Literal["two_region", "one_region", "null"] = Field(
+        "two_region", description="where beta is non-zero"
+    )
     link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
     snr: float = Field(5.0, gt=0, description="var g / sigma^2")
     n_train: int = Field(500, ge=2, description="training curves")
@@ -78,16 +80,40 @@ def _ecg(**kwargs):
 
 
 DATASETS = [
-    Dataset(name="sbayfdnn.synthetic", description="functional regression with planted regions (the spec's designs)",
-            loader=_synthetic, params=SyntheticParams),
-    Dataset(name="sbayfdnn.elnino", description="statsmodels El Nino SST curves (60 years x 12 months), next-year "
-            "Jan-Mar mean as response", loader=_elnino),
-    Dataset(name="sbayfdnn.ecg", description="neurokit2-simulated ECG beats on a common grid, response on the QRS window",
-            loader=_ecg, params=EcgDataParams),
-    Dataset(name="sbayfdnn.offset", description="hard synthetic curves: large common offset, random baselines, "
-            "strong collinearity, two planted regions", loader=_offset, params=OffsetDataParams),
-    Dataset(name="sbayfdnn.tecator", description="Tecator NIR meat spectra (sktime, shipped), fat %, standard "
-            "split 172 train / 43 test", loader=_tecator),
-    Dataset(name="sbayfdnn.covid", description="Covid3Month (sktime, shipped): daily cases over 84 days -> death "
-            "rate, standard split 140 train / 61 test", loader=_covid),
+    Dataset(
+        name="sbayfdnn.synthetic",
+        description="functional regression with planted regions (the spec's designs)",
+        loader=_synthetic,
+        params=SyntheticParams,
+    ),
+    Dataset(
+        name="sbayfdnn.elnino",
+        description="statsmodels El Nino SST curves (60 years x 12 months), next-year "
+        "Jan-Mar mean as response",
+        loader=_elnino,
+    ),
+    Dataset(
+        name="sbayfdnn.ecg",
+        description="neurokit2-simulated ECG beats on a common grid, response on the QRS window",
+        loader=_ecg,
+        params=EcgDataParams,
+    ),
+    Dataset(
+        name="sbayfdnn.offset",
+        description="hard synthetic curves: large common offset, random baselines, "
+        "strong collinearity, two planted regions",
+        loader=_offset,
+        params=OffsetDataParams,
+    ),
+    Dataset(
+        name="sbayfdnn.tecator",
+        description="Tecator NIR meat spectra (sktime, shipped), fat %, standard split 172 train / 43 test",
+        loader=_tecator,
+    ),
+    Dataset(
+        name="sbayfdnn.covid",
+        description="Covid3Month (sktime, shipped): daily cases over 84 days -> death "
+        "rate, standard split 140 train / 61 test",
+        loader=_covid,
+    ),
 ]

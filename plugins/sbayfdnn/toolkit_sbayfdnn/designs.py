@@ -16,7 +16,7 @@ import numpy as np
 LINKS = {
     "linear": lambda u: u,
     "sin": lambda u: np.sin(2 * u) + u,
-    "square": lambda u: u ** 2,
+    "square": lambda u: u**2,
     "exp": lambda u: np.exp(u / 2),
 }
 """Link functions g: u, sin 2u + u, u^2, e^(u/2)."""
@@ -77,8 +77,15 @@ class FunctionalData:
         return float(np.sqrt(np.mean((self.y_test - self.f_test) ** 2)))
 
 
-def simulate(design: str = "two_region", link: str = "linear", snr: float = 5.0, n_train: int = 500,
-             n_test: int = 2000, m: int = 100, seed: int = 0) -> FunctionalData:
+def simulate(
+    design: str = "two_region",
+    link: str = "linear",
+    snr: float = 5.0,
+    n_train: int = 500,
+    n_test: int = 2000,
+    m: int = 100,
+    seed: int = 0,
+) -> FunctionalData:
     """Draw a train/test split of the design. For ``design='null'`` y is pure noise of variance 1."""
     if link not in LINKS:
         raise ValueError(f"link: must be one of {', '.join(LINKS)}, got {link!r}")
@@ -89,7 +96,7 @@ def simulate(design: str = "two_region", link: str = "linear", snr: float = 5.0,
     rng = np.random.default_rng(seed)
     n = n_train + n_test
     k = np.arange(1, N_COMPONENTS + 1)
-    coef = 3 * k ** -0.8 * rng.uniform(-np.sqrt(3), np.sqrt(3), size=(n, N_COMPONENTS))
+    coef = 3 * k**-0.8 * rng.uniform(-np.sqrt(3), np.sqrt(3), size=(n, N_COMPONENTS))
     grid = np.linspace(0.0, 1.0, m)
     X = coef @ cosine_basis(grid).T
     fine = np.linspace(0.0, 1.0, FINE_GRID)
@@ -97,7 +104,7 @@ def simulate(design: str = "two_region", link: str = "linear", snr: float = 5.0,
     # eta_i = sum_k c_ik integral phi_k beta; population sd uses var(c_ik) = 9 k^-1.6
     inner = np.trapezoid(cosine_basis(fine) * beta_fine[:, None], fine, axis=0)
     eta_raw = coef @ inner
-    pop_sd = float(np.sqrt(np.sum(9 * k ** -1.6 * inner ** 2)))
+    pop_sd = float(np.sqrt(np.sum(9 * k**-1.6 * inner**2)))
     if design == "null":
         f = np.zeros(n)
         noise_sd = 1.0
@@ -105,10 +112,18 @@ def simulate(design: str = "two_region", link: str = "linear", snr: float = 5.0,
         f = LINKS[link](eta_raw / pop_sd)
         noise_sd = float(np.sqrt(np.var(f) / snr))
     y = f + noise_sd * rng.standard_normal(n)
-    return FunctionalData(X=X[:n_train], y=y[:n_train], grid=grid, X_test=X[n_train:], y_test=y[n_train:],
-                          f_test=f[n_train:], true_regions=list(REGIONS[design]),
-                          beta=beta_function(design, grid), noise_sd=noise_sd,
-                          description=f"{design} design, link {link}, SNR {snr}, n = {n_train}")
+    return FunctionalData(
+        X=X[:n_train],
+        y=y[:n_train],
+        grid=grid,
+        X_test=X[n_train:],
+        y_test=y[n_train:],
+        f_test=f[n_train:],
+        true_regions=list(REGIONS[design]),
+        beta=beta_function(design, grid),
+        noise_sd=noise_sd,
+        description=f"{design} design, link {link}, SNR {snr}, n = {n_train}",
+    )
 
 
 def elnino_curves() -> FunctionalData:
@@ -123,12 +138,23 @@ def elnino_curves() -> FunctionalData:
     months = frame.columns[1:]
     curves = frame[months].to_numpy(dtype=float)
     y = curves[1:, :3].mean(axis=1)
-    return FunctionalData(X=curves[:-1], y=y, grid=np.arange(1.0, 13.0),
-                          description="El Nino SST (statsmodels): year t curve -> mean Jan-Mar of year t+1")
+    return FunctionalData(
+        X=curves[:-1],
+        y=y,
+        grid=np.arange(1.0, 13.0),
+        description="El Nino SST (statsmodels): year t curve -> mean Jan-Mar of year t+1",
+    )
 
 
-def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: float = 0.6, qrs_halfwidth_s: float = 0.05,
-              snr: float = 5.0, seed: int = 0) -> FunctionalData:
+def ecg_beats(
+    n_train: int = 300,
+    n_test: int = 300,
+    m: int = 100,
+    window_s: float = 0.6,
+    qrs_halfwidth_s: float = 0.05,
+    snr: float = 5.0,
+    seed: int = 0,
+) -> FunctionalData:
     """Semi-synthetic ECG design: neurokit2-simulated beats cut around their R peaks onto a common grid
     (seconds relative to the R peak); the response depends on the QRS window only.
 
@@ -147,9 +173,15 @@ def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: flo
     duration = int(np.clip(n_beats / 1.1 + 5, 10, 60))  # seconds per simulated record (~1.2 beats/s)
     while len(beats) < n_beats and chunk < 200:
         heart_rate = float(rng.uniform(55, 85))
-        ecg = nk.ecg_simulate(duration=duration, sampling_rate=sampling_rate, heart_rate=heart_rate,
-                              heart_rate_std=3, noise=0.02, method="ecgsyn",
-                              random_state=int(rng.integers(2 ** 31)))
+        ecg = nk.ecg_simulate(
+            duration=duration,
+            sampling_rate=sampling_rate,
+            heart_rate=heart_rate,
+            heart_rate_std=3,
+            noise=0.02,
+            method="ecgsyn",
+            random_state=int(rng.integers(2**31)),
+        )
         _, info = nk.ecg_peaks(ecg, sampling_rate=sampling_rate)
         times = np.arange(len(ecg)) / sampling_rate
         for peak in info["ECG_R_Peaks"]:
@@ -162,21 +194,36 @@ def ecg_beats(n_train: int = 300, n_test: int = 300, m: int = 100, window_s: flo
     X = X[rng.permutation(len(X))[:n_beats]]
     if len(X) < n_beats:
         raise RuntimeError(f"neurokit2 produced only {len(X)} beats, fewer than n_beats = {n_beats}")
-    weight = np.where(np.abs(grid) <= qrs_halfwidth_s,
-                      np.cos(np.pi * grid / (2 * qrs_halfwidth_s)), 0.0)
+    weight = np.where(np.abs(grid) <= qrs_halfwidth_s, np.cos(np.pi * grid / (2 * qrs_halfwidth_s)), 0.0)
     eta = np.trapezoid(X * weight[None, :], grid, axis=1)
     eta = (eta - eta.mean()) / eta.std()
     noise_sd = float(np.sqrt(1.0 / snr))
     y = eta + noise_sd * rng.standard_normal(n_beats)
-    return FunctionalData(X=X[:n_train], y=y[:n_train], grid=grid, X_test=X[n_train:], y_test=y[n_train:],
-                          f_test=eta[n_train:], true_regions=[(-qrs_halfwidth_s, qrs_halfwidth_s)],
-                          beta=weight, noise_sd=noise_sd,
-                          description=f"neurokit2 ECG beats, response on the QRS window +/-{qrs_halfwidth_s}s")
+    return FunctionalData(
+        X=X[:n_train],
+        y=y[:n_train],
+        grid=grid,
+        X_test=X[n_train:],
+        y_test=y[n_train:],
+        f_test=eta[n_train:],
+        true_regions=[(-qrs_halfwidth_s, qrs_halfwidth_s)],
+        beta=weight,
+        noise_sd=noise_sd,
+        description=f"neurokit2 ECG beats, response on the QRS window +/-{qrs_halfwidth_s}s",
+    )
 
 
-def simulate_offset(link: str = "linear", snr: float = 5.0, n_train: int = 200, n_test: int = 1000, m: int = 100,
-                    offset_sd: float = 10.0, baseline_sd: float = 3.0, smoothness: float = 2.0,
-                    seed: int = 0) -> FunctionalData:
+def simulate_offset(
+    link: str = "linear",
+    snr: float = 5.0,
+    n_train: int = 200,
+    n_test: int = 1000,
+    m: int = 100,
+    offset_sd: float = 10.0,
+    baseline_sd: float = 3.0,
+    smoothness: float = 2.0,
+    seed: int = 0,
+) -> FunctionalData:
     """Hard design for users' curves: a large common offset, random linear baselines, strong collinearity.
 
     ``X_i(t) = a_i + b_i (t - 1/2) + S_i(t)`` with ``a_i ~ N(0, offset_sd^2)`` (common offset),
@@ -210,15 +257,23 @@ def simulate_offset(link: str = "linear", snr: float = 5.0, n_train: int = 200, 
     X = coef @ cosine_basis(grid).T + offset[:, None] + slope[:, None] * (grid - 0.5)[None, :]
     fine = np.linspace(0.0, 1.0, FINE_GRID)
     inner = np.trapezoid(cosine_basis(fine) * beta_function("two_region", fine)[:, None], fine, axis=0)
-    pop_sd = float(np.sqrt(np.sum(scale ** 2 * inner ** 2)))  # var U(-sqrt3, sqrt3) = 1
+    pop_sd = float(np.sqrt(np.sum(scale**2 * inner**2)))  # var U(-sqrt3, sqrt3) = 1
     f = LINKS[link](coef @ inner / pop_sd)
     noise_sd = float(np.sqrt(np.var(f) / snr))
     y = f + noise_sd * rng.standard_normal(n)
-    return FunctionalData(X=X[:n_train], y=y[:n_train], grid=grid, X_test=X[n_train:], y_test=y[n_train:],
-                          f_test=f[n_train:], true_regions=list(REGIONS["two_region"]),
-                          beta=beta_function("two_region", grid), noise_sd=noise_sd,
-                          description=f"offset design (offset sd {offset_sd}, baseline sd {baseline_sd}, "
-                                      f"smoothness {smoothness}), link {link}, SNR {snr}, n = {n_train}")
+    return FunctionalData(
+        X=X[:n_train],
+        y=y[:n_train],
+        grid=grid,
+        X_test=X[n_train:],
+        y_test=y[n_train:],
+        f_test=f[n_train:],
+        true_regions=list(REGIONS["two_region"]),
+        beta=beta_function("two_region", grid),
+        noise_sd=noise_sd,
+        description=f"offset design (offset sd {offset_sd}, baseline sd {baseline_sd}, "
+        f"smoothness {smoothness}), link {link}, SNR {snr}, n = {n_train}",
+    )
 
 
 def tecator_curves() -> FunctionalData:
@@ -232,9 +287,15 @@ def tecator_curves() -> FunctionalData:
         X, y = load_tecator(split=split, return_X_y=True, return_type="numpy2D")
         parts[split] = (np.asarray(X, dtype=float), np.asarray(y, dtype=float))
     grid = np.linspace(850.0, 1050.0, parts["train"][0].shape[1])
-    return FunctionalData(X=parts["train"][0], y=parts["train"][1], grid=grid, X_test=parts["test"][0],
-                          y_test=parts["test"][1], true_regions=None,
-                          description="Tecator NIR spectra (sktime), fat %, 172 train / 43 test")
+    return FunctionalData(
+        X=parts["train"][0],
+        y=parts["train"][1],
+        grid=grid,
+        X_test=parts["test"][0],
+        y_test=parts["test"][1],
+        true_regions=None,
+        description="Tecator NIR spectra (sktime), fat %, 172 train / 43 test",
+    )
 
 
 def covid_curves() -> FunctionalData:
@@ -247,8 +308,17 @@ def covid_curves() -> FunctionalData:
     parts = {}
     for split in ("train", "test"):
         X, y = load_covid_3month(split=split, return_X_y=True)
-        parts[split] = (np.stack([np.asarray(row, dtype=float) for row in X.iloc[:, 0]]), np.asarray(y, dtype=float))
+        parts[split] = (
+            np.stack([np.asarray(row, dtype=float) for row in X.iloc[:, 0]]),
+            np.asarray(y, dtype=float),
+        )
     grid = np.arange(1.0, parts["train"][0].shape[1] + 1.0)
-    return FunctionalData(X=parts["train"][0], y=parts["train"][1], grid=grid, X_test=parts["test"][0],
-                          y_test=parts["test"][1], true_regions=None,
-                          description="Covid3Month (sktime): daily cases over 84 days -> death rate, 140 train / 61 test")
+    return FunctionalData(
+        X=parts["train"][0],
+        y=parts["train"][1],
+        grid=grid,
+        X_test=parts["test"][0],
+        y_test=parts["test"][1],
+        true_regions=None,
+        description="Covid3Month (sktime): daily cases over 84 days -> death rate, 140 train / 61 test",
+    )

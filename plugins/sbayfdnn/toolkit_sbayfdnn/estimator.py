@@ -29,7 +29,6 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
 from __future__ import annotations
 
 import time
-
 import warnings
 
 import numpy as np
@@ -40,14 +39,27 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from toolkit_sbayfdnn import basis
-from toolkit_sbayfdnn.functional_input import (check_basis_against_data, check_new_input, check_training_input,
-                                               seed_from)
-from toolkit_sbayfdnn.network import (PriorConfig, data_loss, first_layer_log_evidence, forward, init_params,
-                                      laplace_log_evidence,
-                                      gauss_newton_hessian, laplace_objective, output_jacobian,
-                                      posterior_predictive_variance, savage_dickey_log_bayes_factors, train)
+from toolkit_sbayfdnn.functional_input import (
+    check_basis_against_data,
+    check_new_input,
+    check_training_input,
+    seed_from,
+)
+from toolkit_sbayfdnn.network import (
+    PriorConfig,
+    data_loss,
+    first_layer_log_evidence,
+    forward,
+    gauss_newton_hessian,
+    init_params,
+    laplace_log_evidence,
+    laplace_objective,
+    output_jacobian,
+    posterior_predictive_variance,
+    savage_dickey_log_bayes_factors,
+    train,
+)
 from toolkit_sbayfdnn.prior import inclusion_probability, pip_threshold
-
 
 DESIGN_SCORE_SD = 0.172
 """Global sd of the centred raw B-spline scores (J = 24, cubic) in the two-region design."""
@@ -172,18 +184,38 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
     task = "regression"
 
-    def __init__(self, n_basis: int = 24, degree: int = 3, widths: tuple[int, ...] = (64, 32),
-                 lam: float = 1e-5, sigma0_sq: float = 1e-5,
-                 sigma1_sq: float = 5e-3, sigma_other_sq: float = 1.0, epochs: int = 3000,
-                 anneal_epochs: int = 500, finetune_epochs: int = 500, lr: float = 2e-3,
-                 finetune_lr: float | None = 2e-4,
-                 n_restarts: int = 3, threshold: float = 0.5, score_sd: float | None = DESIGN_SCORE_SD,
-                 include_empty_model: bool = True, empty_model_evidence: str = "full",
-                 linear_guard: float | None = 0.5, guard_refit_slab: float | None = None,
-                 cv_folds: int = 3, cv_trigger: float = 1.0, cv_always_below_n: int = 100,
-                 small_n_cv_folds: int = 10, cv_margin_se: float = 2.0,
-                 cv_slab_factors: tuple[float, ...] = (1.0, 10.0), cv_linear: bool = True, grid=None,
-                 device: str = "cpu", random_state=0):
+    def __init__(
+        self,
+        n_basis: int = 24,
+        degree: int = 3,
+        widths: tuple[int, ...] = (64, 32),
+        lam: float = 1e-5,
+        sigma0_sq: float = 1e-5,
+        sigma1_sq: float = 5e-3,
+        sigma_other_sq: float = 1.0,
+        epochs: int = 3000,
+        anneal_epochs: int = 500,
+        finetune_epochs: int = 500,
+        lr: float = 2e-3,
+        finetune_lr: float | None = 2e-4,
+        n_restarts: int = 3,
+        threshold: float = 0.5,
+        score_sd: float | None = DESIGN_SCORE_SD,
+        include_empty_model: bool = True,
+        empty_model_evidence: str = "full",
+        linear_guard: float | None = 0.5,
+        guard_refit_slab: float | None = None,
+        cv_folds: int = 3,
+        cv_trigger: float = 1.0,
+        cv_always_below_n: int = 100,
+        small_n_cv_folds: int = 10,
+        cv_margin_se: float = 2.0,
+        cv_slab_factors: tuple[float, ...] = (1.0, 10.0),
+        cv_linear: bool = True,
+        grid=None,
+        device: str = "cpu",
+        random_state=0,
+    ):
         self.n_basis = n_basis
         self.degree = degree
         self.widths = widths
@@ -225,8 +257,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if not 0.0 < self.threshold < 1.0:
             raise ValueError(f"threshold: must lie in (0, 1), got {self.threshold}")
         if not self.sigma0_sq < self.sigma1_sq:
-            raise ValueError(f"sigma0_sq must be < sigma1_sq (spike narrower than slab), got "
-                             f"{self.sigma0_sq} >= {self.sigma1_sq}")
+            raise ValueError(
+                f"sigma0_sq must be < sigma1_sq (spike narrower than slab), got "
+                f"{self.sigma0_sq} >= {self.sigma1_sq}"
+            )
         if not 0 < self.lam < 1:
             raise ValueError(f"lam: must lie in (0, 1), got {self.lam}")
         if self.lr <= 0:
@@ -236,7 +270,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if self.linear_guard is not None and not 0.0 <= self.linear_guard < 1.0:
             raise ValueError(f"linear_guard: must lie in [0, 1) or be None, got {self.linear_guard!r}")
         if self.guard_refit_slab is not None and not self.guard_refit_slab > 1.0:
-            raise ValueError(f"guard_refit_slab: must be > 1 (the factor on sigma1_sq) or None, got {self.guard_refit_slab!r}")
+            raise ValueError(
+                f"guard_refit_slab: must be > 1 (the factor on sigma1_sq) or None, got {self.guard_refit_slab!r}"
+            )
         _check_positive_int("cv_folds", self.cv_folds, minimum=0)
         if self.cv_folds == 1:
             raise ValueError("cv_folds: must be 0 (off) or >= 2, got 1")
@@ -244,19 +280,30 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             raise ValueError(f"cv_trigger: must be a number >= 0, got {self.cv_trigger!r}")
         _check_positive_int("cv_always_below_n", self.cv_always_below_n, minimum=0)
         _check_positive_int("small_n_cv_folds", self.small_n_cv_folds, minimum=2)
-        if (isinstance(self.cv_margin_se, (bool, np.bool_)) or not isinstance(self.cv_margin_se, (int, float, np.number))
-                or not self.cv_margin_se >= 0):  # also refuses nan
-            raise ValueError(f"cv_margin_se: must be a number >= 0 (standard errors; 0: the lowest CV MSE), "
-                             f"got {self.cv_margin_se!r}")
+        if (
+            isinstance(self.cv_margin_se, (bool, np.bool_))
+            or not isinstance(self.cv_margin_se, (int, float, np.number))
+            or not self.cv_margin_se >= 0
+        ):  # also refuses nan
+            raise ValueError(
+                f"cv_margin_se: must be a number >= 0 (standard errors; 0: the lowest CV MSE), "
+                f"got {self.cv_margin_se!r}"
+            )
         factors = tuple(self.cv_slab_factors) if np.ndim(self.cv_slab_factors) == 1 else ()
         if not factors or 1.0 not in factors or any(not f > 0 for f in factors):
-            raise ValueError(f"cv_slab_factors: must be a sequence of positive factors on sigma1_sq that includes 1.0 "
-                             f"(the default fit), got {self.cv_slab_factors!r}")
+            raise ValueError(
+                f"cv_slab_factors: must be a sequence of positive factors on sigma1_sq that includes 1.0 "
+                f"(the default fit), got {self.cv_slab_factors!r}"
+            )
         if any(self.sigma0_sq >= self.sigma1_sq * f for f in factors):
-            raise ValueError(f"cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq = {self.sigma0_sq}, got "
-                             f"{self.cv_slab_factors!r}")
+            raise ValueError(
+                f"cv_slab_factors: every sigma1_sq x factor must exceed sigma0_sq = {self.sigma0_sq}, got "
+                f"{self.cv_slab_factors!r}"
+            )
         if self.empty_model_evidence not in ("first_layer", "full"):
-            raise ValueError(f"empty_model_evidence: must be 'first_layer' or 'full', got {self.empty_model_evidence!r}")
+            raise ValueError(
+                f"empty_model_evidence: must be 'first_layer' or 'full', got {self.empty_model_evidence!r}"
+            )
         if self.score_sd is not None and not self.score_sd > 0:
             raise ValueError(f"score_sd: must be > 0 or None (None: raw scores), got {self.score_sd}")
 
@@ -268,7 +315,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
     @property
     def prior_(self) -> PriorConfig:
         """The prior of the fitted network (its slab variance is ``sigma1_sq_`` after a guard refit)."""
-        return PriorConfig(self.lam, self.sigma0_sq, getattr(self, "sigma1_sq_", self.sigma1_sq), self.sigma_other_sq)
+        return PriorConfig(
+            self.lam, self.sigma0_sq, getattr(self, "sigma1_sq_", self.sigma1_sq), self.sigma_other_sq
+        )
 
     def _scores(self, X, grid=None) -> torch.Tensor:
         X = check_new_input(self, X, grid)
@@ -302,8 +351,16 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         widths = tuple(int(w) for w in self.widths)
         params = init_params(R, self.n_basis, widths, gen, device=dev)
         prior = self.prior_
-        params, _ = train(params, Zt, yt, task=self.task, prior=prior, epochs=self.epochs, lr=self.lr,
-                          anneal_epochs=self.anneal_epochs)
+        params, _ = train(
+            params,
+            Zt,
+            yt,
+            task=self.task,
+            prior=prior,
+            epochs=self.epochs,
+            lr=self.lr,
+            anneal_epochs=self.anneal_epochs,
+        )
         H = widths[0]
         if self.include_empty_model:
             # one more candidate: restart 0's network with W1 = 0 (no region at all); the evidence
@@ -315,25 +372,50 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         pips = inclusion_probability(col_norm_sq, H, self.lam, self.sigma0_sq, self.sigma1_sq)
         mask = torch.as_tensor(pips > self.threshold, dtype=torch.float32, device=dev)
         if self.finetune_epochs > 0:
-            params, _ = train(params, Zt, yt, task=self.task, prior=prior, epochs=self.finetune_epochs,
-                              lr=self.finetune_step_size, mask=mask)
+            params, _ = train(
+                params,
+                Zt,
+                yt,
+                task=self.task,
+                prior=prior,
+                epochs=self.finetune_epochs,
+                lr=self.finetune_step_size,
+                mask=mask,
+            )
         with torch.no_grad():
             residual_var = data_loss(forward(params, Zt, mask), yt, self.task).cpu().numpy()
         evidences, region_evidences, laplace = [], [], []
         Zd, yd = Zt.double(), yt.double()
         for r in range(R):
-            single = [p[r:r + 1].double() for p in params]
+            single = [p[r : r + 1].double() for p in params]
             noise_var = max(float(residual_var[r]), 1e-8) if self.task == "regression" else None
-            objective, theta, shapes, keep = laplace_objective(single, Zd, yd, task=self.task, prior=prior,
-                                                               mask=mask[r:r + 1].double(), noise_var=noise_var)
-            hess = gauss_newton_hessian(shapes, theta, Zd[:, keep], yd, task=self.task, prior=prior,
-                                        noise_var=noise_var)
+            objective, theta, shapes, keep = laplace_objective(
+                single,
+                Zd,
+                yd,
+                task=self.task,
+                prior=prior,
+                mask=mask[r : r + 1].double(),
+                noise_var=noise_var,
+            )
+            hess = gauss_newton_hessian(
+                shapes, theta, Zd[:, keep], yd, task=self.task, prior=prior, noise_var=noise_var
+            )
             result = laplace_log_evidence(objective, theta, n, hessian=hess)
             result.update(theta=theta, shapes=shapes, keep=keep.cpu().numpy(), noise_var=noise_var)
             evidences.append(result["log_evidence"])
-            region_evidences.append(first_layer_log_evidence(single, Zd, yd, task=self.task, prior=prior,
-                                                             mask=mask[r:r + 1].double(), noise_var=noise_var,
-                                                             hessian=hess))
+            region_evidences.append(
+                first_layer_log_evidence(
+                    single,
+                    Zd,
+                    yd,
+                    task=self.task,
+                    prior=prior,
+                    mask=mask[r : r + 1].double(),
+                    noise_var=noise_var,
+                    hessian=hess,
+                )
+            )
             laplace.append(result)
         self.log_evidences_ = np.asarray(evidences)
         self.region_log_evidences_ = np.asarray(region_evidences)
@@ -342,17 +424,19 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.best_restart_ = best
         self.all_params_, self.all_masks_ = params, mask  # every candidate (restarts, then the empty model)
         self.train_scores_, self.train_target_ = Zt.cpu(), yt.cpu()  # for laplace_inclusion_probabilities
-        self.params_ = [p[best:best + 1].clone() for p in params]
-        self.mask_ = mask[best:best + 1].clone()
+        self.params_ = [p[best : best + 1].clone() for p in params]
+        self.mask_ = mask[best : best + 1].clone()
         self.laplace_ = laplace[best]
         self.all_inclusion_probabilities_ = pips
         self.inclusion_probabilities_ = pips[best]
         self.selected_ = np.flatnonzero(pips[best] > self.threshold)
         unit_regions = basis.selected_regions(self.selected_, self.n_basis, self.degree)
-        self.region_inclusion_probabilities_ = basis.region_inclusion(unit_regions, pips[best], self.n_basis,
-                                                                      self.degree)
-        self.selected_regions_ = [(float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid)))
-                                  for lo, hi in unit_regions]
+        self.region_inclusion_probabilities_ = basis.region_inclusion(
+            unit_regions, pips[best], self.n_basis, self.degree
+        )
+        self.selected_regions_ = [
+            (float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit_regions
+        ]
         self.unit_regions_ = unit_regions
         design = basis.bspline_design(basis.to_unit(grid), self.n_basis, self.degree)
         W1 = (self.params_[0][0] * self.mask_[0][None, :]).cpu().double().numpy()
@@ -360,7 +444,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.pip_threshold_norm_sq_ = pip_threshold(H, self.lam, self.sigma0_sq, self.sigma1_sq)
         self.column_norms_sq_ = col_norm_sq[best]
         if self.task == "regression":
-            self.noise_variance_ = laplace[best]["noise_var"] * self.y_scale_ ** 2
+            self.noise_variance_ = laplace[best]["noise_var"] * self.y_scale_**2
         self._report_empty_model(mask.cpu().numpy())
         self.sigma1_sq_ = float(self.sigma1_sq)
         self.guard_refit_ = False
@@ -380,11 +464,17 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the refit's own guard message would repeat ours
             refit.fit(X, y, grid)
-        self.__dict__.update({k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")})
+        self.__dict__.update(
+            {k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")}
+        )
         self.guard_overrode_ = self.guard_refit_ = True
-        warnings.warn(f"SparseBayesianFDNN: refitted with a wider slab, sigma1_sq = {wider:g} (guard_refit_slab = "
-                      f"{self.guard_refit_slab}), because the linear guard acted; {len(self.selected_)} basis "
-                      "functions selected.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"SparseBayesianFDNN: refitted with a wider slab, sigma1_sq = {wider:g} (guard_refit_slab = "
+            f"{self.guard_refit_slab}), because the linear guard acted; {len(self.selected_)} basis "
+            "functions selected.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _choose_by_inner_cv(self, X, y, grid) -> None:
         """Inner-CV model choice (README, "Inner-CV model choice" and "Folds"): runs only when the network fits
@@ -395,14 +485,25 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
         self.prediction_model_, self.linear_model_ = "network", None
-        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = False, {}, "", ""
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = (
+            False,
+            {},
+            "",
+            "",
+        )
         self.inner_cv_gain_ = self.inner_cv_gain_se_ = float("nan")
         self.network_train_rmse_ = self.linear_loo_rmse_ = float("nan")
         n = len(y)
         # small n: more folds, so that each inner fit sees nearly as many curves as the final fit (README, "Folds")
         n_folds = self.cv_folds if n >= self.cv_always_below_n else min(self.small_n_cv_folds, n // 2)
         self.inner_cv_folds_ = 0
-        if self.task != "regression" or self.cv_folds == 0 or not np.var(y) > 0 or n_folds < 2 or n < 2 * n_folds:
+        if (
+            self.task != "regression"
+            or self.cv_folds == 0
+            or not np.var(y) > 0
+            or n_folds < 2
+            or n < 2 * n_folds
+        ):
             return
         flm = FunctionalLinearModel(self.n_basis, self.degree).fit(X, y, grid)
         self.network_train_rmse_ = float(np.sqrt(np.mean((self._network_output(X, grid) - y) ** 2)))
@@ -423,12 +524,19 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             for held in folds:
                 train_rows = np.setdiff1d(np.arange(n), held)
                 for f, name in zip(factors, candidates):
-                    model = clone(base) if f == 1.0 else clone(base).set_params(
-                        sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None)
+                    model = (
+                        clone(base)
+                        if f == 1.0
+                        else clone(base).set_params(
+                            sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None
+                        )
+                    )
                     model.fit(X[train_rows], y[train_rows], grid)
                     sq_errors[name][held] = (model.predict(X[held], grid) - y[held]) ** 2
                 if self.cv_linear:
-                    linear = FunctionalLinearModel(self.n_basis, self.degree).fit(X[train_rows], y[train_rows], grid)
+                    linear = FunctionalLinearModel(self.n_basis, self.degree).fit(
+                        X[train_rows], y[train_rows], grid
+                    )
                     sq_errors["linear"][held] = (linear.predict(X[held], grid) - y[held]) ** 2
         mse = {c: float(v.mean()) for c, v in sq_errors.items()}
         chosen, gain_mean, gain_se = inner_cv_choice(sq_errors, float(self.cv_margin_se))
@@ -440,24 +548,40 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 refit.fit(X, y, grid)
-            self.__dict__.update({k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")})
+            self.__dict__.update(
+                {k: v for k, v in vars(refit).items() if k.endswith("_") and not k.startswith("_")}
+            )
         self.prediction_model_ = "linear" if chosen == "linear" else "network"
         self.linear_model_ = flm if chosen == "linear" else None
-        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = True, mse, chosen, reason
+        self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = (
+            True,
+            mse,
+            chosen,
+            reason,
+        )
         self.inner_cv_folds_, self.inner_cv_gain_, self.inner_cv_gain_se_ = n_folds, gain_mean, gain_se
         self.network_train_rmse_, self.linear_loo_rmse_ = train_rmse, loo_rmse
         scores = ", ".join(f"{c}: {v:.4g}" for c, v in mse.items())
-        why = (f"the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x the functional "
-               f"linear model's leave-one-out RMSE ({loo_rmse:.4g})" if reason == "trigger" else
-               f"there are only n = {n} training curves (< cv_always_below_n = {self.cv_always_below_n}), too few to "
-               f"trust the network's training RMSE ({train_rmse:.4g}; the FLM's leave-one-out RMSE {loo_rmse:.4g})")
+        why = (
+            f"the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x the functional "
+            f"linear model's leave-one-out RMSE ({loo_rmse:.4g})"
+            if reason == "trigger"
+            else f"there are only n = {n} training curves (< cv_always_below_n = {self.cv_always_below_n}), too few to "
+            f"trust the network's training RMSE ({train_rmse:.4g}; the FLM's leave-one-out RMSE {loo_rmse:.4g})"
+        )
         warnings.warn(
             f"SparseBayesianFDNN: {why}, so the prior was chosen by "
             f"{n_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
-            + (f", since the best network's CV gain over it ({gain_mean:.4g}) is within cv_margin_se = {self.cv_margin_se:g} "
-               f"standard errors ({gain_se:.4g} each)" if by_margin else "")
+            + (
+                f", since the best network's CV gain over it ({gain_mean:.4g}) is within cv_margin_se = {self.cv_margin_se:g} "
+                f"standard errors ({gain_se:.4g} each)"
+                if by_margin
+                else ""
+            )
             + (" for predictions (the region attributes are the network's)." if chosen == "linear" else "."),
-            UserWarning, stacklevel=3)
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _choose(self, full: np.ndarray, region: np.ndarray) -> int:
         """Index of the chosen candidate (the last one is the empty model when it is included)."""
@@ -471,8 +595,13 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         than ``linear_guard`` of the leave-one-out variance (regression only)."""
         self.linear_loo_r2_ = float("nan")
         self.guard_overrode_ = False
-        if (self.task != "regression" or self.linear_guard is None or n_columns[best] > 0
-                or not (n_columns > 0).any() or not np.var(y) > 0):  # R^2 is undefined for a constant y
+        if (
+            self.task != "regression"
+            or self.linear_guard is None
+            or n_columns[best] > 0
+            or not (n_columns > 0).any()
+            or not np.var(y) > 0
+        ):  # R^2 is undefined for a constant y
             return best
         from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
@@ -489,7 +618,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             f"explains {self.linear_loo_r2_:.0%} of the leave-one-out variance (linear_guard = {self.linear_guard}); "
             f"using the best restart with columns ({int(n_columns[chosen])} of {self.n_basis}) instead. Its "
             "inclusion probabilities are less trustworthy than usual; compare with FunctionalLinearModel.",
-            UserWarning, stacklevel=3)
+            UserWarning,
+            stacklevel=3,
+        )
         return chosen
 
     def _report_empty_model(self, mask: np.ndarray) -> None:
@@ -502,8 +633,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if not self.empty_model_selected_:
             return
         if others.size:
-            why = (f"its {self.empty_model_evidence.replace('_', '-')} log evidence beats the best restart with columns ({int(mask[with_columns].sum(axis=1)[np.argmax(others)])}"
-                   f" columns) by {self.evidence_gap_:.1f} nats")
+            why = (
+                f"its {self.empty_model_evidence.replace('_', '-')} log evidence beats the best restart with columns ({int(mask[with_columns].sum(axis=1)[np.argmax(others)])}"
+                f" columns) by {self.evidence_gap_:.1f} nats"
+            )
         else:
             why = "no restart kept any column (every inclusion probability fell below the threshold during the MAP)"
         warnings.warn(
@@ -511,7 +644,9 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             f"{'mean' if self.task == 'regression' else 'base rate'}; {why}. If a linear model fits these curves, "
             "the curves' variation may be dominated by directions unrelated to y (offsets, baselines): compare "
             "with FunctionalLinearModel, try fewer basis functions (n_basis) or differentiated curves.",
-            EmptyModelWarning, stacklevel=3)
+            EmptyModelWarning,
+            stacklevel=3,
+        )
 
     # -- prediction --------------------------------------------------------------------------------
 
@@ -522,8 +657,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if candidate is None:
             params, mask = self.params_, self.mask_
         else:
-            params = [p[candidate:candidate + 1] for p in self.all_params_]
-            mask = self.all_masks_[candidate:candidate + 1]
+            params = [p[candidate : candidate + 1] for p in self.all_params_]
+            mask = self.all_masks_[candidate : candidate + 1]
         with torch.no_grad():
             out = forward([p.double() for p in params], Z, mask.double())[0].cpu().numpy()
         return out * self.y_scale_ + self.y_mean_
@@ -543,10 +678,13 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
 
 class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
-    __doc__ = (_SparseBayesianFDNNBase.__doc__ or "") + """
+    __doc__ = (
+        (_SparseBayesianFDNNBase.__doc__ or "")
+        + """
     Regression: squared error on the standardised response, Gaussian Laplace evidence and predictive
     intervals; ``score`` is R^2 (scikit-learn's ``r2_score``).
     """
+    )
 
     task = "regression"
 
@@ -588,9 +726,13 @@ class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
         if not hasattr(self, "params_"):
             raise NotFittedError("SparseBayesianFDNN is not fitted yet; call fit(X, y) first")
         log_bf = savage_dickey_log_bayes_factors(
-            [p.to(self.device) for p in self.params_], self.train_scores_.to(self.device),
-            self.train_target_.to(self.device), prior=self.prior_, mask=self.mask_,
-            noise_var=self.laplace_["noise_var"])
+            [p.to(self.device) for p in self.params_],
+            self.train_scores_.to(self.device),
+            self.train_target_.to(self.device),
+            prior=self.prior_,
+            mask=self.mask_,
+            noise_var=self.laplace_["noise_var"],
+        )
         logit = np.log(self.lam / (1.0 - self.lam)) + log_bf
         return 0.5 * (1.0 + np.tanh(0.5 * logit))  # stable sigmoid
 
@@ -604,10 +746,13 @@ class SparseBayesianFDNN(RegressorMixin, _SparseBayesianFDNNBase):
 
 
 class SparseBayesianFDNNClassifier(ClassifierMixin, _SparseBayesianFDNNBase):
-    __doc__ = (_SparseBayesianFDNNBase.__doc__ or "") + """
+    __doc__ = (
+        (_SparseBayesianFDNNBase.__doc__ or "")
+        + """
     Binary classification: logistic head, Bernoulli likelihood in the Laplace evidence; ``classes_``
     holds the two labels; ``score`` is accuracy.
     """
+    )
 
     task = "classification"
 
@@ -621,8 +766,10 @@ class SparseBayesianFDNNClassifier(ClassifierMixin, _SparseBayesianFDNNBase):
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":
-            raise ValueError(f"y: Only binary classification is supported. The type of the target is {y_type} "
-                             f"({len(np.unique(y))} classes); classification needs exactly 2 classes")
+            raise ValueError(
+                f"y: Only binary classification is supported. The type of the target is {y_type} "
+                f"({len(np.unique(y))} classes); classification needs exactly 2 classes"
+            )
         self.classes_ = np.unique(y)
         if len(self.classes_) != 2:
             raise ValueError(f"y: classification needs exactly 2 classes, got {len(self.classes_)}")

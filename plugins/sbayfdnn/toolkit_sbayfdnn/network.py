@@ -31,8 +31,14 @@ class PriorConfig:
     sigma_other_sq: float = 1.0
 
 
-def init_params(n_restarts: int, n_in: int, widths: tuple[int, ...], generator: torch.Generator,
-                dtype=torch.float32, device="cpu") -> list[torch.Tensor]:
+def init_params(
+    n_restarts: int,
+    n_in: int,
+    widths: tuple[int, ...],
+    generator: torch.Generator,
+    dtype=torch.float32,
+    device="cpu",
+) -> list[torch.Tensor]:
     """He-uniform initialised weights [W1, b1, W2, b2, ..., W_out, b_out], each with a restart axis."""
     params = []
     sizes = (n_in, *widths, 1)
@@ -63,18 +69,24 @@ def data_loss(out: torch.Tensor, y: torch.Tensor, task: str) -> torch.Tensor:
     """Per-restart mean loss (R,): squared error (regression) or binary cross-entropy (logits)."""
     if task == "classification":
         return torch.nn.functional.binary_cross_entropy_with_logits(
-            out, y.expand_as(out), reduction="none").mean(dim=1)
+            out, y.expand_as(out), reduction="none"
+        ).mean(dim=1)
     return ((out - y) ** 2).mean(dim=1)
 
 
-def neg_log_prior(params: list[torch.Tensor], prior: PriorConfig, mask: torch.Tensor | None,
-                  spike_slab: bool = True, normalised: bool = False) -> torch.Tensor:
+def neg_log_prior(
+    params: list[torch.Tensor],
+    prior: PriorConfig,
+    mask: torch.Tensor | None,
+    spike_slab: bool = True,
+    normalised: bool = False,
+) -> torch.Tensor:
     """-log prior per restart (R,). First-layer columns get the mixture (only unmasked columns count),
     other weights N(0, sigma_other_sq). ``normalised`` adds the Gaussian constants (for evidences)."""
     W1 = params[0]
     H = W1.shape[1]
     if spike_slab:
-        col_norm_sq = (W1 ** 2).sum(dim=1)  # (R, J)
+        col_norm_sq = (W1**2).sum(dim=1)  # (R, J)
         logp = torch_log_mixture_prior(col_norm_sq, H, prior.lam, prior.sigma0_sq, prior.sigma1_sq)
         if mask is not None:
             # a masked column is fixed at 0: it contributes the prior probability of exclusion
@@ -86,16 +98,29 @@ def neg_log_prior(params: list[torch.Tensor], prior: PriorConfig, mask: torch.Te
         others = params
     for p in others:
         flat = p.reshape(p.shape[0], -1)
-        total = total + 0.5 * (flat ** 2).sum(dim=1) / prior.sigma_other_sq
+        total = total + 0.5 * (flat**2).sum(dim=1) / prior.sigma_other_sq
         if normalised:
             total = total + 0.5 * flat.shape[1] * math.log(2 * math.pi * prior.sigma_other_sq)
     return total
 
 
-def train(params: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task: str, prior: PriorConfig,
-          epochs: int, lr: float, anneal_epochs: int = 0, mask: torch.Tensor | None = None,
-          spike_slab: bool = True, Z_val: torch.Tensor | None = None, y_val: torch.Tensor | None = None,
-          check_every: int = 25, patience: int = 20) -> tuple[list[torch.Tensor], dict]:
+def train(
+    params: list[torch.Tensor],
+    Z: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    task: str,
+    prior: PriorConfig,
+    epochs: int,
+    lr: float,
+    anneal_epochs: int = 0,
+    mask: torch.Tensor | None = None,
+    spike_slab: bool = True,
+    Z_val: torch.Tensor | None = None,
+    y_val: torch.Tensor | None = None,
+    check_every: int = 25,
+    patience: int = 20,
+) -> tuple[list[torch.Tensor], dict]:
     """Full-batch Adam on the annealed MAP objective. With validation data, early-stops each restart
     at its best validation loss (checked every ``check_every`` epochs) and returns those weights."""
     params = [p.detach().clone().requires_grad_(True) for p in params]
@@ -104,9 +129,11 @@ def train(params: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task:
     best = None
     if Z_val is not None:
         dev = params[0].device
-        best = {"loss": torch.full((params[0].shape[0],), float("inf"), device=dev),
-                "params": [p.detach().clone() for p in params],
-                "epoch": torch.zeros(params[0].shape[0], dtype=torch.long, device=dev)}
+        best = {
+            "loss": torch.full((params[0].shape[0],), float("inf"), device=dev),
+            "params": [p.detach().clone() for p in params],
+            "epoch": torch.zeros(params[0].shape[0], dtype=torch.long, device=dev),
+        }
         stale = 0
     for epoch in range(epochs):
         ramp = 1.0 if anneal_epochs <= 0 else min(1.0, (epoch + 1) / anneal_epochs)
@@ -122,7 +149,9 @@ def train(params: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task:
                 if bool(improved.any()):
                     stale = 0
                     best["loss"] = torch.where(improved, val, best["loss"])
-                    best["epoch"] = torch.where(improved, torch.full_like(best["epoch"], epoch + 1), best["epoch"])
+                    best["epoch"] = torch.where(
+                        improved, torch.full_like(best["epoch"], epoch + 1), best["epoch"]
+                    )
                     for keep, p in zip(best["params"], params):
                         shape = (-1,) + (1,) * (p.dim() - 1)
                         keep.copy_(torch.where(improved.view(shape), p.detach(), keep))
@@ -148,12 +177,14 @@ def unflatten(theta: torch.Tensor, shapes: list[torch.Size]) -> list[torch.Tenso
     out, start = [], 0
     for shape in shapes:
         size = int(np.prod(shape))
-        out.append(theta[start:start + size].reshape(shape))
+        out.append(theta[start : start + size].reshape(shape))
         start += size
     return out
 
 
-def laplace_log_evidence(objective, theta_star: torch.Tensor, n: int, hessian: torch.Tensor | None = None) -> dict:
+def laplace_log_evidence(
+    objective, theta_star: torch.Tensor, n: int, hessian: torch.Tensor | None = None
+) -> dict:
     """Laplace log evidence of ``exp(-n * objective(theta))`` around its minimiser ``theta_star``:
 
         -n obj(theta*) + d/2 log 2 pi - d/2 log n - 1/2 log det Hess obj(theta*)
@@ -173,23 +204,38 @@ def laplace_log_evidence(objective, theta_star: torch.Tensor, n: int, hessian: t
     jitter = 0.0
     while int(info) != 0:  # not positive definite (exact Hessian off a strict minimum): add a ridge
         jitter = max(jitter * 10, 1e-10 * float(hessian.diagonal().abs().max()))
-        chol, info = torch.linalg.cholesky_ex(hessian + jitter * torch.eye(d, dtype=hessian.dtype,
-                                                                            device=hessian.device))
+        chol, info = torch.linalg.cholesky_ex(
+            hessian + jitter * torch.eye(d, dtype=hessian.dtype, device=hessian.device)
+        )
     logdet = 2.0 * float(torch.log(chol.diagonal()).sum())
     value = float(objective(theta_star))
     log_ev = -n * value + 0.5 * d * math.log(2 * math.pi) - 0.5 * d * math.log(n) - 0.5 * logdet
-    return {"log_evidence": log_ev, "n_params": d, "jitter": jitter, "precision_chol": chol * math.sqrt(n),
-            "objective": value, "logdet_hessian": logdet}
+    return {
+        "log_evidence": log_ev,
+        "n_params": d,
+        "jitter": jitter,
+        "precision_chol": chol * math.sqrt(n),
+        "objective": value,
+        "logdet_hessian": logdet,
+    }
 
 
 def posterior_predictive_variance(jacobian: torch.Tensor, precision_chol: torch.Tensor) -> torch.Tensor:
     """diag(J Sigma J^T) with Sigma = (L L^T)^{-1}: ||L^{-1} g||^2 per row g of ``jacobian``."""
     solved = torch.linalg.solve_triangular(precision_chol, jacobian.T, upper=False)
-    return (solved ** 2).sum(dim=0)
+    return (solved**2).sum(dim=0)
 
 
-def gauss_newton_hessian(params_free_shapes, theta: torch.Tensor, Z: torch.Tensor, y: torch.Tensor, *,
-                         task: str, prior: PriorConfig, noise_var: float | None) -> torch.Tensor:
+def gauss_newton_hessian(
+    params_free_shapes,
+    theta: torch.Tensor,
+    Z: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    task: str,
+    prior: PriorConfig,
+    noise_var: float | None,
+) -> torch.Tensor:
     """Per-sample GGN of the negative log joint: ``J^T Lambda J / n + Hess(-log prior) / n`` with
     ``Lambda = 1/sigma^2`` (regression) or ``p(1-p)`` (classification); the prior part is exact."""
     n = Z.shape[0]
@@ -213,7 +259,7 @@ def gauss_newton_hessian(params_free_shapes, theta: torch.Tensor, Z: torch.Tenso
     W1 = theta[:n_first].reshape(H, k)
     for j in range(k):
         w = W1[:, j]
-        s = (w ** 2).sum().detach().requires_grad_(True)
+        s = (w**2).sum().detach().requires_grad_(True)
         phi = -torch_log_mixture_prior(s, H, prior.lam, prior.sigma0_sq, prior.sigma1_sq)
         (d1,) = torch.autograd.grad(phi, s, create_graph=True)
         (d2,) = torch.autograd.grad(d1, s)
@@ -225,8 +271,16 @@ def gauss_newton_hessian(params_free_shapes, theta: torch.Tensor, Z: torch.Tenso
     return hess / n
 
 
-def laplace_objective(params: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task: str,
-                      prior: PriorConfig, mask: torch.Tensor, noise_var: float | None):
+def laplace_objective(
+    params: list[torch.Tensor],
+    Z: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    task: str,
+    prior: PriorConfig,
+    mask: torch.Tensor,
+    noise_var: float | None,
+):
     """The per-sample negative log joint of one network (restart axis of size 1) as a function of the
     flat vector of its *free* parameters (unmasked first-layer columns and all other weights)."""
     keep = mask[0] > 0
@@ -281,8 +335,14 @@ def output_jacobian(params_free_shapes, theta: torch.Tensor, Zk: torch.Tensor) -
     return torch.cat(blocks, dim=1)
 
 
-def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, sigma0_sq: float = 1e-3,
-                            sigma1_sq: float = 1.0, seed: int = 0) -> dict:
+def one_column_toy_evidence(
+    n: int = 50,
+    w_true: float = 0.5,
+    lam: float = 0.5,
+    sigma0_sq: float = 1e-3,
+    sigma1_sq: float = 1.0,
+    seed: int = 0,
+) -> dict:
     """Laplace vs brute-force log evidence on a one-column toy: ``y_i = w z_i + N(0, 1)``, a single
     weight with the spike-and-slab prior (H = 1). Returns both log evidences and their relative gap.
 
@@ -301,17 +361,20 @@ def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, 
     def objective(theta: torch.Tensor) -> torch.Tensor:
         w = theta[0]
         nll = 0.5 * ((yt - w * zt) ** 2).sum() + 0.5 * n * math.log(2 * math.pi)
-        nlp = -torch_log_mixture_prior(w ** 2, 1, lam, sigma0_sq, sigma1_sq)
+        nlp = -torch_log_mixture_prior(w**2, 1, lam, sigma0_sq, sigma1_sq)
         return (nll + nlp) / n
 
     def objective_np(w):
         w = np.asarray(w, dtype=float)
-        nll = 0.5 * ((y[None, :] - w.reshape(-1, 1) * z[None, :]) ** 2).sum(axis=1) + 0.5 * n * math.log(2 * math.pi)
+        nll = 0.5 * ((y[None, :] - w.reshape(-1, 1) * z[None, :]) ** 2).sum(axis=1) + 0.5 * n * math.log(
+            2 * math.pi
+        )
         return (nll - log_mixture_prior(w.reshape(-1) ** 2, 1, lam, sigma0_sq, sigma1_sq)) / n
 
     w_hat = float(np.sum(z * y) / np.sum(z * z))
-    w_star = minimize_scalar(lambda w: float(objective_np(w)[0]), bracket=(w_hat - 0.5, w_hat, w_hat + 0.5),
-                             tol=1e-12).x
+    w_star = minimize_scalar(
+        lambda w: float(objective_np(w)[0]), bracket=(w_hat - 0.5, w_hat, w_hat + 0.5), tol=1e-12
+    ).x
     laplace = laplace_log_evidence(objective, torch.tensor([w_star], dtype=torch.float64), n)["log_evidence"]
     grid = np.linspace(w_star - 8.0, w_star + 8.0, 160001)
     log_f = -n * objective_np(grid)
@@ -319,13 +382,25 @@ def one_column_toy_evidence(n: int = 50, w_true: float = 0.5, lam: float = 0.5, 
     weights = np.full(grid.shape, step)
     weights[[0, -1]] = step / 2
     brute = float(logsumexp(log_f, b=weights))
-    return {"laplace": float(laplace), "brute_force": brute, "w_star": float(w_star),
-            "relative_gap": abs(laplace - brute) / abs(brute)}
+    return {
+        "laplace": float(laplace),
+        "brute_force": brute,
+        "w_star": float(w_star),
+        "relative_gap": abs(laplace - brute) / abs(brute),
+    }
 
 
-def first_layer_log_evidence(single: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *, task: str,
-                             prior: PriorConfig, mask: torch.Tensor, noise_var: float | None,
-                             hessian: torch.Tensor) -> float:
+def first_layer_log_evidence(
+    single: list[torch.Tensor],
+    Z: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    task: str,
+    prior: PriorConfig,
+    mask: torch.Tensor,
+    noise_var: float | None,
+    hessian: torch.Tensor,
+) -> float:
     """Laplace log evidence of the region (first-layer) weights with the downstream layers held at their
     MAP: ``log p(y | W1, rest) + log p(W1)`` integrated over the kept columns of W1 only.
 
@@ -344,10 +419,13 @@ def first_layer_log_evidence(single: list[torch.Tensor], Z: torch.Tensor, y: tor
         if task == "classification":
             nll = float(torch.nn.functional.binary_cross_entropy_with_logits(out, y, reduction="sum"))
         else:
-            nll = float(0.5 * ((y - out) ** 2).sum() / noise_var + 0.5 * n * math.log(2 * math.pi * noise_var))
+            nll = float(
+                0.5 * ((y - out) ** 2).sum() / noise_var + 0.5 * n * math.log(2 * math.pi * noise_var)
+            )
         col_norm_sq = (single[0][0] ** 2).sum(dim=0)
-        logp = torch_log_mixture_prior(col_norm_sq[keep], single[0].shape[1], prior.lam, prior.sigma0_sq,
-                                       prior.sigma1_sq).sum()
+        logp = torch_log_mixture_prior(
+            col_norm_sq[keep], single[0].shape[1], prior.lam, prior.sigma0_sq, prior.sigma1_sq
+        ).sum()
         log_prior = float(logp) + int((~keep).sum()) * math.log(1 - prior.lam)
     d1 = single[0].shape[1] * int(keep.sum())
     if d1 == 0:
@@ -358,13 +436,22 @@ def first_layer_log_evidence(single: list[torch.Tensor], Z: torch.Tensor, y: tor
     jitter = 0.0
     while int(info) != 0:
         jitter = max(jitter * 10, 1e-10 * float(block.diagonal().abs().max()))
-        chol, info = torch.linalg.cholesky_ex(block + jitter * torch.eye(d1, dtype=block.dtype, device=block.device))
+        chol, info = torch.linalg.cholesky_ex(
+            block + jitter * torch.eye(d1, dtype=block.dtype, device=block.device)
+        )
     logdet = 2.0 * float(torch.log(chol.diagonal()).sum())
     return -nll + log_prior + 0.5 * d1 * math.log(2 * math.pi) - 0.5 * d1 * math.log(n) - 0.5 * logdet
 
 
-def savage_dickey_log_bayes_factors(single: list[torch.Tensor], Z: torch.Tensor, y: torch.Tensor, *,
-                                    prior: PriorConfig, mask: torch.Tensor, noise_var: float) -> np.ndarray:
+def savage_dickey_log_bayes_factors(
+    single: list[torch.Tensor],
+    Z: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    prior: PriorConfig,
+    mask: torch.Tensor,
+    noise_var: float,
+) -> np.ndarray:
     """Per-column log Bayes factor "column j in the slab" vs "column j exactly 0", from one Laplace
     posterior of the network with *every* column in the slab (regression).
 
@@ -387,7 +474,7 @@ def savage_dickey_log_bayes_factors(single: list[torch.Tensor], Z: torch.Tensor,
     resid = y.double() - out
     d = theta.numel()
     D = torch.full((d,), 1.0 / prior.sigma_other_sq, dtype=torch.float64, device=theta.device)
-    D[:H * J] = 1.0 / prior.sigma1_sq
+    D[: H * J] = 1.0 / prior.sigma1_sq
     A = jac.T @ jac / noise_var + torch.diag(D)
     grad = -jac.T @ resid / noise_var + D * theta
     chol = torch.linalg.cholesky(0.5 * (A + A.T))

@@ -29,15 +29,21 @@ def pip_logit(norm_sq, H: int, lam: float, sigma0_sq: float, sigma1_sq: float):
     """logit q for squared column norms ``norm_sq`` (array-like)."""
     check_prior(lam, sigma0_sq, sigma1_sq)
     norm_sq = np.asarray(norm_sq, dtype=float)
-    return (math.log(lam / (1.0 - lam)) + 0.5 * H * math.log(sigma0_sq / sigma1_sq)
-            + 0.5 * norm_sq * (1.0 / sigma0_sq - 1.0 / sigma1_sq))
+    return (
+        math.log(lam / (1.0 - lam))
+        + 0.5 * H * math.log(sigma0_sq / sigma1_sq)
+        + 0.5 * norm_sq * (1.0 / sigma0_sq - 1.0 / sigma1_sq)
+    )
 
 
 def inclusion_probability(norm_sq, H: int, lam: float, sigma0_sq: float, sigma1_sq: float):
     """Plug-in inclusion probability q = sigmoid(logit q), computed stably."""
     logit = pip_logit(norm_sq, H, lam, sigma0_sq, sigma1_sq)
-    return np.where(logit >= 0, 1.0 / (1.0 + np.exp(-np.abs(logit))),
-                    np.exp(-np.abs(logit)) / (1.0 + np.exp(-np.abs(logit))))
+    return np.where(
+        logit >= 0,
+        1.0 / (1.0 + np.exp(-np.abs(logit))),
+        np.exp(-np.abs(logit)) / (1.0 + np.exp(-np.abs(logit))),
+    )
 
 
 def inclusion_probability_from_densities(norm_sq, H: int, lam: float, sigma0_sq: float, sigma1_sq: float):
@@ -54,7 +60,9 @@ def pip_threshold(H: int, lam: float, sigma0_sq: float, sigma1_sq: float) -> flo
     """The squared column norm at which q = 1/2 (needs sigma0_sq < sigma1_sq)."""
     check_prior(lam, sigma0_sq, sigma1_sq)
     if not sigma0_sq < sigma1_sq:
-        raise ValueError(f"sigma0_sq must be smaller than sigma1_sq for a spike, got {sigma0_sq} >= {sigma1_sq}")
+        raise ValueError(
+            f"sigma0_sq must be smaller than sigma1_sq for a spike, got {sigma0_sq} >= {sigma1_sq}"
+        )
     numerator = -math.log(lam / (1.0 - lam)) - 0.5 * H * math.log(sigma0_sq / sigma1_sq)
     return numerator / (0.5 * (1.0 / sigma0_sq - 1.0 / sigma1_sq))
 

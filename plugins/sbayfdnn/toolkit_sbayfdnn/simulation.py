@@ -35,7 +35,9 @@ class FitParams(Params):
     m: int = Field(100, ge=8, description="grid points per curve")
     n_basis: int = Field(24, ge=2, description="J, B-spline basis functions")
     degree: int = Field(3, ge=0, le=5, description="B-spline degree")
-    first_layer_width: int = Field(64, ge=1, description="H, width of the first layer (its columns are the groups)")
+    first_layer_width: int = Field(
+        64, ge=1, description="H, width of the first layer (its columns are the groups)"
+    )
     hidden_width: int = Field(32, ge=1, description="width of the second hidden layer")
     epochs: int = Field(3000, ge=1, description="MAP epochs (full-batch Adam)")
     anneal_epochs: int = Field(500, ge=0, description="epochs over which the prior weight ramps 0 -> 1")
@@ -45,12 +47,17 @@ class FitParams(Params):
     sigma0_sq: float = Field(1e-5, gt=0, description="spike variance")
     sigma1_sq: float = Field(5e-3, gt=0, description="slab variance (the real sparsity knob)")
     lr: float = Field(2e-3, gt=0, description="Adam learning rate")
-    finetune_lr: float | None = Field(2e-4, gt=0, description="Adam learning rate of the fine-tuning (none: lr)")
+    finetune_lr: float | None = Field(
+        2e-4, gt=0, description="Adam learning rate of the fine-tuning (none: lr)"
+    )
     interval_level: float = Field(0.95, gt=0, lt=1, description="level of the Laplace predictive intervals")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")
-    inner_cv: bool = Field(True, description="inner-CV model choice when the network underfits or n < 100 (issue 19); "
-                                             "false: the old rule (cv_folds = 0)")
+    inner_cv: bool = Field(
+        True,
+        description="inner-CV model choice when the network underfits or n < 100 (issue 19); "
+        "false: the old rule (cv_folds = 0)",
+    )
 
 
 class DesignParams(FitParams):
@@ -83,24 +90,47 @@ class EcgParams(FitParams):
     qrs_halfwidth_s: float = Field(0.05, gt=0, le=0.15, description="half-width of the QRS window (s)")
 
 
-QUICK = {"n_train": 60, "n_test": 60, "m": 30, "n_basis": 8, "first_layer_width": 16, "hidden_width": 8,
-         "epochs": 100, "anneal_epochs": 30, "finetune_epochs": 20, "n_restarts": 1,
-         "inner_cv": False}  # speed only: a 100-epoch network always underfits, and the CV would multiply its cost by 7
+QUICK = {
+    "n_train": 60,
+    "n_test": 60,
+    "m": 30,
+    "n_basis": 8,
+    "first_layer_width": 16,
+    "hidden_width": 8,
+    "epochs": 100,
+    "anneal_epochs": 30,
+    "finetune_epochs": 20,
+    "n_restarts": 1,
+    "inner_cv": False,
+}  # speed only: a 100-epoch network always underfits, and the CV would multiply its cost by 7
 
 
 def _model_settings(params: FitParams) -> dict:
     """The estimator's settings from the simulation parameters (shared by every design and ``compare``)."""
-    return dict(n_basis=params.n_basis, degree=params.degree, widths=(params.first_layer_width, params.hidden_width),
-                lam=params.lam, sigma0_sq=params.sigma0_sq, sigma1_sq=params.sigma1_sq, epochs=params.epochs,
-                anneal_epochs=params.anneal_epochs, finetune_epochs=params.finetune_epochs, lr=params.lr,
-                finetune_lr=params.finetune_lr, n_restarts=params.n_restarts, cv_folds=3 if params.inner_cv else 0)
+    return dict(
+        n_basis=params.n_basis,
+        degree=params.degree,
+        widths=(params.first_layer_width, params.hidden_width),
+        lam=params.lam,
+        sigma0_sq=params.sigma0_sq,
+        sigma1_sq=params.sigma1_sq,
+        epochs=params.epochs,
+        anneal_epochs=params.anneal_epochs,
+        finetune_epochs=params.finetune_epochs,
+        lr=params.lr,
+        finetune_lr=params.finetune_lr,
+        n_restarts=params.n_restarts,
+        cv_folds=3 if params.inner_cv else 0,
+    )
 
 
 def _estimator(params: FitParams, seed: int):
     from toolkit_sbayfdnn.estimator import SparseBayesianFDNN
 
     set_threads(params.n_threads)
-    return SparseBayesianFDNN(**_model_settings(params), device=resolve_device(params.device), random_state=seed)
+    return SparseBayesianFDNN(
+        **_model_settings(params), device=resolve_device(params.device), random_state=seed
+    )
 
 
 def fit_and_score(data, params: FitParams, seed: int) -> dict:
@@ -120,8 +150,12 @@ def fit_and_score(data, params: FitParams, seed: int) -> dict:
     chosen = np.zeros(len(norms), dtype=bool)
     chosen[model.selected_] = True
     return {
-        "rmse": rmse, "oracle_rmse": oracle, "rmse_ratio": rmse / oracle if oracle > 0 else float("nan"),
-        "tpr": metrics["tpr"], "fpr": metrics["fpr"], "f1": metrics["f1"],
+        "rmse": rmse,
+        "oracle_rmse": oracle,
+        "rmse_ratio": rmse / oracle if oracle > 0 else float("nan"),
+        "tpr": metrics["tpr"],
+        "fpr": metrics["fpr"],
+        "f1": metrics["f1"],
         "n_selected": int(chosen.sum()),
         "coverage": float(np.mean((data.y_test >= lo) & (data.y_test <= hi))),
         "interval_width": float(np.mean(hi - lo)),
@@ -167,9 +201,16 @@ def compare(params: CompareParams, seed: int) -> SimulationOutput:
 
     set_threads(params.n_threads)
     data = simulate("two_region", params.link, params.snr, params.n_train, params.n_test, params.m, seed)
-    records = compare_methods(data, sbay_kwargs=_model_settings(params), epochs=params.baseline_epochs,
-                              n_basis=params.n_basis, degree=params.degree, device=resolve_device(params.device),
-                              seed=seed, interval_level=params.interval_level)
+    records = compare_methods(
+        data,
+        sbay_kwargs=_model_settings(params),
+        epochs=params.baseline_epochs,
+        n_basis=params.n_basis,
+        degree=params.degree,
+        device=resolve_device(params.device),
+        seed=seed,
+        interval_level=params.interval_level,
+    )
     base = {"oracle_rmse": data.oracle_rmse}
     return SimulationOutput(records=[{**base, **r} for r in records])
 
@@ -180,8 +221,17 @@ def offset(params: OffsetParams, seed: int) -> SimulationOutput:
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
     from toolkit_sbayfdnn.designs import simulate_offset
 
-    data = simulate_offset(params.link, params.snr, params.n_train, params.n_test, params.m, params.offset_sd,
-                           params.baseline_sd, params.smoothness, seed)
+    data = simulate_offset(
+        params.link,
+        params.snr,
+        params.n_train,
+        params.n_test,
+        params.m,
+        params.offset_sd,
+        params.baseline_sd,
+        params.smoothness,
+        seed,
+    )
     record = {"design": "offset", **fit_and_score(data, params, seed)}
     flm = FunctionalLinearModel(params.n_basis, params.degree).fit(data.X, data.y, data.grid)
     record["flm_rmse"] = float(np.sqrt(np.mean((flm.predict(data.X_test) - data.y_test) ** 2)))
@@ -194,8 +244,14 @@ def ecg(params: EcgParams, seed: int) -> SimulationOutput:
     region); same measurements as two_region (oracle = noise-free response)."""
     from toolkit_sbayfdnn.designs import ecg_beats
 
-    data = ecg_beats(n_train=params.n_train, n_test=params.n_test, m=params.m,
-                     qrs_halfwidth_s=params.qrs_halfwidth_s, snr=params.snr, seed=seed)
+    data = ecg_beats(
+        n_train=params.n_train,
+        n_test=params.n_test,
+        m=params.m,
+        qrs_halfwidth_s=params.qrs_halfwidth_s,
+        snr=params.snr,
+        seed=seed,
+    )
     return SimulationOutput(records=[{"design": "ecg", **fit_and_score(data, params, seed)}])
 
 
@@ -223,8 +279,13 @@ def fit_memory(params: FitParams) -> float:
     """About the most bytes of one fit (errs high): the curves and their basis scores (float64, a few copies), the
     network's Jacobian over the training curves and the Laplace Hessian over all its P weights with its inverse."""
     n = params.n_train + params.n_test
-    weights = (params.n_basis * params.first_layer_width + params.first_layer_width * params.hidden_width
-               + params.hidden_width + params.first_layer_width + 1)
+    weights = (
+        params.n_basis * params.first_layer_width
+        + params.first_layer_width * params.hidden_width
+        + params.hidden_width
+        + params.first_layer_width
+        + 1
+    )
     curves = 8.0 * n * (params.m + params.n_basis) * 6
     laplace = 8.0 * (3 * weights**2 + 2 * params.n_train * weights)
     return curves + laplace  # restarts run one after the other
@@ -233,27 +294,63 @@ def fit_memory(params: FitParams) -> float:
 FIT_COST = PointCost(fit_memory, ("first_layer_width", "hidden_width", "n_basis", "n_train", "n_test", "m"))
 
 SIMULATIONS = [
-    Simulation(name="sbayfdnn.two_region", func=two_region, params=DesignParams,
-               description="sparse Bayesian functional network on the two-region design (link, SNR, n)",
-               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design, cost=FIT_COST),
-    Simulation(name="sbayfdnn.one_region", func=one_region, params=DesignParams,
-               description="sparse Bayesian functional network on the one-region design",
-               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design, cost=FIT_COST),
-    Simulation(name="sbayfdnn.null", func=null, params=NullParams,
-               description="null design (beta = 0): number of basis functions selected from noise",
-               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design, cost=FIT_COST),
-    Simulation(name="sbayfdnn.compare", func=compare, params=CompareParams,
-               description="sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
-               quick={**QUICK, "n_test": 30, "baseline_epochs": 50}, plot=_plot_compare, cost=FIT_COST),
-    Simulation(name="sbayfdnn.offset", func=offset, params=OffsetParams,
-               description="hard design: large common offset, random baselines, collinear curves; vs the FLM",
-               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"), quick=QUICK,
-               plot=_plot_design, cost=FIT_COST),
-    Simulation(name="sbayfdnn.ecg", func=ecg, params=EcgParams,
-               description="semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
-               bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
-               quick={**QUICK, "n_train": 60, "n_test": 40}, plot=_plot_design, cost=FIT_COST),
+    Simulation(
+        name="sbayfdnn.two_region",
+        func=two_region,
+        params=DesignParams,
+        description="sparse Bayesian functional network on the two-region design (link, SNR, n)",
+        bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
+        quick=QUICK,
+        plot=_plot_design,
+        cost=FIT_COST,
+    ),
+    Simulation(
+        name="sbayfdnn.one_region",
+        func=one_region,
+        params=DesignParams,
+        description="sparse Bayesian functional network on the one-region design",
+        bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
+        quick=QUICK,
+        plot=_plot_design,
+        cost=FIT_COST,
+    ),
+    Simulation(
+        name="sbayfdnn.null",
+        func=null,
+        params=NullParams,
+        description="null design (beta = 0): number of basis functions selected from noise",
+        bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
+        quick=QUICK,
+        plot=_plot_design,
+        cost=FIT_COST,
+    ),
+    Simulation(
+        name="sbayfdnn.compare",
+        func=compare,
+        params=CompareParams,
+        description="sbayfdnn vs FLM, group lasso, FPCA, dense net, AdaFNN on one two-region split",
+        quick={**QUICK, "n_test": 30, "baseline_epochs": 50},
+        plot=_plot_compare,
+        cost=FIT_COST,
+    ),
+    Simulation(
+        name="sbayfdnn.offset",
+        func=offset,
+        params=OffsetParams,
+        description="hard design: large common offset, random baselines, collinear curves; vs the FLM",
+        bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
+        quick=QUICK,
+        plot=_plot_design,
+        cost=FIT_COST,
+    ),
+    Simulation(
+        name="sbayfdnn.ecg",
+        func=ecg,
+        params=EcgParams,
+        description="semi-synthetic ECG (neurokit2 beats; the QRS window is the true region)",
+        bounds=("sbayfdnn.pip_threshold", "sbayfdnn.pip_threshold_excluded"),
+        quick={**QUICK, "n_train": 60, "n_test": 40},
+        plot=_plot_design,
+        cost=FIT_COST,
+    ),
 ]

@@ -36,19 +36,45 @@ def g1_svrg_vs_sgd(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
     seeds = _seeds(quick, seeds)
     rows, curves = [], []
     for seed in seeds:
-        t_svrg, s_svrg = _curve("svrg", "least_squares", seed, kappa=10.0, step=0.25, inner=2.0, n_epochs=60.0)
+        t_svrg, s_svrg = _curve(
+            "svrg", "least_squares", seed, kappa=10.0, step=0.25, inner=2.0, n_epochs=60.0
+        )
         t_sgd, s_sgd = _curve("sgd", "least_squares", seed, kappa=10.0, step=0.1, n_epochs=100.0)
-        rows.append({"seed": seed, "svrg_epochs_to_1e-6": s_svrg["epochs_to_1e-6"],
-                     "svrg_slope": s_svrg["log10_slope_per_epoch"], "sgd_at_100": s_sgd["final_rel_suboptimality"]})
+        rows.append(
+            {
+                "seed": seed,
+                "svrg_epochs_to_1e-6": s_svrg["epochs_to_1e-6"],
+                "svrg_slope": s_svrg["log10_slope_per_epoch"],
+                "sgd_at_100": s_sgd["final_rel_suboptimality"],
+            }
+        )
         curves += [t_svrg.assign(method="svrg", seed=seed), t_sgd.assign(method="sgd", seed=seed)]
     table = pd.DataFrame(rows)
-    worst_epochs, worst_slope, lowest_sgd = table["svrg_epochs_to_1e-6"].max(), table.svrg_slope.max(), table.sgd_at_100.min()
-    comps = [Comparison("SVRG epochs to 1e-6 (worst seed; gate <= 40)", "25 (spec calibration)", f"{worst_epochs:g}",
-                        bool(worst_epochs <= 40)),
-             Comparison("SVRG log10 slope per epoch (worst seed; gate <= -0.15)", "-0.27", f"{worst_slope:.3f}",
-                        bool(worst_slope <= -0.15)),
-             Comparison("SGD relative suboptimality at 100 epochs (lowest seed; gate > 1e-5)", "1e-4",
-                        f"{lowest_sgd:.2e}", bool(lowest_sgd > 1e-5))]
+    worst_epochs, worst_slope, lowest_sgd = (
+        table["svrg_epochs_to_1e-6"].max(),
+        table.svrg_slope.max(),
+        table.sgd_at_100.min(),
+    )
+    comps = [
+        Comparison(
+            "SVRG epochs to 1e-6 (worst seed; gate <= 40)",
+            "25 (spec calibration)",
+            f"{worst_epochs:g}",
+            bool(worst_epochs <= 40),
+        ),
+        Comparison(
+            "SVRG log10 slope per epoch (worst seed; gate <= -0.15)",
+            "-0.27",
+            f"{worst_slope:.3f}",
+            bool(worst_slope <= -0.15),
+        ),
+        Comparison(
+            "SGD relative suboptimality at 100 epochs (lowest seed; gate > 1e-5)",
+            "1e-4",
+            f"{lowest_sgd:.2e}",
+            bool(lowest_sgd > 1e-5),
+        ),
+    ]
     curves = pd.concat(curves)
 
     def plot(fig):
@@ -72,17 +98,30 @@ def g2_variance(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcom
         out = variance(VarianceParams(n_epochs=30.0 if quick else 60.0), seed)
         rows.append({"seed": seed, **out.summary})
     table = pd.DataFrame(rows)
-    comps = [Comparison("lemma ratio, max over the path (gate <= 1)", "0.26", f"{table.max_lemma_ratio.max():.3f}",
-                        bool(table.max_lemma_ratio.max() <= 1)),
-             Comparison("SVRG / SGD variance near the optimum (max over records with rel. subopt <= 1e-8; gate <= 1e-2)",
-                        "1e-3",
-                        f"{table.variance_ratio_near_optimum.max():.2e}",
-                        bool(table.variance_ratio_near_optimum.max() <= 1e-2))]
+    comps = [
+        Comparison(
+            "lemma ratio, max over the path (gate <= 1)",
+            "0.26",
+            f"{table.max_lemma_ratio.max():.3f}",
+            bool(table.max_lemma_ratio.max() <= 1),
+        ),
+        Comparison(
+            "SVRG / SGD variance near the optimum (max over records with rel. subopt <= 1e-8; gate <= 1e-2)",
+            "1e-3",
+            f"{table.variance_ratio_near_optimum.max():.2e}",
+            bool(table.variance_ratio_near_optimum.max() <= 1e-2),
+        ),
+    ]
     return ExperimentOutcome(table, comps)
 
 
-G3_CASES = [("least_squares", {"kappa": 10.0}, 0.1, 3), ("least_squares", {"kappa": 100.0}, 0.1, 3),
-            ("least_squares", {"kappa": 1000.0}, 0.1, 3), ("digits", {}, 0.2, 15), ("breast_cancer", {}, 0.2, 25)]
+G3_CASES = [
+    ("least_squares", {"kappa": 10.0}, 0.1, 3),
+    ("least_squares", {"kappa": 100.0}, 0.1, 3),
+    ("least_squares", {"kappa": 1000.0}, 0.1, 3),
+    ("digits", {}, 0.2, 15),
+    ("breast_cancer", {}, 0.2, 25),
+]
 
 
 def g3_newton_like(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
@@ -94,20 +133,40 @@ def g3_newton_like(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
         for seed in seeds:
             _, von = _curve("von_poco", problem, seed, step=1.0, inner=inner, n_epochs=40.0, **extra)
             _, svrg = _curve("svrg", problem, seed, step=0.25, inner=2.0, n_epochs=100.0, **extra)
-            rows.append({"problem": problem, **extra, "seed": seed, "gate": gate,
-                         "von_poco_epochs": von["epochs_to_1e-6"], "svrg_epochs": svrg["epochs_to_1e-6"]})
+            rows.append(
+                {
+                    "problem": problem,
+                    **extra,
+                    "seed": seed,
+                    "gate": gate,
+                    "von_poco_epochs": von["epochs_to_1e-6"],
+                    "svrg_epochs": svrg["epochs_to_1e-6"],
+                }
+            )
     table = pd.DataFrame(rows)
-    calibration = {("least_squares", 10.0): "2.2", ("least_squares", 100.0): "2.2", ("least_squares", 1000.0): "2.2",
-                   ("digits", None): "9.6 (SVRG 95)", ("breast_cancer", None): "14.4 (SVRG none in 100)"}
+    calibration = {
+        ("least_squares", 10.0): "2.2",
+        ("least_squares", 100.0): "2.2",
+        ("least_squares", 1000.0): "2.2",
+        ("digits", None): "9.6 (SVRG 95)",
+        ("breast_cancer", None): "14.4 (SVRG none in 100)",
+    }
     comps = []
-    for (problem, kappa), g in table.groupby(["problem", table.get("kappa", pd.Series([None] * len(table)))], dropna=False):
+    for (problem, kappa), g in table.groupby(
+        ["problem", table.get("kappa", pd.Series([None] * len(table)))], dropna=False
+    ):
         kappa = None if kappa is None or (isinstance(kappa, float) and math.isnan(kappa)) else kappa
         worst = g.von_poco_epochs.max()
         gate = g.gate.iloc[0]
         label = f"{problem}" + (f" kappa_H={kappa:g}" if kappa else "")
-        comps.append(Comparison(f"VON-PoCo epochs to 1e-6, {label} (worst seed; gate <= {gate}); SVRG",
-                                calibration[(problem, kappa)], f"{worst:.1f}; SVRG {g.svrg_epochs.max():g}",
-                                bool(worst <= gate)))
+        comps.append(
+            Comparison(
+                f"VON-PoCo epochs to 1e-6, {label} (worst seed; gate <= {gate}); SVRG",
+                calibration[(problem, kappa)],
+                f"{worst:.1f}; SVRG {g.svrg_epochs.max():g}",
+                bool(worst <= gate),
+            )
+        )
     return ExperimentOutcome(table, comps)
 
 
@@ -123,34 +182,69 @@ def g4_mlp(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
         poco = pd.DataFrame(train_mlp("ivon_poco", 0.05, seed, epochs=epochs, alpha=0.5))
         # Adam long enough to match IVON-PoCo's gradient evaluations
         n_train = int(round(0.8 * 1797))
-        adam = pd.DataFrame(train_mlp("adam", 1e-3, seed, epochs=int(math.ceil(poco.evals.iloc[-1] / n_train)) + 1))
+        adam = pd.DataFrame(
+            train_mlp("adam", 1e-3, seed, epochs=int(math.ceil(poco.evals.iloc[-1] / n_train)) + 1)
+        )
         same_steps = adam[adam.steps <= poco.steps.iloc[-1]].iloc[-1]
         same_evals = adam[adam.evals <= poco.evals.iloc[-1]].iloc[-1]
         final = poco.iloc[-1]
-        rows.append({"seed": seed, "poco_train_loss": final.train_loss, "poco_test_accuracy": final.test_accuracy,
-                     "adam_loss_equal_steps": same_steps.train_loss, "adam_loss_equal_evals": same_evals.train_loss,
-                     "adam_accuracy_equal_evals": same_evals.test_accuracy})
+        rows.append(
+            {
+                "seed": seed,
+                "poco_train_loss": final.train_loss,
+                "poco_test_accuracy": final.test_accuracy,
+                "adam_loss_equal_steps": same_steps.train_loss,
+                "adam_loss_equal_evals": same_evals.train_loss,
+                "adam_accuracy_equal_evals": same_evals.test_accuracy,
+            }
+        )
     table = pd.DataFrame(rows)
     mean = table.mean()
     # one quick epoch cannot show a 40-epoch gate: the quick comparisons are reported, not judged
     judged = (lambda ok: None) if quick else bool
-    comps = [Comparison("train loss at equal steps: IVON-PoCo vs Adam (gate <=)", ".017 vs .062",
-                        f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_steps:.4f}",
-                        judged(mean.poco_train_loss <= mean.adam_loss_equal_steps)),
-             Comparison("train loss at equal evaluations (gate <= 2x Adam)", ".0165 vs .0136",
-                        f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_evals:.4f}",
-                        judged(mean.poco_train_loss <= 2 * mean.adam_loss_equal_evals)),
-             Comparison("test accuracy at equal evaluations (gate >= Adam - 2pp)", ".968 vs .976",
-                        f"{mean.poco_test_accuracy:.3f} vs {mean.adam_accuracy_equal_evals:.3f}",
-                        judged(mean.poco_test_accuracy >= mean.adam_accuracy_equal_evals - 0.02))]
+    comps = [
+        Comparison(
+            "train loss at equal steps: IVON-PoCo vs Adam (gate <=)",
+            ".017 vs .062",
+            f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_steps:.4f}",
+            judged(mean.poco_train_loss <= mean.adam_loss_equal_steps),
+        ),
+        Comparison(
+            "train loss at equal evaluations (gate <= 2x Adam)",
+            ".0165 vs .0136",
+            f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_evals:.4f}",
+            judged(mean.poco_train_loss <= 2 * mean.adam_loss_equal_evals),
+        ),
+        Comparison(
+            "test accuracy at equal evaluations (gate >= Adam - 2pp)",
+            ".968 vs .976",
+            f"{mean.poco_test_accuracy:.3f} vs {mean.adam_accuracy_equal_evals:.3f}",
+            judged(mean.poco_test_accuracy >= mean.adam_accuracy_equal_evals - 0.02),
+        ),
+    ]
     notes = "quick: 1 epoch, one seed, not judged; the gates are about the 40-epoch runs" if quick else ""
     return ExperimentOutcome(table, comps, notes=notes)
 
 
 EXPERIMENTS = [
-    Experiment("svrg_poco.g1_svrg_vs_sgd", "G1: SVRG's linear rate vs SGD on least squares (kappa_H = 10)", g1_svrg_vs_sgd),
-    Experiment("svrg_poco.g2_variance", "G2: SVRG's variance lemma and variance vs SGD's near the optimum", g2_variance),
-    Experiment("svrg_poco.g3_newton_like", "G3: Newton-like VON-PoCo epochs to 1e-6 on LS and logistic regression",
-               g3_newton_like),
-    Experiment("svrg_poco.g4_mlp", "G4: IVON-PoCo vs Adam on a digits MLP (per step and per gradient evaluation)", g4_mlp),
+    Experiment(
+        "svrg_poco.g1_svrg_vs_sgd",
+        "G1: SVRG's linear rate vs SGD on least squares (kappa_H = 10)",
+        g1_svrg_vs_sgd,
+    ),
+    Experiment(
+        "svrg_poco.g2_variance",
+        "G2: SVRG's variance lemma and variance vs SGD's near the optimum",
+        g2_variance,
+    ),
+    Experiment(
+        "svrg_poco.g3_newton_like",
+        "G3: Newton-like VON-PoCo epochs to 1e-6 on LS and logistic regression",
+        g3_newton_like,
+    ),
+    Experiment(
+        "svrg_poco.g4_mlp",
+        "G4: IVON-PoCo vs Adam on a digits MLP (per step and per gradient evaluation)",
+        g4_mlp,
+    ),
 ]

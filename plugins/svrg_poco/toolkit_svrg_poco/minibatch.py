@@ -74,9 +74,9 @@ class Adam(Optimizer):
         self.t += 1
         self.m1 = self.b1 * self.m1 + (1 - self.b1) * g
         self.m2 = self.b2 * self.m2 + (1 - self.b2) * g * g
-        m_hat = self.m1 / (1 - self.b1 ** self.t)
-        v_hat = self.m2 / (1 - self.b2 ** self.t)
-        return theta - self.lr * m_hat / (v_hat ** 0.5 + self.eps)
+        m_hat = self.m1 / (1 - self.b1**self.t)
+        v_hat = self.m2 / (1 - self.b2**self.t)
+        return theta - self.lr * m_hat / (v_hat**0.5 + self.eps)
 
 
 class MiniBatchSVRG(Optimizer):
@@ -128,10 +128,14 @@ class IVON(Optimizer):
         self.t += 1
         g_hat, h_hat, _, _ = self._estimates(batch)
         self.g = self.b1 * self.g + (1 - self.b1) * g_hat
-        self.h = (self.b2 * self.h + (1 - self.b2) * h_hat
-                  + 0.5 * (1 - self.b2) ** 2 * (self.h - h_hat) ** 2 / (self.h + self.delta))
-        self.m = self.m - self.lr * (self.h0 + self.delta) * (self.g / (1 - self.b1 ** self.t) + self.delta * self.m) / (
-            self.h + self.delta)
+        self.h = (
+            self.b2 * self.h
+            + (1 - self.b2) * h_hat
+            + 0.5 * (1 - self.b2) ** 2 * (self.h - h_hat) ** 2 / (self.h + self.delta)
+        )
+        self.m = self.m - self.lr * (self.h0 + self.delta) * (
+            self.g / (1 - self.b1**self.t) + self.delta * self.m
+        ) / (self.h + self.delta)
         return self.m
 
     def mean(self, theta):
@@ -166,7 +170,12 @@ class IVONPoCo(IVON):
         g_hat, h_hat, eps, sigma = super()._estimates(batch)
         g_out = self.grad(self.m_out + self.sigma_out * eps, batch)
         h_out = g_out * eps / self.sigma_out
-        return (g_hat - self.alpha * (g_out - self.g_bar), h_hat - self.alpha * (h_out - self.h_bar), eps, sigma)
+        return (
+            g_hat - self.alpha * (g_out - self.g_bar),
+            h_hat - self.alpha * (h_out - self.h_bar),
+            eps,
+            sigma,
+        )
 
 
 OPTIMIZERS = {cls.name: cls for cls in (SGD, Adam, MiniBatchSVRG, IVON, IVONPoCo)}
@@ -181,12 +190,18 @@ def make_optimizer(name: str, oracle, lr: float, alpha: float | None = None, **o
         options["alpha"] = alpha
     import inspect
 
-    allowed = {p.name for klass in cls.__mro__ if "__init__" in vars(klass)
-               for p in inspect.signature(klass.__init__).parameters.values()
-               if p.kind is p.POSITIONAL_OR_KEYWORD} - {"self", "oracle", "lr"}
+    allowed = {
+        p.name
+        for klass in cls.__mro__
+        if "__init__" in vars(klass)
+        for p in inspect.signature(klass.__init__).parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD
+    } - {"self", "oracle", "lr"}
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise ValueError(f"{name}: unknown option(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+        raise ValueError(
+            f"{name}: unknown option(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed)) or 'none'}"
+        )
     return cls(oracle, lr, **options)
 
 
@@ -208,10 +223,13 @@ class ProblemOracle:
 
     def epoch_batches(self):
         order = self.batch_rng.permutation(self.n)
-        return [order[i:i + self.batch_size] for i in range(0, self.n, self.batch_size)]
+        return [order[i : i + self.batch_size] for i in range(0, self.n, self.batch_size)]
 
     def full_batches(self):
-        return [self._np.arange(i, min(self.n, i + self.full_batch_size)) for i in range(0, self.n, self.full_batch_size)]
+        return [
+            self._np.arange(i, min(self.n, i + self.full_batch_size))
+            for i in range(0, self.n, self.full_batch_size)
+        ]
 
     def normal_like(self, theta):
         return self.noise.standard_normal(theta.shape)

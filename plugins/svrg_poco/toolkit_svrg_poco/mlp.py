@@ -18,8 +18,10 @@ def _torch():
     try:
         import torch
     except ImportError as exc:  # the optional dependency, named where it is used
-        raise ImportError("svrg_poco's MLP needs torch: pip install 'theory-toolkit-svrg-poco[torch]' "
-                          "(install the CPU build first: pip install torch --index-url https://download.pytorch.org/whl/cpu)") from exc
+        raise ImportError(
+            "svrg_poco's MLP needs torch: pip install 'theory-toolkit-svrg-poco[torch]' "
+            "(install the CPU build first: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+        ) from exc
     return torch
 
 
@@ -30,8 +32,16 @@ class DigitsMLP:
     :param split_seed: seeds the 80/20 train/test split (the same for every run by default).
     """
 
-    def __init__(self, seed: int, *, batch_size: int = 32, device: str = "cpu", split_seed: int = 0,
-                 full_batch_size: int = 512, dtype: str = "float32"):
+    def __init__(
+        self,
+        seed: int,
+        *,
+        batch_size: int = 32,
+        device: str = "cpu",
+        split_seed: int = 0,
+        full_batch_size: int = 512,
+        dtype: str = "float32",
+    ):
         torch = _torch()
         from sklearn.datasets import load_digits
 
@@ -40,16 +50,24 @@ class DigitsMLP:
         n_train = int(round(0.8 * len(X)))
         self.device = torch.device(device)
         self.dtype = getattr(torch, dtype)
-        to = lambda a, dt: torch.as_tensor(a, dtype=dt, device=self.device)  # noqa: E731
-        self.X_train, self.y_train = to(X[order[:n_train]] / 16.0, self.dtype), to(y[order[:n_train]], torch.long)
-        self.X_test, self.y_test = to(X[order[n_train:]] / 16.0, self.dtype), to(y[order[n_train:]], torch.long)
+        to = lambda a, dt: torch.as_tensor(a, dtype=dt, device=self.device)
+        self.X_train, self.y_train = (
+            to(X[order[:n_train]] / 16.0, self.dtype),
+            to(y[order[:n_train]], torch.long),
+        )
+        self.X_test, self.y_test = (
+            to(X[order[n_train:]] / 16.0, self.dtype),
+            to(y[order[n_train:]], torch.long),
+        )
         self.n = n_train
         self.batch_size = int(batch_size)
         self.full_batch_size = int(full_batch_size)
         self.shapes = [(SIZES[1], SIZES[0]), (SIZES[1],), (SIZES[2], SIZES[1]), (SIZES[2],)]
         self.dim = sum(math.prod(s) for s in self.shapes)
         self.batch_rng = np.random.default_rng([seed, 1])
-        self.noise = torch.Generator(device=self.device).manual_seed(int(np.random.SeedSequence([seed, 2]).generate_state(1)[0]))
+        self.noise = torch.Generator(device=self.device).manual_seed(
+            int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
+        )
         self._torch = torch
 
     def initial(self, seed: int):
@@ -66,7 +84,7 @@ class DigitsMLP:
         out, start = [], 0
         for shape in self.shapes:
             size = math.prod(shape)
-            out.append(theta[start:start + size].view(shape))
+            out.append(theta[start : start + size].view(shape))
             start += size
         return out
 
@@ -86,10 +104,13 @@ class DigitsMLP:
 
     def epoch_batches(self) -> list[np.ndarray]:
         order = self.batch_rng.permutation(self.n)
-        return [order[i:i + self.batch_size] for i in range(0, self.n, self.batch_size)]
+        return [order[i : i + self.batch_size] for i in range(0, self.n, self.batch_size)]
 
     def full_batches(self) -> list[np.ndarray]:
-        return [np.arange(i, min(self.n, i + self.full_batch_size)) for i in range(0, self.n, self.full_batch_size)]
+        return [
+            np.arange(i, min(self.n, i + self.full_batch_size))
+            for i in range(0, self.n, self.full_batch_size)
+        ]
 
     def normal_like(self, theta):
         return self._torch.randn(theta.shape, generator=self.noise, device=self.device, dtype=theta.dtype)
@@ -104,8 +125,17 @@ class DigitsMLP:
         return {"train_loss": train_loss, "test_loss": test_loss, "test_accuracy": test_acc}
 
 
-def train_mlp(method: str, lr: float, seed: int, *, epochs: int = 40, batch_size: int = 32, alpha: float | None = None,
-              device: str = "cpu", **options) -> list[dict]:
+def train_mlp(
+    method: str,
+    lr: float,
+    seed: int,
+    *,
+    epochs: int = 40,
+    batch_size: int = 32,
+    alpha: float | None = None,
+    device: str = "cpu",
+    **options,
+) -> list[dict]:
     """Train the digits MLP; one row per epoch (steps, gradient evaluations, losses, test accuracy).
 
     ``options`` go to the optimizer (e.g. ``beta2`` for IVON). Snapshot methods (SVRG, IVON-PoCo) take a

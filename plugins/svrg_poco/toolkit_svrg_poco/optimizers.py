@@ -37,8 +37,10 @@ def _engine(problem: FiniteSum, engine: str) -> str:
         raise ValueError(f"engine must be 'auto', 'numba' or 'numpy', got {engine!r}")
     compiled = problem.kind in KIND_CODES
     if engine == "numba" and not compiled:
-        raise ValueError(f"engine='numba' needs a built-in array problem (least squares, logistic); "
-                         f"{problem.name!r} is {problem.kind!r}: use engine='numpy'")
+        raise ValueError(
+            f"engine='numba' needs a built-in array problem (least squares, logistic); "
+            f"{problem.name!r} is {problem.kind!r}: use engine='numpy'"
+        )
     if engine == "auto":
         return "numba" if compiled else "numpy"
     return engine
@@ -63,16 +65,32 @@ def sgd(problem: FiniteSum, step: float, seed: int, *, engine: str = "auto") -> 
         if engine == "numba":
             from toolkit_svrg_poco.kernels import sgd_inner
 
-            sgd_inner(KIND_CODES[problem.kind], problem.X, problem.y, float(getattr(problem, "lam", 0.0)), w, step, idx)
+            sgd_inner(
+                KIND_CODES[problem.kind],
+                problem.X,
+                problem.y,
+                float(getattr(problem, "lam", 0.0)),
+                w,
+                step,
+                idx,
+            )
         else:
             for t in range(len(idx)):
-                w -= step * problem.sample_grads(w, idx[t:t + 1])[0]
+                w -= step * problem.sample_grads(w, idx[t : t + 1])[0]
         evals += problem.n
         yield evals, w, {}
 
 
-def svrg(problem: FiniteSum, step: float, m: int, seed: int, *, alpha: float = 1.0, option: str = "II",
-         engine: str = "auto") -> Iterator:
+def svrg(
+    problem: FiniteSum,
+    step: float,
+    m: int,
+    seed: int,
+    *,
+    alpha: float = 1.0,
+    option: str = "II",
+    engine: str = "auto",
+) -> Iterator:
     """(alpha-)SVRG; records after every ~N evaluations inside the inner loop and at its end."""
     if option not in ("I", "II"):
         raise ValueError(f"option must be 'I' (last iterate) or 'II' (random inner iterate), got {option!r}")
@@ -98,13 +116,25 @@ def svrg(problem: FiniteSum, step: float, m: int, seed: int, *, alpha: float = 1
             if engine == "numba":
                 from toolkit_svrg_poco.kernels import svrg_inner
 
-                svrg_inner(KIND_CODES[problem.kind], problem.X, problem.y, float(getattr(problem, "lam", 0.0)),
-                           w, w_snap, mu, step, alpha, idx[a:b], local_save, w_save)
+                svrg_inner(
+                    KIND_CODES[problem.kind],
+                    problem.X,
+                    problem.y,
+                    float(getattr(problem, "lam", 0.0)),
+                    w,
+                    w_snap,
+                    mu,
+                    step,
+                    alpha,
+                    idx[a:b],
+                    local_save,
+                    w_save,
+                )
             else:
                 for t in range(a, b):
                     if t == save_at:
                         w_save[:] = w
-                    i = idx[t:t + 1]
+                    i = idx[t : t + 1]
                     g = problem.sample_grads(w, i)[0]
                     g_snap = problem.sample_grads(w_snap, i)[0]
                     w -= step * (g - alpha * (g_snap - mu))
@@ -116,8 +146,9 @@ def svrg(problem: FiniteSum, step: float, m: int, seed: int, *, alpha: float = 1
         yield evals, w, {"snapshot": s, "end_of_loop": True, "w_snap": w_snap, "mu": mu}
 
 
-def poco_iso(problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float = 1.0,
-             sample_sigma: float = 0.0) -> Iterator:
+def poco_iso(
+    problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float = 1.0, sample_sigma: float = 0.0
+) -> Iterator:
     """Posterior correction for q = N(m, I) in natural parameters (lambda = m; option I snapshots)."""
     rng = np.random.default_rng(seed)
     noise_rng = np.random.default_rng([seed, 7])
@@ -134,10 +165,13 @@ def poco_iso(problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float 
         idx = rng.integers(0, N, m)
         for a, b in _chunks(m, max(1, N // 2)):
             for t in range(a, b):
-                i = idx[t:t + 1]
+                i = idx[t : t + 1]
                 if sample_sigma > 0:
                     eps = sample_sigma * noise_rng.standard_normal(problem.dim)
-                    g_in, g_out = problem.sample_grads(mean + eps, i)[0], problem.sample_grads(m_out + eps, i)[0]
+                    g_in, g_out = (
+                        problem.sample_grads(mean + eps, i)[0],
+                        problem.sample_grads(m_out + eps, i)[0],
+                    )
                 else:
                     g_in, g_out = problem.sample_grads(mean, i)[0], problem.sample_grads(m_out, i)[0]
                 mean = mean - eta * alpha * site_out - eta * N * (g_in - alpha * g_out)
@@ -145,8 +179,16 @@ def poco_iso(problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float 
             yield evals, mean, {"snapshot": s}
 
 
-def von_poco(problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float = 1.0, safeguard: bool = True,
-             natural_form: bool = False) -> Iterator:
+def von_poco(
+    problem: FiniteSum,
+    eta: float,
+    m: int,
+    seed: int,
+    *,
+    alpha: float = 1.0,
+    safeguard: bool = True,
+    natural_form: bool = False,
+) -> Iterator:
     """Newton-like VON-PoCo for q = N(m, S^-1) (delta method: g_i, H_i at the mean).
 
     Per inner step 4 evaluations (g_i and H_i at the mean and at the snapshot); a snapshot costs
@@ -160,23 +202,25 @@ def von_poco(problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float 
     s = 0
     while True:
         m_out = mean.copy()
-        G_hat = N * problem.grad(m_out)   # sum_j g_j(out)
-        S_hat = N * problem.hess(m_out)   # sum_j H_j(out)
+        G_hat = N * problem.grad(m_out)  # sum_j g_j(out)
+        S_hat = N * problem.hess(m_out)  # sum_j H_j(out)
         evals += 2 * N
-        S = S_hat.copy()                   # precision reset at the snapshot
+        S = S_hat.copy()  # precision reset at the snapshot
         s += 1
         idx = rng.integers(0, N, m)
         for a, b in _chunks(m, max(1, N // 4)):
             for t in range(a, b):
-                i = idx[t:t + 1]
+                i = idx[t : t + 1]
                 g_in, g_out = problem.sample_grads(mean, i)[0], problem.sample_grads(m_out, i)[0]
                 H_in, H_out = problem.mean_hess(mean, i), problem.mean_hess(m_out, i)
                 if natural_form:
-                    mean, S = _von_natural_step(mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha,
-                                                safeguard)
+                    mean, S = _von_natural_step(
+                        mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha, safeguard
+                    )
                 else:
-                    mean, S = von_closed_step(mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha,
-                                              safeguard)
+                    mean, S = von_closed_step(
+                        mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha, safeguard
+                    )
             evals += 4 * (b - a)
             yield evals, mean, {"snapshot": s}
 
@@ -185,11 +229,13 @@ def _new_precision(S, target, eta, safeguard):
     delta = target - S
     S_new = S + eta * delta
     if safeguard:
-        S_new = S_new + 0.5 * eta ** 2 * delta @ np.linalg.solve(S, delta)
+        S_new = S_new + 0.5 * eta**2 * delta @ np.linalg.solve(S, delta)
     return 0.5 * (S_new + S_new.T)
 
 
-def von_closed_step(mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha=1.0, safeguard=True):
+def von_closed_step(
+    mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha=1.0, safeguard=True
+):
     """One VON-PoCo inner step in closed form (Thm 3; alpha scales every snapshot correction).
 
     S <- (1 - eta) S + eta N [H_i(in) + alpha Hbar_{out minus i}],  Hbar_{out minus i} = S_hat / N - H_i(out)
@@ -201,7 +247,9 @@ def von_closed_step(mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, e
     return mean - eta * np.linalg.solve(S_new, direction), S_new
 
 
-def _von_natural_step(mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha=1.0, safeguard=True):
+def _von_natural_step(
+    mean, S, m_out, G_hat, S_hat, g_in, g_out, H_in, H_out, N, eta, alpha=1.0, safeguard=True
+):
     """The same step in natural parameters lambda = (S m, -S/2), with the delta method's
     expectation parameters' gradients grad_mu E[l] = (g - H m, H/2)."""
     lam1 = S @ mean

@@ -8,8 +8,8 @@ Pure numpy; no toolkit imports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -58,7 +58,9 @@ def _check_xy(X, y, name: str):
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
-        raise ValueError(f"{name}: X must be a 2-D array (n_samples >= 2, n_features >= 1), got shape {X.shape}")
+        raise ValueError(
+            f"{name}: X must be a 2-D array (n_samples >= 2, n_features >= 1), got shape {X.shape}"
+        )
     if y.shape != (X.shape[0],):
         raise ValueError(f"{name}: y must have shape ({X.shape[0]},) to match X, got {y.shape}")
     if not (np.isfinite(X).all() and np.isfinite(y).all()):
@@ -119,10 +121,14 @@ class Logistic(FiniteSum):
         if labels <= {0.0, 1.0}:
             y = 2.0 * y - 1.0
         elif not labels <= {-1.0, 1.0}:
-            raise ValueError(f"Logistic: y must hold two classes as {{0, 1}} or {{-1, +1}}, got values {sorted(labels)[:5]}")
+            raise ValueError(
+                f"Logistic: y must hold two classes as {{0, 1}} or {{-1, +1}}, got values {sorted(labels)[:5]}"
+            )
         self.y = y
         if not (self.lam > 0 and np.isfinite(self.lam)):
-            raise ValueError(f"Logistic: lam must be a finite number > 0 (the problem must be strongly convex), got {self.lam}")
+            raise ValueError(
+                f"Logistic: lam must be a finite number > 0 (the problem must be strongly convex), got {self.lam}"
+            )
         self.n, self.dim = self.X.shape
 
     def value(self, w):
@@ -196,7 +202,9 @@ class CallableProblem(FiniteSum):
     @property
     def smoothness(self):
         if self.L is None:
-            raise ValueError("CallableProblem: give L (max smoothness of the psi_i) to use steps relative to 1/L")
+            raise ValueError(
+                "CallableProblem: give L (max smoothness of the psi_i) to use steps relative to 1/L"
+            )
         return float(self.L)
 
     @property
@@ -232,7 +240,9 @@ def optimum(problem: FiniteSum, tol: float = 1e-13, max_iter: int = 100) -> tupl
 # -- problem makers ---------------------------------------------------------------------------------
 
 
-def conditioned_least_squares(kappa: float, n: int = 1000, dim: int = 20, noise: float = 0.1, seed: int = 0) -> LeastSquares:
+def conditioned_least_squares(
+    kappa: float, n: int = 1000, dim: int = 20, noise: float = 0.1, seed: int = 0
+) -> LeastSquares:
     """The spec's LS design: X = Z diag(sqrt(ev)) U^T, ev = logspace(0, -log10 kappa, dim), y = X w + noise eps.
 
     The Hessian X^T X / n has condition number close to ``kappa`` (exactly so as n grows).
@@ -263,10 +273,14 @@ def digits_binary(lam: float = 1e-3) -> Logistic:
 
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
-    return Logistic(np.hstack([X, np.ones((len(X), 1))]), (y >= 5).astype(float), lam, name=f"digits(lam={lam:g})")
+    return Logistic(
+        np.hstack([X, np.ones((len(X), 1))]), (y >= 5).astype(float), lam, name=f"digits(lam={lam:g})"
+    )
 
 
-def make_problem(name: str, *, kappa: float = 10.0, lam: float | None = None, n: int = 1000, seed: int = 0) -> FiniteSum:
+def make_problem(
+    name: str, *, kappa: float = 10.0, lam: float | None = None, n: int = 1000, seed: int = 0
+) -> FiniteSum:
     """A built-in problem by name: ``least_squares``, ``breast_cancer`` or ``digits``."""
     if name == "least_squares":
         return conditioned_least_squares(kappa, n=n, seed=seed)

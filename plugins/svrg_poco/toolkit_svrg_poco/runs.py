@@ -19,15 +19,26 @@ METHODS = ("sgd", "svrg", "alpha_svrg", "poco_iso", "von_poco")
 
 
 @lru_cache(maxsize=16)
-def cached_problem(name: str, kappa: float, lam: float | None, n: int, seed: int) -> tuple[FiniteSum, np.ndarray, float]:
+def cached_problem(
+    name: str, kappa: float, lam: float | None, n: int, seed: int
+) -> tuple[FiniteSum, np.ndarray, float]:
     """A built-in problem with its optimum (w*, P*), computed once per process."""
     problem = make_problem(name, kappa=kappa, lam=lam, n=n, seed=seed)
     w_star, p_star = optimum(problem)
     return problem, w_star, p_star
 
 
-def method_iterator(problem: FiniteSum, method: str, *, step: float, m: int, seed: int, alpha: float = 1.0,
-                    option: str = "II", engine: str = "auto"):
+def method_iterator(
+    problem: FiniteSum,
+    method: str,
+    *,
+    step: float,
+    m: int,
+    seed: int,
+    alpha: float = 1.0,
+    option: str = "II",
+    engine: str = "auto",
+):
     """The generator of ``method`` with its step in the method's own units.
 
     ``step`` is SGD's / SVRG's step; for ``poco_iso`` it is the BLR learning rate eta (equal to SVRG
@@ -46,8 +57,15 @@ def method_iterator(problem: FiniteSum, method: str, *, step: float, m: int, see
     raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
 
 
-def suboptimality_curve(problem: FiniteSum, p_star: float, iterator, *, max_epochs: float, tol: float = 1e-13,
-                        w_star: np.ndarray | None = None) -> list[dict]:
+def suboptimality_curve(
+    problem: FiniteSum,
+    p_star: float,
+    iterator,
+    *,
+    max_epochs: float,
+    tol: float = 1e-13,
+    w_star: np.ndarray | None = None,
+) -> list[dict]:
     """Consume ``iterator`` until ``max_epochs`` x N evaluations or relative suboptimality <= tol."""
     p0 = problem.value(np.zeros(problem.dim))
     scale = p0 - p_star
@@ -58,9 +76,15 @@ def suboptimality_curve(problem: FiniteSum, p_star: float, iterator, *, max_epoc
         value = problem.value(w)
         rel = (value - p_star) / scale
         finite = bool(np.isfinite(w).all() and math.isfinite(value))
-        row = {"evals": int(evals), "epoch": evals / problem.n, "snapshot": int(info.get("snapshot", 0)),
-               "end_of_loop": bool(info.get("end_of_loop", False)), "objective": value,
-               "suboptimality": value - p_star, "rel_suboptimality": rel if finite else math.inf}
+        row = {
+            "evals": int(evals),
+            "epoch": evals / problem.n,
+            "snapshot": int(info.get("snapshot", 0)),
+            "end_of_loop": bool(info.get("end_of_loop", False)),
+            "objective": value,
+            "suboptimality": value - p_star,
+            "rel_suboptimality": rel if finite else math.inf,
+        }
         if w_star is not None:
             row["distance"] = float(np.linalg.norm(w - w_star)) if finite else math.inf
         rows.append(row)
@@ -79,8 +103,11 @@ def epochs_to(rows: list[dict], target: float) -> float:
 
 def log_slope(rows: list[dict], lo: float = 1e-10, hi: float = 1e-1) -> float:
     """Least-squares slope of log10(relative suboptimality) per epoch, over records with lo <= rel <= hi."""
-    pts = [(r["epoch"], math.log10(r["rel_suboptimality"])) for r in rows
-           if lo <= r["rel_suboptimality"] <= hi and r["rel_suboptimality"] > 0]
+    pts = [
+        (r["epoch"], math.log10(r["rel_suboptimality"]))
+        for r in rows
+        if lo <= r["rel_suboptimality"] <= hi and r["rel_suboptimality"] > 0
+    ]
     if len(pts) < 2:
         return math.nan
     x, y = np.array(pts).T
@@ -111,13 +138,22 @@ def variance_along_path(problem: FiniteSum, p_star: float, iterator, *, max_epoc
         var_svrg = float(np.mean(np.sum((v - full) ** 2, axis=1)))
         var_sgd = float(np.mean(np.sum((G - full) ** 2, axis=1)))
         gap = (problem.value(w) - p_star) + (problem.value(w_snap) - p_star)
-        second_moment = float(np.mean(np.sum(v ** 2, axis=1)))
-        rows.append({"evals": int(evals), "epoch": evals / problem.n, "snapshot": int(info["snapshot"]),
-                     "rel_suboptimality": (problem.value(w) - p_star) / (problem.value(np.zeros(problem.dim)) - p_star),
-                     "var_svrg": var_svrg, "var_sgd": var_sgd,
-                     "variance_ratio": var_svrg / var_sgd if var_sgd > 0 else math.nan,
-                     "lemma_lhs": second_moment, "lemma_rhs": 4 * L * gap,
-                     "lemma_ratio": second_moment / (4 * L * gap) if gap > 0 else math.nan})
+        second_moment = float(np.mean(np.sum(v**2, axis=1)))
+        rows.append(
+            {
+                "evals": int(evals),
+                "epoch": evals / problem.n,
+                "snapshot": int(info["snapshot"]),
+                "rel_suboptimality": (problem.value(w) - p_star)
+                / (problem.value(np.zeros(problem.dim)) - p_star),
+                "var_svrg": var_svrg,
+                "var_sgd": var_sgd,
+                "variance_ratio": var_svrg / var_sgd if var_sgd > 0 else math.nan,
+                "lemma_lhs": second_moment,
+                "lemma_rhs": 4 * L * gap,
+                "lemma_ratio": second_moment / (4 * L * gap) if gap > 0 else math.nan,
+            }
+        )
         if evals >= max_epochs * problem.n or gap <= 1e-14 * abs(p_star) + 1e-300:
             break
     return rows

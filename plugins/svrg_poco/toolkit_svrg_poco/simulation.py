@@ -15,30 +15,57 @@ PROBLEMS = Literal["least_squares", "breast_cancer", "digits"]
 
 
 class ProblemParams(Params):
-    problem: PROBLEMS = Field("least_squares", description="least squares with a controlled condition number, "
-                              "or L2-regularised logistic regression on scikit-learn's breast_cancer / binarised digits")
+    problem: PROBLEMS = Field(
+        "least_squares",
+        description="least squares with a controlled condition number, "
+        "or L2-regularised logistic regression on scikit-learn's breast_cancer / binarised digits",
+    )
     kappa: float = Field(10.0, ge=1.0, le=1e8, description="condition number of the least-squares Hessian")
-    lam: float = Field(0.0, ge=0.0, le=10.0, description="L2 strength lambda for logistic problems "
-                       "(0 = the spec's value: 1e-2 for breast_cancer, 1e-3 for digits; least squares uses 0)")
+    lam: float = Field(
+        0.0,
+        ge=0.0,
+        le=10.0,
+        description="L2 strength lambda for logistic problems "
+        "(0 = the spec's value: 1e-2 for breast_cancer, 1e-3 for digits; least squares uses 0)",
+    )
     n: int = Field(1000, ge=10, le=200_000, description="samples of the least-squares design")
-    problem_seed: int = Field(0, ge=0, description="seed of the least-squares design (fixed across run seeds)")
+    problem_seed: int = Field(
+        0, ge=0, description="seed of the least-squares design (fixed across run seeds)"
+    )
 
 
 class ConvergenceParams(ProblemParams):
     method: Literal["sgd", "svrg", "alpha_svrg", "poco_iso", "von_poco"] = Field(
-        "svrg", description="sgd; svrg (alpha = 1); alpha_svrg; poco_iso (posterior correction, q = N(m, I)); "
-                            "von_poco (Newton-like posterior correction, q = N(m, S^-1))")
-    step: float = Field(0.25, gt=0.0, le=100.0, description="step: eta = step / L for sgd, svrg, alpha_svrg; "
-                        "eta = step / (L N) for poco_iso (= SVRG at the same step); eta = step for von_poco")
-    inner: float = Field(2.0, gt=0.0, le=1000.0, description="inner-loop length m as a multiple of inner_unit")
-    inner_unit: Literal["N", "L/gamma"] = Field("N", description="unit of inner: N samples, or the condition "
-                                                "number L/gamma (Johnson-Zhang's m = k L/gamma)")
-    alpha: float = Field(1.0, ge=0.0, le=1.0, description="correction weight alpha (alpha_svrg, poco_iso, von_poco)")
-    option: Literal["I", "II"] = Field("II", description="SVRG snapshot: I = last inner iterate, II = a random one")
+        "svrg",
+        description="sgd; svrg (alpha = 1); alpha_svrg; poco_iso (posterior correction, q = N(m, I)); "
+        "von_poco (Newton-like posterior correction, q = N(m, S^-1))",
+    )
+    step: float = Field(
+        0.25,
+        gt=0.0,
+        le=100.0,
+        description="step: eta = step / L for sgd, svrg, alpha_svrg; "
+        "eta = step / (L N) for poco_iso (= SVRG at the same step); eta = step for von_poco",
+    )
+    inner: float = Field(
+        2.0, gt=0.0, le=1000.0, description="inner-loop length m as a multiple of inner_unit"
+    )
+    inner_unit: Literal["N", "L/gamma"] = Field(
+        "N",
+        description="unit of inner: N samples, or the condition "
+        "number L/gamma (Johnson-Zhang's m = k L/gamma)",
+    )
+    alpha: float = Field(
+        1.0, ge=0.0, le=1.0, description="correction weight alpha (alpha_svrg, poco_iso, von_poco)"
+    )
+    option: Literal["I", "II"] = Field(
+        "II", description="SVRG snapshot: I = last inner iterate, II = a random one"
+    )
     n_epochs: float = Field(100.0, gt=0.0, le=10_000.0, description="budget in gradient evaluations / N")
     tol: float = Field(1e-13, gt=0.0, lt=1.0, description="stop once (P - P*)/(P(0) - P*) <= tol")
-    engine: Literal["auto", "numba", "numpy"] = Field("auto", description="inner loops of sgd/svrg: compiled "
-                                                      "(numba) or plain numpy")
+    engine: Literal["auto", "numba", "numpy"] = Field(
+        "auto", description="inner loops of sgd/svrg: compiled (numba) or plain numpy"
+    )
 
 
 def _problem(params: ProblemParams):
@@ -69,17 +96,33 @@ def convergence(params: ConvergenceParams, seed: int) -> SimulationOutput:
     eta = _eta(params, problem)
     unit = problem.n if params.inner_unit == "N" else problem.smoothness / problem.strong_convexity
     m = max(1, int(round(params.inner * unit)))
-    iterator = method_iterator(problem, params.method, step=eta, m=m, seed=seed, alpha=params.alpha,
-                               option=params.option, engine=params.engine)
-    rows = suboptimality_curve(problem, p_star, iterator, max_epochs=params.n_epochs, tol=params.tol, w_star=w_star)
+    iterator = method_iterator(
+        problem,
+        params.method,
+        step=eta,
+        m=m,
+        seed=seed,
+        alpha=params.alpha,
+        option=params.option,
+        engine=params.engine,
+    )
+    rows = suboptimality_curve(
+        problem, p_star, iterator, max_epochs=params.n_epochs, tol=params.tol, w_star=w_star
+    )
     L, gamma = problem.smoothness, problem.strong_convexity
     svrg_eta = eta * problem.n if params.method == "poco_iso" else eta
     rate = svrg_rate(svrg_eta, m, L, gamma) if params.method in ("svrg", "poco_iso") else math.inf
     for row in rows:
         row.update({"eta": eta, "m": m, "L": L, "gamma": gamma, "rate_alpha": rate})
-    summary = {"epochs_to_1e-6": epochs_to(rows, 1e-6), "epochs_to_1e-10": epochs_to(rows, 1e-10),
-               "log10_slope_per_epoch": log_slope(rows), "final_rel_suboptimality": rows[-1]["rel_suboptimality"],
-               "epochs_run": rows[-1]["epoch"], "p_star": p_star, "rate_alpha": rate}
+    summary = {
+        "epochs_to_1e-6": epochs_to(rows, 1e-6),
+        "epochs_to_1e-10": epochs_to(rows, 1e-10),
+        "log10_slope_per_epoch": log_slope(rows),
+        "final_rel_suboptimality": rows[-1]["rel_suboptimality"],
+        "epochs_run": rows[-1]["epoch"],
+        "p_star": p_star,
+        "rate_alpha": rate,
+    }
     return SimulationOutput(rows, summary)
 
 
@@ -99,16 +142,21 @@ def variance(params: VarianceParams, seed: int) -> SimulationOutput:
     problem, _, p_star = _problem(params)
     m = max(1, int(round(params.inner * problem.n)))
     iterator = svrg(problem, params.step / problem.smoothness, m, seed, option=params.option)
-    rows = [r for r in variance_along_path(problem, p_star, iterator, max_epochs=params.n_epochs)
-            if r["rel_suboptimality"] > 1e-10]  # below, P - P* is at rounding level
+    rows = [
+        r
+        for r in variance_along_path(problem, p_star, iterator, max_epochs=params.n_epochs)
+        if r["rel_suboptimality"] > 1e-10
+    ]  # below, P - P* is at rounding level
     # "near the optimum": relative suboptimality <= 1e-8, where the SVRG estimator's variance (~ |w - w~|^2)
     # has fallen far below SGD's noise floor; at 1e-4 the two are still comparable (reported too)
     near = [r for r in rows if r["rel_suboptimality"] <= 1e-8] or rows[-1:]
     moderate = [r for r in rows if r["rel_suboptimality"] <= 1e-4] or rows[-1:]
-    summary = {"max_lemma_ratio": max(r["lemma_ratio"] for r in rows),
-               "variance_ratio_near_optimum": max(r["variance_ratio"] for r in near),
-               "variance_ratio_below_1e-4": max(r["variance_ratio"] for r in moderate),
-               "rows_near_optimum": len(near)}
+    summary = {
+        "max_lemma_ratio": max(r["lemma_ratio"] for r in rows),
+        "variance_ratio_near_optimum": max(r["variance_ratio"] for r in near),
+        "variance_ratio_below_1e-4": max(r["variance_ratio"] for r in moderate),
+        "rows_near_optimum": len(near),
+    }
     return SimulationOutput(rows, summary)
 
 
@@ -128,15 +176,26 @@ def mlp(params: MLPParams, seed: int) -> SimulationOutput:
     from toolkit_svrg_poco.mlp import train_mlp
 
     alpha = params.alpha if params.method in ("svrg", "ivon_poco") else None
-    rows = train_mlp(params.method, params.lr, seed, epochs=params.epochs, batch_size=params.batch_size,
-                     alpha=alpha, device=resolve_device(params.device))
+    rows = train_mlp(
+        params.method,
+        params.lr,
+        seed,
+        epochs=params.epochs,
+        batch_size=params.batch_size,
+        alpha=alpha,
+        device=resolve_device(params.device),
+    )
     last = rows[-1]
-    return SimulationOutput(rows, {k: last[k] for k in ("train_loss", "test_loss", "test_accuracy", "steps", "evals")})
+    return SimulationOutput(
+        rows, {k: last[k] for k in ("train_loss", "test_loss", "test_accuracy", "steps", "evals")}
+    )
 
 
 def _plot_convergence(table, fig):
     ax = fig.add_subplot(111)
-    keys = [c for c in ("method", "problem", "kappa", "seed") if c in table.columns and table[c].nunique() > 1]
+    keys = [
+        c for c in ("method", "problem", "kappa", "seed") if c in table.columns and table[c].nunique() > 1
+    ]
     groups = table.groupby(keys) if keys else [("", table)]
     for key, g in groups:
         ax.semilogy(g["epoch"], g["rel_suboptimality"].clip(lower=1e-16), label=str(key))
@@ -146,14 +205,28 @@ def _plot_convergence(table, fig):
 
 
 SIMULATIONS = [
-    Simulation("svrg_poco.convergence", convergence, ConvergenceParams,
-               "suboptimality per gradient evaluation: SGD, SVRG, alpha-SVRG, PoCo (isotropic, Newton-like)",
-               bounds=("svrg_poco.svrg_rate",), quick={"n": 200, "n_epochs": 15.0},
-               plot=_plot_convergence),
-    Simulation("svrg_poco.variance", variance, VarianceParams,
-               "SVRG estimator variance along the path vs SGD's, and Johnson-Zhang's variance lemma",
-               bounds=("svrg_poco.variance_lemma",), quick={"n": 200, "n_epochs": 10.0}),
-    Simulation("svrg_poco.mlp", mlp, MLPParams,
-               "digits MLP: train loss and test accuracy per step and per gradient evaluation (torch)",
-               quick={"epochs": 1}),
+    Simulation(
+        "svrg_poco.convergence",
+        convergence,
+        ConvergenceParams,
+        "suboptimality per gradient evaluation: SGD, SVRG, alpha-SVRG, PoCo (isotropic, Newton-like)",
+        bounds=("svrg_poco.svrg_rate",),
+        quick={"n": 200, "n_epochs": 15.0},
+        plot=_plot_convergence,
+    ),
+    Simulation(
+        "svrg_poco.variance",
+        variance,
+        VarianceParams,
+        "SVRG estimator variance along the path vs SGD's, and Johnson-Zhang's variance lemma",
+        bounds=("svrg_poco.variance_lemma",),
+        quick={"n": 200, "n_epochs": 10.0},
+    ),
+    Simulation(
+        "svrg_poco.mlp",
+        mlp,
+        MLPParams,
+        "digits MLP: train loss and test accuracy per step and per gradient evaluation (torch)",
+        quick={"epochs": 1},
+    ),
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import toolkit
-from toolkit import Comparison, DataSource, Dataset, DatasetMissingError, Experiment, ExperimentOutcome
+from toolkit import Comparison, Dataset, DatasetMissingError, DataSource, Experiment, ExperimentOutcome
 from toolkit.settings import data_path
 
 __version__ = "0.1.0"
@@ -48,18 +48,36 @@ def _wrapped_experiment(quick: bool) -> ExperimentOutcome:
 
 def _source() -> DataSource:
     sha = os.environ.get("DATAFIX_SHA256", "0" * 64)
-    return DataSource(url=os.environ.get("DATAFIX_URL", "http://127.0.0.1:9/walks.tar.gz"),
-                      sha256=None if sha == "none" else sha, target=TARGET, unpack="tar", strip_components=1,
-                      license="CC0-1.0 (test fixture)", size_bytes=200)
+    return DataSource(
+        url=os.environ.get("DATAFIX_URL", "http://127.0.0.1:9/walks.tar.gz"),
+        sha256=None if sha == "none" else sha,
+        target=TARGET,
+        unpack="tar",
+        strip_components=1,
+        license="CC0-1.0 (test fixture)",
+        size_bytes=200,
+    )
 
 
 @toolkit.hookimpl
 def toolkit_register_datasets():
-    return [Dataset(name="datafix.walks", description="integers read from the data root", loader=load_walks,
-                    source=_source())]
+    return [
+        Dataset(
+            name="datafix.walks",
+            description="integers read from the data root",
+            loader=load_walks,
+            source=_source(),
+        )
+    ]
 
 
 @toolkit.hookimpl
 def toolkit_register_experiments():
-    return [Experiment(name="datafix.mean", description="The mean of the fetched values is 2.", run=_mean_experiment),
-            Experiment(name="datafix.wrapped", description="The same, through a wrapped error.", run=_wrapped_experiment)]
+    return [
+        Experiment(
+            name="datafix.mean", description="The mean of the fetched values is 2.", run=_mean_experiment
+        ),
+        Experiment(
+            name="datafix.wrapped", description="The same, through a wrapped error.", run=_wrapped_experiment
+        ),
+    ]

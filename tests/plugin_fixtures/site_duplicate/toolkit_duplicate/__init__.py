@@ -1,4 +1,5 @@
 """Registers ``example.random_walk`` a second time: the registry must name both providers."""
+
 import toolkit
 from toolkit import Simulation
 from toolkit.config import Params

@@ -13,19 +13,28 @@ from toolkit import Deferred, defer
 
 EVENTS: list[str] = []  # notifications received, for the tests of toolkit_run_finished
 
-toolkit_register_simulations = defer("toolkit_example.simulation:SIMULATIONS", {
-    "example.random_walk": "simple random walk positions and range",
-    "example.slow_square": "x squared after a delay (for tests and benchmarks of the runner)",
-})
+toolkit_register_simulations = defer(
+    "toolkit_example.simulation:SIMULATIONS",
+    {
+        "example.random_walk": "simple random walk positions and range",
+        "example.slow_square": "x squared after a delay (for tests and benchmarks of the runner)",
+    },
+)
 
-toolkit_register_bounds = defer("toolkit_example.bounds:BOUNDS", {
-    "example.walk_range": "|S_t| <= t: a walk of t unit steps cannot go further than t",
-})
+toolkit_register_bounds = defer(
+    "toolkit_example.bounds:BOUNDS",
+    {
+        "example.walk_range": "|S_t| <= t: a walk of t unit steps cannot go further than t",
+    },
+)
 
-toolkit_register_experiments = defer("toolkit_example.experiments:EXPERIMENTS", {
-    "example.drift": "Mean drift of a biased walk equals 2p - 1.",
-    "example.range": "The range of a symmetric walk grows like sqrt(pi n / 2).",
-})
+toolkit_register_experiments = defer(
+    "toolkit_example.experiments:EXPERIMENTS",
+    {
+        "example.drift": "Mean drift of a biased walk equals 2p - 1.",
+        "example.range": "The range of a symmetric walk grows like sqrt(pi n / 2).",
+    },
+)
 
 
 @toolkit.hookimpl

@@ -19,5 +19,8 @@ def make_steps(n_steps: int = 10, p: float = 0.5, seed: int = 0) -> np.ndarray:
     return walk_steps(n_steps, p, np.random.default_rng(seed))
 
 
-DATASETS = [Dataset(name="example.steps", description="+-1 steps of a random walk", loader=make_steps,
-                    params=StepsParams)]
+DATASETS = [
+    Dataset(
+        name="example.steps", description="+-1 steps of a random walk", loader=make_steps, params=StepsParams
+    )
+]

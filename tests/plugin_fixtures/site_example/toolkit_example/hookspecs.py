@@ -1,4 +1,5 @@
 """A hook this plugin lets *other* plugins implement (added through toolkit_addhooks)."""
+
 import pluggy
 
 hookspec = pluggy.HookspecMarker("toolkit")

@@ -21,19 +21,31 @@ def random_walk(params: WalkParams, seed: int) -> SimulationOutput:
     """
     rng = np.random.default_rng(seed)
     path, running = positions_and_range(walk_steps(params.n_steps, params.p, rng))
-    idx = np.union1d(np.arange(params.record_every - 1, params.n_steps, params.record_every), [params.n_steps - 1])
+    idx = np.union1d(
+        np.arange(params.record_every - 1, params.n_steps, params.record_every), [params.n_steps - 1]
+    )
     records = [{"step": int(i + 1), "position": int(path[i]), "max_abs": int(running[i])} for i in idx]
-    return SimulationOutput(records, summary={"final": int(path[-1]), "max_abs": int(running[-1]),
-                                              "drift": float(path[-1] / params.n_steps)})
+    return SimulationOutput(
+        records,
+        summary={
+            "final": int(path[-1]),
+            "max_abs": int(running[-1]),
+            "drift": float(path[-1] / params.n_steps),
+        },
+    )
 
 
 class SquareParams(Params):
     x: float = Field(1.0, description="the number to square")
     delay_s: float = Field(0.0, ge=0.0, le=10.0, description="seconds to wait (stands in for real work)")
     log_path: str = Field("", description="append a line per computation to this file (shows recomputation)")
-    fail_at: list[float] = Field(default_factory=list, description="x values that raise (tests of failed points)")
+    fail_at: list[float] = Field(
+        default_factory=list, description="x values that raise (tests of failed points)"
+    )
     fail_flag: str = Field("", description="raise at fail_at only while this file exists (empty: always)")
-    started_path: str = Field("", description="append a line to this file when a computation starts (shows it runs)")
+    started_path: str = Field(
+        "", description="append a line to this file when a computation starts (shows it runs)"
+    )
 
 
 def slow_square(params: SquareParams, seed: int) -> dict:
@@ -52,7 +64,7 @@ def slow_square(params: SquareParams, seed: int) -> dict:
     if params.log_path:
         with open(params.log_path, "a") as fh:
             fh.write(f"{params.x},{seed}\n")
-    return {"square": params.x ** 2, "seed_echo": seed}
+    return {"square": params.x**2, "seed_echo": seed}
 
 
 def plot_walk(table, fig) -> None:
@@ -64,11 +76,19 @@ def plot_walk(table, fig) -> None:
 
 
 SIMULATIONS = [
-    Simulation(name="example.random_walk", func=random_walk, params=WalkParams,
-               description="simple random walk positions and range",
-               bounds=("example.walk_range",),   # rows are checked against this bound
-               quick={"n_steps": 200},            # a fast setting for the harness
-               plot=plot_walk),                   # plot(table, figure) for `toolkit report`
-    Simulation(name="example.slow_square", func=slow_square, params=SquareParams,
-               description="x squared after a delay (for tests and benchmarks of the runner)"),
+    Simulation(
+        name="example.random_walk",
+        func=random_walk,
+        params=WalkParams,
+        description="simple random walk positions and range",
+        bounds=("example.walk_range",),  # rows are checked against this bound
+        quick={"n_steps": 200},  # a fast setting for the harness
+        plot=plot_walk,
+    ),  # plot(table, figure) for `toolkit report`
+    Simulation(
+        name="example.slow_square",
+        func=slow_square,
+        params=SquareParams,
+        description="x squared after a delay (for tests and benchmarks of the runner)",
+    ),
 ]
