@@ -12,7 +12,7 @@ from typing import Any
 
 __all__ = ["comma_list", "seeds"]
 
-_KIND = {int: "integers", float: "numbers", str: "names"}
+_KIND: dict[Any, str] = {int: "integers", float: "numbers", str: "names"}
 
 
 def comma_list(
@@ -29,7 +29,7 @@ def comma_list(
     a repeated item (unless ``allow_duplicates``) are refused with a message naming the item.
     """
     allowed = None if choices is None else list(choices)
-    kind = _KIND.get(item, getattr(item, "__name__", "values"))
+    kind = str(_KIND.get(item) or getattr(item, "__name__", "values"))
 
     def parse(text: str) -> list[Any]:
         parts = [part.strip() for part in text.split(",") if part.strip()]

@@ -34,7 +34,7 @@ from toolkit.specs import Bound, Dataset, Deferred, Experiment, Simulation
 
 SpecT = TypeVar("SpecT", Simulation, Bound, Dataset, Experiment)
 
-KINDS: dict[str, tuple[str, type]] = {
+KINDS: dict[str, tuple[str, type[Simulation | Bound | Dataset | Experiment]]] = {
     "simulation": ("toolkit_register_simulations", Simulation),
     "bound": ("toolkit_register_bounds", Bound),
     "dataset": ("toolkit_register_datasets", Dataset),

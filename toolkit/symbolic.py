@@ -810,9 +810,10 @@ class Limit(Claim):
         dirs = ["+", "-"] if self.direction == "+-" and self.point not in (oo, -oo) else [self.direction]
         for d in dirs:
             xs = [_approach(self.point, d, k) for k in (6, 9, 12)]
-            vals = [_numeric(expr, {**others, self.var: x}, 60) for x in xs]
-            if any(v is None for v in vals):
+            maybe_vals = [_numeric(expr, {**others, self.var: x}, 60) for x in xs]
+            if any(v is None for v in maybe_vals):
                 return NumericCheck("skipped", 0, "expression undefined near the point")
+            vals = [v for v in maybe_vals if v is not None]
             if value in (oo, -oo):
                 ok = (vals[-1] > 1e6) if value == oo else (vals[-1] < -1e6)
             else:
@@ -898,10 +899,10 @@ class Asymptotic(Claim):
     def _numeric(self, ratio: sympy.Expr, L: Any, seed: int, holds: bool) -> NumericCheck:
         others = _fix_others(_free(ratio), self.var, self.domain, seed)
         xs = [_approach(self.point, "+" if self.point != oo else "-", k) for k in (4, 8, 16)]
-        vals = [_numeric(ratio, {**others, self.var: x}, 60) for x in xs]
-        if any(v is None for v in vals):
+        maybe_vals = [_numeric(ratio, {**others, self.var: x}, 60) for x in xs]
+        if any(v is None for v in maybe_vals):
             return NumericCheck("skipped", 0, "ratio undefined at the test points")
-        a = [abs(v) for v in vals]
+        a = [abs(v) for v in maybe_vals if v is not None]
         if L in (oo, -oo):
             consistent = a[2] > a[1] > a[0] and a[2] > 1e3
         elif L == 0:
@@ -909,9 +910,10 @@ class Asymptotic(Claim):
         else:
             target = abs(_numeric(sympy.sympify(L), others, 60) or 0)
             consistent = abs(a[2] - target) <= 0.1 * max(1, target)
-        status = "agree" if consistent else "disagree"
         return NumericCheck(
-            status, len(xs), f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a)
+            "agree" if consistent else "disagree",
+            len(xs),
+            f"|f/g| at {self.var}=1e4,1e8,1e16: " + ", ".join(mpmath.nstr(v, 5) for v in a),
         )
 
 
