@@ -58,6 +58,7 @@ _LAZY = {
 PUBLIC_MODULES: tuple[str, ...] = (
     "toolkit.argtypes",
     "toolkit.backend",
+    "toolkit.censoring",
     "toolkit.config",
     "toolkit.dependencies",
     "toolkit.errors",

@@ -99,6 +99,7 @@ def plot_table(
     if y is None or y not in table.columns:
         raise ValueError(f"choose a y column to plot (numeric columns: {', '.join(candidates)})")
     ax = fig.add_subplot()
+    table, left_out = _drop_censored(table)
     others = line_columns(table, params=params, x=x, y=y)
     groups = table.groupby(others, dropna=False, sort=True) if others else [((), table)]
     for key, group in groups:
@@ -123,7 +124,23 @@ def plot_table(
     ax.legend(fontsize="small")
     if sim is not None:
         ax.set_title(sim.name)
+    if left_out:
+        fig.text(0.01, 0.005, left_out, fontsize="x-small", ha="left", va="bottom")
     return fig
+
+
+def _drop_censored(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The rows a mean may use, and a note saying how many censored rows were left out, by status."""
+    from toolkit.censoring import CENSORED, STATUS_COLUMN
+
+    if STATUS_COLUMN not in table.columns:
+        return table, ""
+    censored = table[STATUS_COLUMN].isin(CENSORED)
+    if not censored.any():
+        return table, ""
+    counts = table.loc[censored, STATUS_COLUMN].value_counts()
+    parts = ", ".join(f"{k} {s}" for s, k in counts.items())
+    return table[~censored], f"left out: {parts} of {len(table)} rows (not in the means)"
 
 
 @dataclass

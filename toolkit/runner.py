@@ -154,7 +154,8 @@ class SweepResult:
 
     def status_table(self, *, summary: bool = False) -> Any:
         """The table plus a ``status`` column (``ok``, ``failed``, ``missing``): one row per record of a
-        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``)."""
+        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``).
+        A record that has its own ``status`` (``capped``, ``stalled``...: :mod:`toolkit.censoring`) keeps it."""
         import pandas as pd
 
         rows: list[dict[str, Any]] = []
@@ -170,7 +171,8 @@ class SweepResult:
                     }
                 )
             else:
-                rows += [{**row, "status": "ok"} for row in r.rows]
+                # a record's own status (capped, stalled... see toolkit.censoring) is kept
+                rows += [{**row, "status": row.get("status", "ok")} for row in r.rows]
         for f in self.failures:
             rows.append(
                 {
