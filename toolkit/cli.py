@@ -642,13 +642,30 @@ def prove_cmd(
 def report_cmd(
     state: _State, ident: str, x: str | None, y: str | None, logx: bool, logy: bool, out: str
 ) -> None:
-    """Plot a stored run or sweep (mean ± sd over seeds)."""
+    """Plot a stored run or sweep (mean ± sd over seeds).
+
+    One line per combination of the other swept parameters (never per value of a result such as a
+    witness word); past eight lines, one panel per value of one parameter. --y may name a column of
+    the table or of the per-run summary that `toolkit sweep` prints.
+    """
     from toolkit.report import plot_table
 
     res = _load(state, ident)
     sim = state.registry.simulations.get(res.simulation)
+    table = res.table
+    summary = getattr(res, "summary_table", None)
+    wanted = [c for c in (x, y) if c]
+    if summary is not None and any(c not in table.columns for c in wanted):
+        if all(c in summary.columns for c in wanted):
+            table = summary  # a summary column: one row per run
+        else:
+            missing = [c for c in wanted if c not in table.columns and c not in summary.columns]
+            raise UserError(
+                f"no column {', '.join(map(repr, missing))} in the table or the summary of {ident} "
+                f"(table: {', '.join(map(str, res.table.columns))}; summary: {', '.join(map(str, summary.columns))})"
+            )
     try:
-        fig = plot_table(res.table, sim=sim, x=x, y=y, logx=logx, logy=logy)
+        fig = plot_table(table, sim=sim, x=x, y=y, logx=logx, logy=logy)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     fig.savefig(out, dpi=110)
