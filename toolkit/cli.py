@@ -122,7 +122,7 @@ def cli(
 def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
     import pandas as pd
 
-    with pd.option_context("display.width", 160, "display.max_columns", 30):
+    with pd.option_context("display.width", _terminal_width(), "display.max_columns", 30):
         click.echo(df.head(rows).to_string(index=False))
     if len(df) > rows:
         click.echo(f"... {len(df) - rows} more rows (use --out FILE to save all)")
@@ -132,16 +132,48 @@ def _cell_text(value: Any) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
+def _terminal_width() -> int:
+    import shutil
+
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _echo_wrapped(text: str, indent: int, width: int | None = None) -> None:
+    """``text`` (whose first ``indent`` characters are a left column) wrapped to the terminal's width."""
+    width = width or _terminal_width()
+    if len(text) <= width:
+        click.echo(text)
+        return
+    if indent >= width - 20:  # a narrow terminal: the right column goes under the left one
+        click.echo(text[:indent].rstrip())
+        text, indent = " " * 6 + text[indent:].lstrip(), 6
+    lines = textwrap.wrap(text[indent:], width=width - indent, break_on_hyphens=False) or [""]
+    click.echo(text[:indent] + lines[0])
+    for line in lines[1:]:
+        click.echo(" " * indent + line)
+
+
+def _echo_paragraphs(text: str) -> None:
+    """Docs wrapped to the terminal's width, keeping their line breaks and indented blocks."""
+    width = _terminal_width()
+    for line in (text or "").splitlines():
+        body = line.lstrip()
+        _echo_wrapped(line, len(line) - len(body), width)
+
+
 def _echo_rows(rows: list[dict[str, Any]], limit: int | None = None) -> None:
-    """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`)."""
+    """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`).
+
+    The last column wraps to the terminal's width."""
     if not rows:
         return
     shown = rows if limit is None else rows[:limit]
     columns = list(dict.fromkeys(c for row in shown for c in row))
     cells = [[_cell_text(row.get(c, "")) for c in columns] for row in shown]
     widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
+    indent = sum(w + 2 for w in widths[:-1])
     for line in [columns, *cells]:
-        click.echo("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip())
+        _echo_wrapped("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip(), indent)
     if len(rows) > len(shown):
         click.echo(f"... {len(rows) - len(shown)} more rows (use --out FILE to save all)")
 
@@ -228,7 +260,7 @@ def list_cmd(state: _State, kind: str | None) -> None:
         shown = [s for s in summaries if s.kind + "s" == name]
         click.echo(f"{name} ({len(shown)}):")
         for spec in shown:
-            click.echo(f"  {spec.name:40s} {spec.description}")
+            _echo_wrapped(f"  {spec.name:40s} {spec.description}", 43)
 
 
 @cli.command("show")
@@ -273,7 +305,7 @@ def _show_spec(kind: str, spec: Any) -> None:
             click.echo("checked against: " + ", ".join(spec.bounds) + "\n")
         if spec.quick:
             click.echo("quick setting: " + ", ".join(f"{k}={v}" for k, v in spec.quick.items()) + "\n")
-        click.echo(spec.docs)
+        _echo_paragraphs(spec.docs)
     elif kind == "bound":
         click.echo(spec.description)
         if spec.expression is not None:
@@ -484,11 +516,14 @@ def _describe_values(values: list[Any], width: int = 40) -> str:
         return f"{len(values)} values"
 
 
+_SINGLE_RUNS_SHOWN = 20
+
+
 @cli.command("runs")
 @click.option("--simulation", default=None, help="Only this simulation.")
 @click.pass_obj
 def runs_cmd(state: _State, simulation: str | None) -> None:
-    """List stored sweeps (points stored, failed; their grids summarised) and the number of stored runs."""
+    """List stored sweeps (points stored, failed; their grids summarised) and single runs, with their ids."""
     from toolkit.errors import StoreError
     from toolkit.store import RunStore
 
@@ -498,9 +533,10 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation
         ]
         n_failed = st.count_failures()
-        click.echo(
+        _echo_wrapped(
             f"{st.count()} runs stored in {st.path}"
-            + (f"; {n_failed} failed points recorded" if n_failed else "")
+            + (f"; {n_failed} failed points recorded" if n_failed else ""),
+            0,
         )
         for s in sweeps:
             keys = list(dict.fromkeys(s["keys"]))
@@ -514,10 +550,20 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             )
             seeds = s["spec"].get("seeds") or []
             state_text = f"{done}/{len(keys)} stored" + (f", {failed} failed" if failed else "")
-            click.echo(
+            _echo_wrapped(
                 f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
-                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip()
+                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip(),
+                4,
             )
+        in_sweeps = {k for s in st.list_sweeps() for k in s["keys"]}
+        single = [r for r in st.iter_runs(simulation) if r.key not in in_sweeps]
+        if single:
+            click.echo(f"  {len(single)} single runs (not part of a sweep), newest last:")
+            for r in single[-_SINGLE_RUNS_SHOWN:]:
+                params = " ".join(f"{k}={_cell_text(v)}" for k, v in r.params.items())
+                _echo_wrapped(f"  run {r.key[:12]}  {r.simulation:32s} seed={r.seed}  {params}".rstrip(), 4)
+            if len(single) > _SINGLE_RUNS_SHOWN:
+                click.echo(f"  ... {len(single) - _SINGLE_RUNS_SHOWN} older single runs not shown")
         for exc in unreadable:
             click.echo(f"  unreadable: {exc}", err=True)
 
