@@ -298,6 +298,10 @@ def _resolve(name: str | Simulation, registry: Registry | None) -> tuple[Simulat
     registry = registry or Registry.from_manager()
     if isinstance(name, Simulation):
         return name, registry
+    if not isinstance(name, str):
+        from toolkit.errors import UnknownNameError
+
+        raise UnknownNameError("simulation", repr(name), registry.simulations)
     return registry.simulation(name), registry
 
 
@@ -384,6 +388,18 @@ def check_point_cost(sim: Simulation, model: Params, limit: float | None = None)
     )
 
 
+def _reject_keywords(sim: Simulation, function: str, keywords: Mapping[str, Any]) -> None:
+    """``toolkit.run(name, n=3)``: simulation parameters go in ``params``; say so, with the allowed ones."""
+    if not keywords:
+        return
+    given = ", ".join(f"{k}={v!r}" for k, v in keywords.items())
+    allowed = ", ".join(sim.params.model_fields) or "(none)"
+    raise ParameterError(
+        f"{function}() got unexpected keyword argument(s) {given}: parameters of {sim.name} go in "
+        f"params, e.g. toolkit.{function}({sim.name!r}, {dict(keywords)!r}); its parameters: {allowed}"
+    )
+
+
 def _validate_point(sim: Simulation, values: Mapping[str, Any] | Params | None) -> Params:
     model = validate_params(sim.params, values, owner=sim.name)
     check_point_cost(sim, model)
@@ -399,6 +415,7 @@ def run(
     store: RunStore | str | Path | None = None,
     registry: Registry | None = None,
     check: bool = True,
+    **unexpected: Any,
 ) -> RunResult:
     """Run one simulation point (or serve it from the store).
 
@@ -413,6 +430,7 @@ def run(
         bad input and is not recorded.
     """
     sim, registry = _resolve(name, registry)
+    _reject_keywords(sim, "run", unexpected)
     seed = _check_seed(seed)
     model = _validate_point(sim, params)
     values = canonical_params(model)
@@ -587,6 +605,7 @@ def sweep(
     check: bool = True,
     fail_fast: bool = False,
     max_points: int | None = None,
+    **unexpected: Any,
 ) -> SweepResult:
     """Run the product grid x seeds; finished points are stored at once and never recomputed.
 
@@ -605,6 +624,7 @@ def sweep(
     """
     start = time.perf_counter()
     sim, registry = _resolve(name, registry)
+    _reject_keywords(sim, "sweep", unexpected)
     grid = _check_grid(grid)
     base = _check_base(params)
     seed_list = parse_seeds(seeds)
