@@ -11,12 +11,15 @@ import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from toolkit import __version__
 from toolkit.errors import ToolkitError, UserError
+
+if TYPE_CHECKING:  # the registry imports pydantic: not for --help and list
+    from toolkit.registry import Registry
 
 _ROWS_SHOWN = 20
 _INSTALL_PLUGINS = (
@@ -31,7 +34,7 @@ class _State:
     def __init__(self, disable: tuple[str, ...], store: str | None) -> None:
         self.disable = disable
         self.store = store
-        self._registry = None
+        self._registry: Registry | None = None
 
     @property
     def registry(self) -> Any:
@@ -209,7 +212,12 @@ def plugins_cmd(ctx: click.Context, commands: bool) -> None:
     """List plugins found in the toolkit.plugins entry-point group."""
     state: _State = ctx.obj
     if commands:
-        added = ctx.parent.command._plugin_commands(ctx.parent).commands if ctx.parent else {}
+        group = ctx.parent.command if ctx.parent else None
+        added = (
+            group._plugin_commands(ctx.parent).commands
+            if isinstance(group, ToolkitGroup) and ctx.parent
+            else {}
+        )
         for name, cmd in sorted(added.items()):
             click.echo(f"  {name:24s} {cmd.get_short_help_str(80)}")
         if not added:
@@ -533,10 +541,9 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation
         ]
         n_failed = st.count_failures()
-        _echo_wrapped(
+        click.echo(  # one line: scripts and users search it for the counts
             f"{st.count()} runs stored in {st.path}"
-            + (f"; {n_failed} failed points recorded" if n_failed else ""),
-            0,
+            + (f"; {n_failed} failed points recorded" if n_failed else "")
         )
         for s in sweeps:
             keys = list(dict.fromkeys(s["keys"]))

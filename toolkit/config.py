@@ -269,7 +269,9 @@ def parse_value(text: str, *, model: type[Params] | None = None, name: str = "")
 
 def _split_top(text: str) -> list[str]:
     """Split at the commas outside brackets: ``[a],[b,c]`` -> ``["[a]", "[b,c]"]``."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for ch in text:
         if ch == "," and depth == 0:
             parts.append("".join(current).strip())
@@ -406,7 +408,7 @@ def parse_seeds(text: str | int | Sequence[int] | Any) -> list[int]:
     else:
         if hasattr(text, "ndim") and text.ndim != 1:  # numpy arrays: one dimension
             if text.ndim == 0:
-                return parse_seeds(text.item())
+                return parse_seeds(text.item())  # type: ignore[union-attr]  # a 0-d numpy array
             raise ParameterError(f"{_SEEDS_SYNTAX}; got an array of shape {getattr(text, 'shape', '?')}")
         items = list(text)
         if len(items) > MAX_SWEEP_POINTS:

@@ -700,6 +700,8 @@ def sweep(
 
     def salvage() -> None:
         """Store every result that reached this process but was not handed over yet."""
+        if ex is None:
+            return
         for fut, outcome in ex.done(list(futures)):
             record(futures.pop(fut), outcome)
 
@@ -908,7 +910,7 @@ def _planned_points(sw: Mapping[str, Any], sim: Simulation | None) -> dict[str, 
         return {}
     if not seeds or len(combos) * len(seeds) != len(sw["keys"]):
         return {}
-    out = {}
+    out: dict[str, tuple[dict[str, Any], int]] = {}
     for i, key in enumerate(sw["keys"]):
         values = combos[i // len(seeds)]
         if sim is not None:
