@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
@@ -511,54 +510,19 @@ def write_report(
 
 
 def markdown_to_html(text: str) -> str:
-    """The small Markdown subset the report uses (headings, tables, images, code) as HTML."""
-    import re
+    """The report's Markdown as a standalone HTML page (CommonMark with tables, by markdown-it-py)."""
+    from markdown_it import MarkdownIt
 
-    out = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>",
-    ]
-    in_code = False
-    table: list[list[str]] = []
-
-    def flush() -> None:
-        if table:
-            out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in table[0]) + "</tr>")
-            out.extend("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in table[1:])
-            out.append("</table>")
-            table.clear()
-
-    for line in text.splitlines():
-        if line.startswith("```"):
-            flush()
-            out.append("</pre>" if in_code else "<pre>")
-            in_code = not in_code
-            continue
-        if in_code:
-            out.append(html.escape(line))
-            continue
-        if line.startswith("|"):
-            cells = [html.escape(c.strip()) for c in line.strip().strip("|").split("|")]
-            if not all(set(c) <= {"-"} for c in cells):
-                table.append(cells)
-            continue
-        flush()
-        if m := re.match(r"^(#+) (.*)", line):
-            level = len(m.group(1))
-            out.append(f"<h{level}>{html.escape(m.group(2))}</h{level}>")
-        elif m := re.match(r"^!\[(.*)\]\((.*)\)$", line):
-            out.append(f"<p><img alt='{html.escape(m.group(1))}' src='{html.escape(m.group(2))}'></p>")
-        elif line.strip():
-            line = re.sub(
-                r"\[([^\]]+)\]\(([^)]+)\)",
-                lambda mm: f"<a href='{mm.group(2)}'>{mm.group(1)}</a>",
-                html.escape(line),
-            )
-            out.append(f"<p>{line}</p>")
-    flush()
-    out.append("</body></html>")
-    return "\n".join(out)
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return "\n".join(
+        [
+            "<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
+            "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>",
+            body,
+            "</body></html>",
+        ]
+    )
 
 
 def reproduce(

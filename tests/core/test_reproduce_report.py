@@ -62,3 +62,13 @@ def test_only_proves_the_named_experiments_plugins_bounds(registry, tmp_path, mo
     monkeypatch.setattr(report, "prove_bounds", fake_prove)
     report.reproduce(registry, only=["example.drift"], out_dir=tmp_path, echo=lambda *a: None)
     assert asked == [("example",)]  # before: () -> every bound of every plugin
+
+
+def test_html_report_renders_markdown_fully():
+    # before: a hand-written subset left **bold**, `code` and lists as literal text
+    page = report.markdown_to_html(
+        "# T\n\n**Skipped:** `x` <b>\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![f](f.png)\n"
+    )
+    assert "<strong>Skipped:</strong>" in page and "<code>x</code>" in page and "<li>one</li>" in page
+    assert "<table>" in page and "<td>1</td>" in page and '<img src="f.png" alt="f"' in page
+    assert "<b>" not in page  # raw HTML in a table cell or note is escaped
