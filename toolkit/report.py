@@ -225,6 +225,16 @@ def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
+def outcome_figure(name: str, plot: Any) -> Any:
+    """An experiment's figure: its own ``plot``, with the experiment's name above it when the plot gave
+    the figure no title (a figure in a report must say what it shows)."""
+    fig = new_figure()
+    plot(fig)
+    if not fig.get_suptitle():
+        fig.suptitle(name, fontsize="medium")
+    return fig
+
+
 def execute_experiment(
     exp: Experiment, quick: bool, out_dir: Path, datasets: Mapping[str, Dataset] | None = None
 ) -> ExperimentReport:
@@ -258,8 +268,7 @@ def execute_experiment(
     rep.csv = f"{stem}.csv"
     if outcome.plot is not None:
         try:
-            fig = new_figure()
-            outcome.plot(fig)
+            fig = outcome_figure(exp.name, outcome.plot)
             fig.savefig(out_dir / f"{stem}.png", dpi=110)
             rep.figure = f"{stem}.png"
         except Exception:

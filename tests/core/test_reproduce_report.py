@@ -72,3 +72,15 @@ def test_html_report_renders_markdown_fully():
     assert "<strong>Skipped:</strong>" in page and "<code>x</code>" in page and "<li>one</li>" in page
     assert "<table>" in page and "<td>1</td>" in page and '<img src="f.png" alt="f"' in page
     assert "<b>" not in page  # raw HTML in a table cell or note is escaped
+
+
+def test_a_report_figure_without_a_title_gets_the_experiments_name():
+    def plot(fig):
+        fig.add_subplot().plot([0, 1], [1, 0])
+
+    assert report.outcome_figure("p.curve", plot).get_suptitle() == "p.curve"
+
+    def titled(fig):
+        fig.suptitle("own title")
+
+    assert report.outcome_figure("p.curve", titled).get_suptitle() == "own title"
