@@ -145,8 +145,11 @@ def plot_table(
         _draw_lines(ax, part, others, x, y)
         if facet:
             ax.set_title(f"{facet}={value}", fontsize="small")
-        ax.set_xlabel(x)
-        ax.set_ylabel(y + (" (mean ± sd over seeds)" if seeds else ""))
+        if k // ncols == nrows - 1 or k + ncols >= len(panels):  # labels on the outer panels only
+            ax.set_xlabel(x)
+            ax.xaxis.set_tick_params(labelbottom=True)  # no panel below to show the shared ticks
+        if k % ncols == 0:
+            ax.set_ylabel(y + (" (mean ± sd over seeds)" if seeds else ""))
         if logx:
             ax.set_xscale("log")
         if logy:
