@@ -557,12 +557,11 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             )
             seeds = s["spec"].get("seeds") or []
             state_text = f"{done}/{len(keys)} stored" + (f", {failed} failed" if failed else "")
-            _echo_wrapped(
+            click.echo(  # one line per sweep: users and scripts search it
                 f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
-                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip(),
-                4,
+                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip()
             )
-        in_sweeps = {k for s in st.list_sweeps() for k in s["keys"]}
+        in_sweeps = {k for s in st.list_sweeps(errors=[]) for k in s["keys"]}  # unreadable rows: said above
         single = [r for r in st.iter_runs(simulation) if r.key not in in_sweeps]
         if single:
             click.echo(f"  {len(single)} single runs (not part of a sweep), newest last:")
