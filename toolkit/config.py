@@ -30,6 +30,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkit.errors import ParameterError
+from toolkit.fingerprint import ContentPath, HashContent
 
 
 class Params(BaseModel):
@@ -51,6 +52,10 @@ class ParamInfo:
 
 def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        if any(isinstance(m, HashContent) for m in annotation.__metadata__):
+            return "path"
+        return _type_name(typing.get_args(annotation)[0])
     if origin is Literal:
         return "choice"
     if origin in (typing.Union, types.UnionType):
@@ -126,9 +131,10 @@ def describe_params(model: type[Params]) -> list[ParamInfo]:
     rows = []
     for name, field in model.model_fields.items():
         default = field.get_default(call_default_factory=True)
-        rows.append(
-            ParamInfo(name, _type_name(field.annotation), default, _allowed(field), field.description or "")
-        )
+        marked = any(isinstance(m, HashContent) for m in field.metadata)  # pydantic moved it off the type
+        type_name = "path" if marked else _type_name(field.annotation)
+        allowed = "any path or text" if marked else _allowed(field)
+        rows.append(ParamInfo(name, type_name, default, allowed, field.description or ""))
     return rows
 
 
@@ -263,7 +269,9 @@ def parse_value(text: str, *, model: type[Params] | None = None, name: str = "")
 
 def _split_top(text: str) -> list[str]:
     """Split at the commas outside brackets: ``[a],[b,c]`` -> ``["[a]", "[b,c]"]``."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for ch in text:
         if ch == "," and depth == 0:
             parts.append("".join(current).strip())
@@ -400,7 +408,7 @@ def parse_seeds(text: str | int | Sequence[int] | Any) -> list[int]:
     else:
         if hasattr(text, "ndim") and text.ndim != 1:  # numpy arrays: one dimension
             if text.ndim == 0:
-                return parse_seeds(text.item())
+                return parse_seeds(text.item())  # type: ignore[union-attr]  # a 0-d numpy array
             raise ParameterError(f"{_SEEDS_SYNTAX}; got an array of shape {getattr(text, 'shape', '?')}")
         items = list(text)
         if len(items) > MAX_SWEEP_POINTS:
@@ -449,6 +457,7 @@ def _seeds_from_text(text: str) -> list[int]:
 __all__ = [
     "MAX_SWEEP_POINTS",
     "SEED_MAX",
+    "ContentPath",
     "Field",
     "ParamInfo",
     "Params",

@@ -154,7 +154,8 @@ class SweepResult:
 
     def status_table(self, *, summary: bool = False) -> Any:
         """The table plus a ``status`` column (``ok``, ``failed``, ``missing``): one row per record of a
-        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``)."""
+        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``).
+        A record that has its own ``status`` (``capped``, ``stalled``...: :mod:`toolkit.censoring`) keeps it."""
         import pandas as pd
 
         rows: list[dict[str, Any]] = []
@@ -170,7 +171,8 @@ class SweepResult:
                     }
                 )
             else:
-                rows += [{**row, "status": "ok"} for row in r.rows]
+                # a record's own status (capped, stalled... see toolkit.censoring) is kept
+                rows += [{**row, "status": row.get("status", "ok")} for row in r.rows]
         for f in self.failures:
             rows.append(
                 {
@@ -296,11 +298,29 @@ def _resolve(name: str | Simulation, registry: Registry | None) -> tuple[Simulat
     registry = registry or Registry.from_manager()
     if isinstance(name, Simulation):
         return name, registry
+    if not isinstance(name, str):
+        from toolkit.errors import UnknownNameError
+
+        raise UnknownNameError("simulation", repr(name), registry.simulations)
     return registry.simulation(name), registry
 
 
 def _version(sim: Simulation, registry: Registry) -> str:
-    return sim.version or registry.manager.plugin_version(sim.plugin)
+    """The version that keys the store: the plugin's, plus a hash of its source when it is developed in place."""
+    from toolkit.fingerprint import source_fingerprint
+
+    version = sim.version or registry.manager.plugin_version(sim.plugin)
+    info = registry.manager.plugin_infos.get(sim.plugin)
+    module = info.module if info is not None else getattr(sim.func, "__module__", "") or ""
+    source = source_fingerprint(module, info.distribution if info is not None else "")
+    return f"{version}+src.{source}" if source else version
+
+
+def _key(sim: Simulation, model: Params, values: Mapping[str, Any], seed: int, version: str) -> str:
+    """The point's store key: parameters (with the content of the files they name), seed and version."""
+    from toolkit.fingerprint import content_fingerprints, keyed_params
+
+    return run_key(sim.name, keyed_params(values, content_fingerprints(model)), seed, version)
 
 
 _HOST = {"python": platform.python_version(), "host": socket.gethostname(), "platform": sys.platform}
@@ -368,6 +388,18 @@ def check_point_cost(sim: Simulation, model: Params, limit: float | None = None)
     )
 
 
+def _reject_keywords(sim: Simulation, function: str, keywords: Mapping[str, Any]) -> None:
+    """``toolkit.run(name, n=3)``: simulation parameters go in ``params``; say so, with the allowed ones."""
+    if not keywords:
+        return
+    given = ", ".join(f"{k}={v!r}" for k, v in keywords.items())
+    allowed = ", ".join(sim.params.model_fields) or "(none)"
+    raise ParameterError(
+        f"{function}() got unexpected keyword argument(s) {given}: parameters of {sim.name} go in "
+        f"params, e.g. toolkit.{function}({sim.name!r}, {dict(keywords)!r}); its parameters: {allowed}"
+    )
+
+
 def _validate_point(sim: Simulation, values: Mapping[str, Any] | Params | None) -> Params:
     model = validate_params(sim.params, values, owner=sim.name)
     check_point_cost(sim, model)
@@ -383,6 +415,7 @@ def run(
     store: RunStore | str | Path | None = None,
     registry: Registry | None = None,
     check: bool = True,
+    **unexpected: Any,
 ) -> RunResult:
     """Run one simulation point (or serve it from the store).
 
@@ -397,11 +430,12 @@ def run(
         bad input and is not recorded.
     """
     sim, registry = _resolve(name, registry)
+    _reject_keywords(sim, "run", unexpected)
     seed = _check_seed(seed)
     model = _validate_point(sim, params)
     values = canonical_params(model)
     version = _version(sim, registry)
-    key = run_key(sim.name, values, seed, version)
+    key = _key(sim, model, values, seed, version)
     st = _open_store(store, registry)
     try:
         stored = st.get(key) if cache else None
@@ -571,6 +605,7 @@ def sweep(
     check: bool = True,
     fail_fast: bool = False,
     max_points: int | None = None,
+    **unexpected: Any,
 ) -> SweepResult:
     """Run the product grid x seeds; finished points are stored at once and never recomputed.
 
@@ -589,6 +624,7 @@ def sweep(
     """
     start = time.perf_counter()
     sim, registry = _resolve(name, registry)
+    _reject_keywords(sim, "sweep", unexpected)
     grid = _check_grid(grid)
     base = _check_base(params)
     seed_list = parse_seeds(seeds)
@@ -609,7 +645,7 @@ def sweep(
         model = _validate_point(sim, values)
         canon = canonical_params(model)
         for s in seed_list:
-            points.append((model, canon, s, run_key(sim.name, canon, s, version)))
+            points.append((model, canon, s, _key(sim, model, canon, s, version)))
     keys = [p[3] for p in points]
     sid = sweep_id(sim.name, keys)
     st = _open_store(store, registry)
@@ -664,6 +700,8 @@ def sweep(
 
     def salvage() -> None:
         """Store every result that reached this process but was not handed over yet."""
+        if ex is None:
+            return
         for fut, outcome in ex.done(list(futures)):
             record(futures.pop(fut), outcome)
 
@@ -872,7 +910,7 @@ def _planned_points(sw: Mapping[str, Any], sim: Simulation | None) -> dict[str, 
         return {}
     if not seeds or len(combos) * len(seeds) != len(sw["keys"]):
         return {}
-    out = {}
+    out: dict[str, tuple[dict[str, Any], int]] = {}
     for i, key in enumerate(sw["keys"]):
         values = combos[i // len(seeds)]
         if sim is not None:
