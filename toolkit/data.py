@@ -312,7 +312,7 @@ def _pid_alive(pid: int) -> bool:
 
 def clean_stale_fetches(parent: Path, target_name: str) -> list[Path]:
     """Remove the temporary folders of fetches into ``parent/target_name`` whose process is gone."""
-    removed = []
+    removed: list[Path] = []
     if not parent.is_dir():
         return removed
     for folder in parent.glob(f".fetch-{target_name}-*"):
@@ -382,10 +382,10 @@ def _unpack(
                         out.mkdir(parents=True, exist_ok=True)
                     elif member.isfile():
                         out.parent.mkdir(parents=True, exist_ok=True)
-                        src = tf.extractfile(member)
-                        assert src is not None
-                        with src, open(out, "wb") as dst:
-                            _copy_capped(src, dst, budget, name, limit)
+                        member_file = tf.extractfile(member)
+                        assert member_file is not None
+                        with member_file, open(out, "wb") as dst:
+                            _copy_capped(member_file, dst, budget, name, limit)
                         count += 1
                     else:
                         raise DataFetchError(

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from toolkit.errors import ParameterError
 
@@ -387,7 +387,7 @@ def open_executor(
         return FuturesExecutor(kind, owned=False)
     if type(kind).__name__ == "Client" and hasattr(kind, "submit"):  # a distributed.Client given directly
         adapter = DaskExecutor.__new__(DaskExecutor)
-        adapter.client, adapter.cluster = kind, None
+        adapter.client, adapter.cluster = cast(Any, kind), None
         adapter.close = lambda: None  # type: ignore[method-assign]  # the caller owns the client
         return adapter
     if kind == "serial":

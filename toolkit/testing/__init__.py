@@ -64,6 +64,7 @@ import unittest
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -534,9 +535,9 @@ def experiment_checks(
         )
     checks = []
     for exp in owned:
-        checks.append(PluginCheck(f"{exp.name}:well_formed", lambda e=exp: check_experiment_well_formed(e)))
+        checks.append(PluginCheck(f"{exp.name}:well_formed", partial(check_experiment_well_formed, exp)))
         if quick is True or (not isinstance(quick, bool) and exp.name in quick):
-            checks.append(PluginCheck(f"{exp.name}:quick_run", lambda e=exp: check_experiment_quick_run(e)))
+            checks.append(PluginCheck(f"{exp.name}:quick_run", partial(check_experiment_quick_run, exp)))
     return checks
 
 
@@ -586,20 +587,20 @@ def _plugin_checks(
     checks: list[PluginCheck] = []
     for sim in owned["simulations"]:
         checks += [
-            PluginCheck(f"{sim.name}:defaults", lambda s=sim: check_defaults(s)),
-            PluginCheck(f"{sim.name}:quick_run", lambda s=sim: check_quick_run(s, registry)),
-            PluginCheck(f"{sim.name}:column_names", lambda s=sim: check_column_names(s)),
-            PluginCheck(f"{sim.name}:deterministic", lambda s=sim: check_deterministic(s, registry)),
-            PluginCheck(f"{sim.name}:global_random", lambda s=sim: check_global_random(s)),
-            PluginCheck(f"{sim.name}:store_roundtrip", lambda s=sim: check_store_roundtrip(s, registry)),
-            PluginCheck(f"{sim.name}:executors", lambda s=sim: check_executors(s, registry)),
+            PluginCheck(f"{sim.name}:defaults", partial(check_defaults, sim)),
+            PluginCheck(f"{sim.name}:quick_run", partial(check_quick_run, sim, registry)),
+            PluginCheck(f"{sim.name}:column_names", partial(check_column_names, sim)),
+            PluginCheck(f"{sim.name}:deterministic", partial(check_deterministic, sim, registry)),
+            PluginCheck(f"{sim.name}:global_random", partial(check_global_random, sim)),
+            PluginCheck(f"{sim.name}:store_roundtrip", partial(check_store_roundtrip, sim, registry)),
+            PluginCheck(f"{sim.name}:executors", partial(check_executors, sim, registry)),
         ]
     for bound in owned["bounds"]:
         if bound.claims:
-            checks.append(PluginCheck(f"{bound.name}:claims", lambda b=bound: check_claims(b)))
+            checks.append(PluginCheck(f"{bound.name}:claims", partial(check_claims, bound)))
         if bound.expression is not None:
             checks.append(
-                PluginCheck(f"{bound.name}:bound_expression", lambda b=bound: check_bound_expression(b))
+                PluginCheck(f"{bound.name}:bound_expression", partial(check_bound_expression, bound))
             )
     if owned["experiments"]:
         checks += experiment_checks(plugin, registry=registry, quick=experiments)
