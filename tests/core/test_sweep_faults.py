@@ -208,6 +208,8 @@ def test_ctrl_c_stores_every_finished_point_and_the_rerun_completes(tmp_path, ex
     if executor != "dask":  # a Dask task can end between the scheduler's answer and the cancel
         assert set(_logged(log)) == stored, (sorted(_logged(log)), sorted(stored))
     assert f"{len(stored)} of {N_POINTS} points are stored" in err
+    if len(stored) == N_POINTS:  # every point had finished by the time the interrupt was handled
+        pytest.skip("the sweep ended before the interrupt took effect (a loaded machine): nothing to resume")
     _rerun_and_compare(tmp_path, store, log, executor, registry, address=address[1] if address else None)
 
 

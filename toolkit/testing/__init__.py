@@ -178,15 +178,38 @@ def _direct_records(sim: Simulation, quick: dict[str, Any], seed: int) -> list[d
     return records
 
 
+def _agrees(value: Any, param: Any) -> bool:
+    """A row's value under a parameter's name is that parameter (or, for a list, one of its items)."""
+    candidates = list(param) if isinstance(param, (list, tuple)) else [param]
+    for c in candidates:
+        try:
+            if value == c or (
+                isinstance(value, float) and isinstance(c, float) and math.isnan(value) and math.isnan(c)
+            ):
+                return True
+        except Exception:  # values that do not compare (arrays): not the parameter
+            continue
+    return False
+
+
 def check_column_names(sim: Simulation) -> None:
-    """No result column is named like a parameter (the runner's table puts parameters beside results)."""
-    params = set(sim.params.model_fields) | {"seed"}
+    """No result column named like a parameter holds something else (the runner's table puts the
+    parameters beside the results, so the result would be shown under the parameter's name).
+
+    A row may repeat a parameter's value, or one item of a list-valued parameter (a row per item).
+    """
+    quick = dict(sim.quick)
+    model = validate_params(sim.params, quick, owner=sim.name)
+    params = dict(model.model_dump())
     clash: set[str] = set()
-    for record in _direct_records(sim, dict(sim.quick), 0):
-        clash |= params & set(map(str, record))
+    for record in _direct_records(sim, quick, 0):
+        for name in set(map(str, record)) & (set(params) | {"seed"}):
+            expected = 0 if name == "seed" else params[name]
+            if not _agrees(record[name], expected):
+                clash.add(name)
     assert not clash, (
-        f"{sim.name}: result column(s) {', '.join(sorted(clash))} have a parameter's name; rename them "
-        "(e.g. '{0}_hat' or 'final_{0}'): the table holds the parameters beside the results".format(
+        f"{sim.name}: result column(s) {', '.join(sorted(clash))} have a parameter's name but other values; "
+        "rename them (e.g. '{0}_hat' or 'final_{0}'): the table holds the parameters beside the results".format(
             sorted(clash)[0]
         )
     )
