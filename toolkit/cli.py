@@ -771,18 +771,52 @@ def data_list_cmd(state: _State) -> None:
 @click.option(
     "--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the server."
 )
+@click.option(
+    "--from",
+    "origin",
+    default=None,
+    metavar="URL|PATH",
+    help="Read the file from a mirror URL or a local copy instead of the official address (one NAME); "
+    "TOOLKIT_DATA_MIRROR sets a mirror for every dataset.",
+)
+@click.option(
+    "--max-unpacked",
+    default=None,
+    metavar="SIZE",
+    help="Refuse an archive that unpacks to more than SIZE (e.g. 8G; default TOOLKIT_DATA_MAX_UNPACKED or 2G).",
+)
 @click.pass_obj
-def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: float) -> None:
+def data_fetch_cmd(
+    state: _State,
+    names: tuple[str, ...],
+    force: bool,
+    timeout: float,
+    origin: str | None,
+    max_unpacked: str | None,
+) -> None:
     """Download datasets from their official source into the data root, verify the checksum, unpack.
 
-    Exit status 1 when a download fails (offline, server error, checksum mismatch): one line says why.
+    Exit status 1 when a download fails (offline, server error, checksum mismatch, a download cut
+    short): one line says why.
     """
     from toolkit.data import DataFetchError, fetch
+    from toolkit.data import max_unpacked as cap
 
+    if origin is not None and len(names) != 1:
+        raise UserError(f"--from names the file of one dataset; give exactly one NAME, got {len(names)}")
+    limit = cap(max_unpacked)  # a bad size: exit 2 before any download
     datasets = [state.registry.dataset(n) for n in names]  # unknown names: exit 2 before any download
     for ds in datasets:
         try:
-            fetch(ds, state.registry.manager.settings, force=force, echo=click.echo, timeout=timeout)
+            fetch(
+                ds,
+                state.registry.manager.settings,
+                force=force,
+                echo=click.echo,
+                timeout=timeout,
+                origin=origin,
+                max_unpacked_bytes=limit,
+            )
         except DataFetchError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)

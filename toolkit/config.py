@@ -164,7 +164,16 @@ def _is_list_field(model: type[Params] | None, name: str) -> bool:
 
 
 def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> str:
-    loc = error.get("loc") or ("?",)
+    loc = error.get("loc")
+    if not loc:  # a model validator: name the parameters its message mentions
+        text = str(error.get("msg", "")).removeprefix("Value error, ")
+        named = [f for f in model.model_fields if re.search(rf"\b{re.escape(f)}\b", text)]
+        which = (
+            f"parameter{'s' if len(named) > 1 else ''} {', '.join(map(repr, named))}"
+            if named
+            else "the parameters"
+        )
+        return f"{which} of {owner}: {text}."
     name = str(loc[0])
     if error.get("type") == "extra_forbidden":
         valid = list(model.model_fields)

@@ -6,10 +6,16 @@ root. ``toolkit data list`` shows every registered dataset; ``toolkit data fetch
 the file, verifies the checksum, unpacks it into a temporary folder beside the target and moves it
 into place only when everything succeeded (an interrupted fetch leaves nothing half-written).
 
-Where a source publishes no checksum (``sha256=None``) the fetch still proceeds (over the
-transport's own integrity checks), prints the SHA-256 it computed and records it, marked
-unverified, in ``<target>/.toolkit-fetch.json`` beside the data, so that the download can be
-pinned and compared later.
+Where a source publishes no checksum (``sha256=None``) the fetch still proceeds, checks that it
+received every byte the server announced (``Content-Length``), prints the SHA-256 it computed and
+records it, marked unverified, in ``<target>/.toolkit-fetch.json`` beside the data, so that the
+download can be pinned and compared later.
+
+Unpacking stops at :data:`DEFAULT_MAX_UNPACKED` bytes (2 GiB; ``TOOLKIT_DATA_MAX_UNPACKED`` or
+``--max-unpacked`` raises it). The file can come from elsewhere than the official address: a mirror
+or a local copy given with ``--from URL|PATH`` or, for every dataset, ``TOOLKIT_DATA_MIRROR`` (a base
+URL or folder holding the files under their official names); a declared checksum is still verified.
+The temporary folder of a fetch that was killed is removed by the next fetch into the same folder.
 
 A :class:`~toolkit.errors.DatasetMissingError` anywhere in an exception's chain means "the data is
 not there"; :func:`missing_dataset` finds it and :func:`skip_reason` turns it into the one-line
@@ -19,6 +25,7 @@ reason that ``toolkit reproduce`` and the test suite report when they skip.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import shutil
@@ -34,13 +41,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from toolkit.errors import DatasetMissingError, ToolkitError, UserError
+from toolkit.errors import DatasetMissingError, ParameterError, ToolkitError, UserError
 from toolkit.settings import Settings, get_settings
 from toolkit.specs import Dataset, DataSource
 
 PROVENANCE_FILE = ".toolkit-fetch.json"
 UNPACK_KINDS = ("zip", "tar", None)
 _CHUNK = 1 << 20
+DEFAULT_MAX_UNPACKED = 2 << 30  # bytes a fetch may unpack unless raised (an archive bomb stops here)
+MAX_UNPACKED_ENV = "TOOLKIT_DATA_MAX_UNPACKED"
+MIRROR_ENV = "TOOLKIT_DATA_MIRROR"
+_OWNER_FILE = "owner.pid"
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 class DataFetchError(ToolkitError):
@@ -191,16 +203,64 @@ def _validate_source(name: str, source: DataSource) -> None:
         )
 
 
+def parse_size(text: str, what: str = MAX_UNPACKED_ENV) -> int:
+    """Bytes from ``"2G"``, ``"500M"``, ``"1048576"`` (binary units); a ParameterError names ``what``."""
+    raw = str(text).strip().upper().removesuffix("IB").removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in _SIZE_UNITS else ""
+    try:
+        value = float(raw[: len(raw) - len(unit)]) * _SIZE_UNITS[unit]
+    except ValueError:
+        value = -1
+    if not value > 0:
+        raise ParameterError(
+            f"{what} must be a positive size in bytes, optionally with a unit K, M, G or T (e.g. 5G), got {text!r}"
+        )
+    return int(value)
+
+
+def max_unpacked(override: str | int | None = None) -> int:
+    """The unpacking cap: ``override``, else ``TOOLKIT_DATA_MAX_UNPACKED``, else :data:`DEFAULT_MAX_UNPACKED`."""
+    if override is not None:
+        return override if isinstance(override, int) else parse_size(override, "--max-unpacked")
+    env = os.environ.get(MAX_UNPACKED_ENV)
+    return parse_size(env) if env else DEFAULT_MAX_UNPACKED
+
+
+def source_location(source: DataSource, origin: str | None = None) -> str:
+    """Where the file is read from: ``origin`` (a URL or a path), a mirror from the environment, or the official URL."""
+    if origin:
+        return origin
+    mirror = os.environ.get(MIRROR_ENV)
+    if not mirror:
+        return source.url
+    filename = PurePosixPath(urllib.parse.urlsplit(source.url).path).name
+    if "://" in mirror:
+        return mirror.rstrip("/") + "/" + filename
+    return str(Path(mirror).expanduser() / filename)
+
+
 def _download(name: str, url: str, into: Path, timeout: float) -> tuple[Path, str, int]:
-    """Stream ``url`` into a file under ``into``; returns (file, sha256 hex, bytes)."""
+    """Stream ``url`` (or copy a local file) into a file under ``into``; returns (file, sha256 hex, bytes).
+
+    The whole of an announced ``Content-Length`` must arrive: a connection cut short is an error.
+    """
+    if "://" not in url:  # a local file given with --from or TOOLKIT_DATA_MIRROR
+        local = Path(url).expanduser()
+        if not local.is_file():
+            raise DataFetchError(f"cannot fetch {name}: {local} is not a file; nothing was written")
+        url = local.resolve().as_uri()
     host = urllib.parse.urlsplit(url).netloc or url
     digest = hashlib.sha256()
     filename = PurePosixPath(urllib.parse.urlsplit(url).path).name or "download"
     dest = into / filename
     size = 0
+    announced: int | None = None
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "theory-toolkit data fetch"})
         with urllib.request.urlopen(request, timeout=timeout) as response, open(dest, "wb") as fh:
+            length = response.headers.get("Content-Length")
+            if length is not None and length.strip().isdigit():
+                announced = int(length)
             while chunk := response.read(_CHUNK):
                 digest.update(chunk)
                 fh.write(chunk)
@@ -209,12 +269,70 @@ def _download(name: str, url: str, into: Path, timeout: float) -> tuple[Path, st
         raise DataFetchError(
             f"cannot fetch {name}: {url} answered HTTP {exc.code} {exc.reason}; nothing was written"
         ) from None
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+    except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
+        if isinstance(exc, http.client.IncompleteRead):
+            raise DataFetchError(
+                f"cannot fetch {name}: the download from {host} was cut short ({size} bytes received); "
+                "the partial file was discarded, nothing was written"
+            ) from None
         reason = getattr(exc, "reason", exc)
         raise DataFetchError(
             f"cannot fetch {name}: {host} is unreachable ({reason}); offline? nothing was written"
         ) from None
+    if announced is not None and size != announced:
+        raise DataFetchError(
+            f"cannot fetch {name}: the download from {host} was cut short ({size} of the {announced} bytes "
+            "announced); the partial file was discarded, nothing was written"
+        )
     return dest, digest.hexdigest(), size
+
+
+def _copy_capped(src: Any, dst: Any, budget: list[int], name: str, limit: int) -> None:
+    """Copy ``src`` to ``dst`` while at most ``budget[0]`` bytes remain of the unpacking cap."""
+    while chunk := src.read(_CHUNK):
+        budget[0] -= len(chunk)
+        if budget[0] < 0:
+            raise DataFetchError(
+                f"cannot fetch {name}: the archive unpacks to more than {human_size(limit)} (the cap); "
+                f"nothing was written. If that size is expected, raise the cap with --max-unpacked SIZE or "
+                f"{MAX_UNPACKED_ENV}=SIZE (e.g. 8G)"
+            )
+        dst.write(chunk)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_fetches(parent: Path, target_name: str) -> list[Path]:
+    """Remove the temporary folders of fetches into ``parent/target_name`` whose process is gone."""
+    removed: list[Path] = []
+    if not parent.is_dir():
+        return removed
+    for folder in parent.glob(f".fetch-{target_name}-*"):
+        if not folder.is_dir():
+            continue
+        try:
+            pid = int((folder / _OWNER_FILE).read_text().strip())
+        except (OSError, ValueError):
+            pid = None
+        if pid is None:  # the owner had not written its id yet: only an old folder is abandoned
+            try:
+                if time.time() - folder.stat().st_mtime < 60:
+                    continue
+            except OSError:
+                continue
+        elif _pid_alive(pid):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
 
 
 def _strip(member: str, n: int, name: str) -> PurePosixPath | None:
@@ -229,9 +347,15 @@ def _strip(member: str, n: int, name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts[n:])
 
 
-def _unpack(name: str, archive: Path, kind: str, strip_components: int, into: Path) -> int:
-    """Extract regular files and folders of ``archive`` into ``into``; links and devices are refused."""
+def _unpack(
+    name: str, archive: Path, kind: str, strip_components: int, into: Path, limit: int = DEFAULT_MAX_UNPACKED
+) -> int:
+    """Extract regular files and folders of ``archive`` into ``into``; links and devices are refused.
+
+    At most ``limit`` bytes are written in all (counted as they are written, not as the archive claims).
+    """
     count = 0
+    budget = [limit]
     try:
         if kind == "zip":
             with zipfile.ZipFile(archive) as zf:
@@ -245,7 +369,7 @@ def _unpack(name: str, archive: Path, kind: str, strip_components: int, into: Pa
                         continue
                     out.parent.mkdir(parents=True, exist_ok=True)
                     with zf.open(info) as src, open(out, "wb") as dst:
-                        shutil.copyfileobj(src, dst, _CHUNK)
+                        _copy_capped(src, dst, budget, name, limit)
                     count += 1
         else:
             with tarfile.open(archive, "r:*") as tf:
@@ -258,10 +382,10 @@ def _unpack(name: str, archive: Path, kind: str, strip_components: int, into: Pa
                         out.mkdir(parents=True, exist_ok=True)
                     elif member.isfile():
                         out.parent.mkdir(parents=True, exist_ok=True)
-                        src = tf.extractfile(member)
-                        assert src is not None
-                        with src, open(out, "wb") as dst:
-                            shutil.copyfileobj(src, dst, _CHUNK)
+                        member_file = tf.extractfile(member)
+                        assert member_file is not None
+                        with member_file, open(out, "wb") as dst:
+                            _copy_capped(member_file, dst, budget, name, limit)
                         count += 1
                     else:
                         raise DataFetchError(
@@ -284,11 +408,18 @@ def fetch(
     force: bool = False,
     echo: Callable[[str], Any] = print,
     timeout: float = 60.0,
+    origin: str | None = None,
+    max_unpacked_bytes: str | int | None = None,
 ) -> Path:
     """Download ``dataset`` from its declared source into the data root; returns its folder.
 
-    Verifies the SHA-256 (when the source declares one), unpacks, and moves the result into place
-    atomically. A dataset already present is left alone unless ``force``.
+    Verifies the SHA-256 (when the source declares one) or the announced length, unpacks, and moves
+    the result into place atomically. A dataset already present is left alone unless ``force``.
+
+    :param origin: read the file from this URL or local path instead (a mirror or a copy at hand);
+        default: ``TOOLKIT_DATA_MIRROR`` when set, else the official URL.
+    :param max_unpacked_bytes: the unpacking cap (bytes, or a size such as ``"8G"``); default
+        ``TOOLKIT_DATA_MAX_UNPACKED`` or 2 GiB.
 
     :raises UserError: the dataset declares no source, or its source is malformed.
     :raises DataFetchError: offline, a server error, a checksum mismatch or a bad archive.
@@ -301,18 +432,23 @@ def fetch(
             f"toolkit.get_registry().dataset({dataset.name!r}).load())"
         )
     _validate_source(dataset.name, source)
+    limit = max_unpacked(max_unpacked_bytes)
     settings = settings or get_settings()
     dest = settings.data_dir / source.target
     if is_present(dataset, settings) and not force:
         echo(f"{dataset.name} is already present in {dest} (use --force to fetch it again)")
         return dest
+    url = source_location(source, origin)
     size = f" ({human_size(source.size_bytes)})" if source.size_bytes else ""
-    echo(f"fetching {dataset.name}{size} from {source.url}")
+    echo(f"fetching {dataset.name}{size} from {url}")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    for folder in clean_stale_fetches(dest.parent, dest.name):
+        echo(f"removed {folder}, left by a fetch that was stopped")
     with tempfile.TemporaryDirectory(prefix=f".fetch-{dest.name}-", dir=dest.parent) as tmp:
         tmp_path = Path(tmp)
+        (tmp_path / _OWNER_FILE).write_text(str(os.getpid()))
         (tmp_path / "download").mkdir()
-        file, digest, n_bytes = _download(dataset.name, source.url, tmp_path / "download", timeout)
+        file, digest, n_bytes = _download(dataset.name, url, tmp_path / "download", timeout)
         if source.sha256 is not None:
             if digest.lower() != source.sha256.lower():
                 raise DataFetchError(
@@ -327,10 +463,11 @@ def fetch(
         staged = tmp_path / "staged"
         staged.mkdir()
         if source.unpack is None:
-            shutil.move(str(file), staged / file.name)
+            official = PurePosixPath(urllib.parse.urlsplit(source.url).path).name or file.name
+            shutil.move(str(file), staged / official)  # under its official name, wherever it came from
             n_files = 1
         else:
-            n_files = _unpack(dataset.name, file, source.unpack, source.strip_components, staged)
+            n_files = _unpack(dataset.name, file, source.unpack, source.strip_components, staged, limit)
             if n_files == 0:
                 raise DataFetchError(
                     f"cannot fetch {dataset.name}: the archive has no files after stripping "
@@ -340,7 +477,8 @@ def fetch(
             json.dumps(
                 {
                     "dataset": dataset.name,
-                    "url": source.url,
+                    "url": url,
+                    "official_url": source.url,
                     "sha256": digest,
                     "verified": source.sha256 is not None,
                     "bytes": n_bytes,
@@ -358,7 +496,12 @@ def fetch(
 
 
 __all__ = [
+    "DEFAULT_MAX_UNPACKED",
     "DataFetchError",
+    "clean_stale_fetches",
+    "max_unpacked",
+    "parse_size",
+    "source_location",
     "DatasetStatus",
     "dataset_status",
     "expected_path",

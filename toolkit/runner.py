@@ -710,7 +710,7 @@ def sweep(
             f" ({len(failures)} failed)" if failures else ""
         )
 
-    stopped = False
+    stopped = interrupted = False
     try:
         if ex is not None:
             for p in todo:
@@ -724,23 +724,25 @@ def sweep(
                 for fut, outcome in ex.finish(list(futures)):  # the running points finish and are stored
                     record(futures.pop(fut), outcome)
     except KeyboardInterrupt:
+        interrupted = True
         if ex is not None:
-            ex.cancel(list(futures))
-            salvage()
-            running = [f for f in futures if not _is_cancelled(f)]
-            if running and not isinstance(ex, SerialExecutor):
-                print(
-                    f"\ninterrupted: storing the {len(running)} running points as they finish "
-                    "(Ctrl-C again to stop them now)",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                try:
+            try:
+                salvage()  # first: cancelling a Dask future drops the result it holds
+                ex.cancel(list(futures))
+                salvage()
+                running = [f for f in futures if not _is_cancelled(f)]
+                if running and not isinstance(ex, SerialExecutor):
+                    print(
+                        f"\ninterrupted: storing the {len(running)} running points as they finish "
+                        "(Ctrl-C again to stop them now)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     for fut, outcome in ex.finish(list(futures)):
                         record(futures.pop(fut), outcome)
-                except KeyboardInterrupt:
-                    salvage()
-                    ex.terminate()
+            except KeyboardInterrupt:
+                salvage()
+                ex.terminate()
         raise SweepInterrupted(
             f"sweep {sid} interrupted: {kept()}; run the same sweep again to resume."
         ) from None
@@ -755,6 +757,11 @@ def sweep(
             pass
         ex.cancel(list(futures))
         ex.terminate()
+        explained = getattr(ex, "explain", lambda e: None)(exc)
+        if explained:
+            raise SweepAborted(
+                f"sweep {sid} stopped: {explained}. {kept()}; run the same sweep again to resume."
+            ) from None
         cause = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
         raise SweepAborted(
             f"sweep {sid} stopped because the {executor_name} executor failed ({cause}); a worker may "
@@ -763,7 +770,18 @@ def sweep(
     finally:
         bar.close()
         if ex is not None:
-            ex.close()
+            try:
+                if interrupted and getattr(ex, "cluster", None) is not None:  # a LocalCluster takes seconds
+                    print(
+                        f"\ninterrupted: {kept()}; stopping the local cluster (Ctrl-C again to stop at once)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                ex.close()
+            except KeyboardInterrupt:  # a second Ctrl-C while a cluster shuts down: stop now
+                ex.terminate()
+                if not interrupted:
+                    raise
         if st is not store:
             st.close()
     seen = set()

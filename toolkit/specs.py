@@ -57,7 +57,9 @@ class Simulation:
     :param params: the :class:`toolkit.config.Params` subclass of its parameters.
     :param description: one line for ``toolkit list``; the longer docs come from ``func``'s docstring.
     :param bounds: names of registered bounds its rows must respect; ``run``/``sweep`` check them.
-    :param quick: parameter overrides for a quick run (the plugin-author harness and smoke tests).
+    :param quick: parameter overrides for a quick run (the plugin-author harness and smoke tests); a
+        list of such dicts declares several quick settings, so that the harness runs every branch
+        (``quick`` then reads as the first, ``quick_settings`` holds them all).
     :param plot: ``plot(table, figure)`` draws the results of a run or sweep on a matplotlib figure.
     :param version: bump to invalidate stored results of this simulation (default: the plugin's).
     :param cost: what one point costs (:class:`PointCost`); ``run``/``sweep`` refuse, before any
@@ -74,6 +76,23 @@ class Simulation:
     version: str | None = None
     plugin: str = ""
     cost: PointCost | None = None
+    quick_settings: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        quick = self.quick
+        if isinstance(quick, Mapping):
+            settings = self.quick_settings
+            if not settings or dict(settings[0]) != dict(quick):
+                object.__setattr__(self, "quick_settings", (dict(quick),))
+            return
+        settings = tuple(quick)
+        if not settings or not all(isinstance(q, Mapping) for q in settings):
+            raise TypeError(
+                f"simulation {self.name}: quick must be a dict of parameter overrides or a non-empty list "
+                f"of such dicts, got {quick!r}"
+            )
+        object.__setattr__(self, "quick_settings", tuple(dict(q) for q in settings))
+        object.__setattr__(self, "quick", dict(settings[0]))
 
     @property
     def docs(self) -> str:

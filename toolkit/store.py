@@ -12,6 +12,7 @@ file or folder) still serves reads; writing to it raises a :class:`StoreError` t
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -109,6 +110,17 @@ def _is_read_only(exc: Exception) -> bool:
     return "readonly" in text or "read-only" in text or "read only" in text
 
 
+def _is_disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return "disk is full" in text or "no space left" in text or "quota exceeded" in text
+
+
+def _is_read_only_fs(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 def _writable(path: Path) -> bool:
     target = path if path.exists() else path.parent
     return os.access(target, os.W_OK) and (not path.exists() or os.access(path.parent, os.W_OK))
@@ -133,6 +145,8 @@ class RunStore:
 
     def _fail(self, exc: Exception) -> StoreError:
         text = str(exc)
+        if _is_disk_full(exc):
+            return self._disk_full_error()
         if "locked" in text or "busy" in text:
             return StoreError(
                 f"the run store {self.path} is locked by another process (waited {self.timeout:.0f} s). "
@@ -145,7 +159,26 @@ class RunStore:
             "move it aside to start a new store, or point TOOLKIT_STORE / --store at another file."
         )
 
+    def _disk_full_error(self) -> StoreError:
+        # the write that failed was rolled back: what the store held is intact, so it must not be moved aside
+        return StoreError(
+            f"the disk that holds the run store {self.path} is full: the last point could not be written. "
+            "The store itself is intact and keeps every point stored so far; free some space (or point "
+            "TOOLKIT_STORE / --store at a file on another disk) and run the same command again."
+        )
+
+    def _directory_error(self) -> StoreError:
+        return StoreError(
+            f"the run store path {self.path} is a directory, not a file: point TOOLKIT_STORE / --store at a "
+            f"file, e.g. {self.path / 'runs.sqlite'}."
+        )
+
     def _read_only_error(self) -> StoreError:
+        if not self.path.exists():
+            return StoreError(
+                f"cannot create the run store {self.path}: its folder (or the file system) is read-only. "
+                "Point TOOLKIT_STORE / --store at a file in a writable folder."
+            )
         return StoreError(
             f"the run store {self.path} cannot be written (the file or its folder is read-only). Reading it and "
             "sweeps whose points are all stored work; to compute new points make it writable or point "
@@ -157,6 +190,8 @@ class RunStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if _is_read_only_fs(exc):
+                raise self._read_only_error() from None
             raise StoreError(
                 f"cannot create the folder of the run store {self.path}: {exc.strerror or exc}."
             ) from None
@@ -179,14 +214,19 @@ class RunStore:
                 if not self.path.exists() or self.path.stat().st_size == 0:
                     os.replace(tmp, self.path)
         except (sqlite3.Error, OSError) as exc:
-            if isinstance(exc, OSError) and not _writable(self.path):
+            if _is_disk_full(exc):
+                raise StoreError(
+                    f"cannot create the run store {self.path}: the disk is full. Free some space or point "
+                    "TOOLKIT_STORE / --store at a file on another disk."
+                ) from None
+            if _is_read_only_fs(exc) or not _writable(self.path):
                 raise self._read_only_error() from None
             raise StoreError(f"cannot create the run store {self.path}: {exc}.") from None
         finally:
             for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
                 try:
                     leftover.unlink()
-                except FileNotFoundError:
+                except OSError:  # never made (a read-only file system): nothing to remove
                     pass
 
     def _connect_read_only(self) -> sqlite3.Connection:
@@ -210,8 +250,15 @@ class RunStore:
             )
 
     def _open(self) -> sqlite3.Connection:
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            self._create()
+        if self.path.is_dir():
+            raise self._directory_error()
+        try:
+            if not self.path.exists() or self.path.stat().st_size == 0:
+                self._create()
+        except OSError as exc:  # stat of a path that cannot be reached
+            if _is_read_only_fs(exc):
+                raise self._read_only_error() from None
+            raise StoreError(f"cannot open the run store {self.path}: {exc.strerror or exc}.") from None
         self.read_only = not _writable(self.path)
         try:
             if self.read_only:

@@ -113,3 +113,13 @@ def test_console_commands_run(tmp_path):
 
 def test_doc_says_what_keys_the_cache():  # the behaviour: test_plugin_packaging's version-bump test
     assert "**The distribution's version keys the run store.**" in DOC.read_text()
+
+
+def test_doc_covers_install_experiments_claims_validators_and_the_rerun_loop():
+    text = DOC.read_text()
+    assert "pip install /path/to/theory-toolkit ." in text  # the core is on no index: both in one command
+    assert "toolkit_register_experiments = defer(" in text  # the experiments hook, shown
+    for name in ("Identity", "Inequality", "Limit", "Asymptotic", "Cited", 'sense="lower"'):
+        assert name in text, name
+    assert "model_validator" in text and "expected_failed_checks" in text and "quick=[" in text
+    assert "### The edit-and-rerun loop" in text and "--no-cache" in text
