@@ -96,7 +96,7 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
             f"({', '.join(sorted(registry.datasets)) or 'none registered'}), got {name!r}"
         )
     kwargs = dict(p.dataset_params)
-    if d is not None and "d" not in kwargs:
+    if d is not None and "d" not in kwargs and _loader_takes_d(registry.datasets[name]):
         kwargs["d"] = d
     loaded = registry.datasets[name].load(**kwargs)
     try:
@@ -106,15 +106,63 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
     return data.as_dataset(B, y)
 
 
+DIMENSIONED = ("r1", "staircase", "planted")  # built-in datasets that take d
+
+
+def _loader_takes_d(dataset) -> bool:
+    """Whether a registered dataset's loader takes ``d`` (its parameter model, else its signature)."""
+    if dataset.params is not None:
+        return "d" in dataset.params.model_fields
+    import inspect
+
+    try:
+        parameters = inspect.signature(dataset.loader).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(q.name == "d" or q.kind == q.VAR_KEYWORD for q in parameters)
+
+
+def takes_d(p: DataParams) -> bool:
+    """Whether the dataset named in ``p`` has a dimension ``d`` to sweep (else it is loaded once)."""
+    if p.dataset in DIMENSIONED:
+        return True
+    if p.dataset in ("thm41", "thm51") or "d" in p.dataset_params:
+        return False
+    import toolkit
+
+    registry = toolkit.get_registry()
+    return p.dataset in registry.datasets and _loader_takes_d(registry.datasets[p.dataset])
+
+
+NOT_SEPARABLE = (
+    "the data are not linearly separable through the origin: no run can reach zero training error "
+    "(GD runs stop at max_iter, perceptron-type runs cycle), and the Novikoff-type bounds, which need a "
+    "positive margin, are skipped"
+)
+
+
 def geometry(B, y, dataset: str) -> tuple[float, float]:
-    """(R^2, mu^2): closed form on R1 and the staircase, otherwise the cvxpy hard-margin SVM."""
+    """(R^2, mu^2): closed form on R1 and the staircase, otherwise the cvxpy hard-margin SVM
+    (mu^2 = nan when the data are not linearly separable through the origin)."""
     d = B.shape[1]
     if dataset == "r1":
         return data.r1_radius_squared(d), data.r1_margin_squared(d)
     if dataset == "staircase":
         return 2.0, data.staircase_margin_squared(d)
-    _, mu = measures.max_margin_svm(B, y)
+    try:
+        _, mu = measures.max_margin_svm(B, y)
+    except ValueError:
+        return measures.radius_squared(B), math.nan
     return measures.radius_squared(B), mu * mu
+
+
+def separable(B, y) -> bool:
+    """Whether some v has y_i b_i^T v > 0 for every i (the cvxpy hard-margin SVM is feasible)."""
+    try:
+        measures.max_margin_svm(B, y)
+    except ValueError:
+        return False
+    return True
 
 
 BOUNDED = (
@@ -423,7 +471,9 @@ class ScalingParams(DataParams, ModelParams):
     gammas: list[float] = Field(
         default_factory=lambda: [1e2, 1e3, 1e4],
         min_length=1,
-        description="step sizes; inf = the perceptron limit (perceptron form)",
+        description="step sizes; inf = the perceptron form: GD's gamma -> inf limit for the linear and "
+        "degree-1 models, but NOT what GD does at large gamma for degree > 1 models (quadratic units), "
+        "where GD can take orders of magnitude more steps",
     )
     n_seeds: int = Field(
         1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ..."
@@ -460,7 +510,12 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     none), ``max_iter`` and ``speedup`` = linear Batch Perceptron iterations / iterations. Summary, per
     gamma: log-log slope of median iterations vs d, median and IQR of the iterations at the largest d,
     the fraction of runs at the cap, and the speed-up at the largest d; ``capped``, ``stalled`` and a
-    ``cap_note`` when a run reached a cap below its bound or its known exact count."""
+    ``cap_note`` when a run reached a cap below its bound or its known exact count.
+
+    Warning: for a model of degree > 1 (activation=quadratic) the gamma = inf rows are the perceptron
+    form on the unit sphere (a step of 1, or eta), not the large-gamma behaviour of GD: GD at a large
+    finite gamma can take orders of magnitude more steps than that form. Compare both by putting a
+    finite gamma and inf in ``gammas``."""
     if any(d < 2 for d in params.d_values):
         raise ParameterError(f"parameter 'd_values': every d must be >= 2, got {params.d_values}")
     if any(not g > 0 for g in params.gammas):
@@ -474,7 +529,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
 
         import_torch()  # before any work: names the missing optional extra
         device = resolve_device(None)
-    datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
+    dims = sorted(set(params.d_values)) if takes_d(params) else [None]
+    datasets = [load_dataset(params, d) for d in dims]
+    # the linear model's perceptron-type runs do not use gamma: one set of rows, labelled gamma = inf
+    gamma_free = params.algorithm == "perceptron" or (
+        params.model == "linear" and params.algorithm in ("batch_perceptron", "normalized_batch_perceptron")
+    )
+    gammas = [math.inf] if gamma_free else list(params.gammas)
     closed_form = params.dataset in ("r1", "staircase")
     checked = (
         params.model == "linear" and params.algorithm in BOUNDED
@@ -494,14 +555,12 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         return DEFAULT_MAX_ITER
 
     main_linear = params.model == "linear"
-    max_iter = params.max_iter or (
-        auto_cap(params.algorithm, params.gammas) if main_linear else DEFAULT_MAX_ITER
-    )
+    max_iter = params.max_iter or (auto_cap(params.algorithm, gammas) if main_linear else DEFAULT_MAX_ITER)
     main = run_sweep(
         datasets,
         model,
         params.algorithm,
-        params.gammas,
+        gammas,
         seeds,
         loss=params.loss,
         max_iter=max_iter,
@@ -526,9 +585,10 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
             backend="numpy" if params.backend == "torch" else params.backend,
         )
     bp = {r["dataset_index"]: r["iterations"] for r in bp_rows}
-    rows = []
+    rows, dataset_of = [], []
     for row in main:
         k = row.pop("dataset_index")
+        dataset_of.append(k)
         B, _ = datasets[k]
         it = row["iterations"]
         rows.append(
@@ -547,6 +607,7 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
                 "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan,
             }
         )
+    unseparated = {k for k, r in zip(dataset_of, rows) if r["capped"] or r["stalled"]}
     rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
     summary: dict[str, Any] = {
         "runs": len(rows),
@@ -579,9 +640,34 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         notes.append(
             f"{summary['stalled']} run(s) stalled (state no longer changes or cycles; see stalled_points)"
         )
+    if main_linear:  # a linear run that never separated: say plainly when the data cannot be separated
+        solved = closed_form or checked
+        summary["separable"] = not any(
+            math.isnan(geometries[k][1]) if solved else not separable(*datasets[k])
+            for k in sorted(unseparated)
+        )
+        if not summary["separable"]:
+            notes.append(NOT_SEPARABLE)
     summary["cap_note"] = "; ".join(notes)
+    other = []
+    if gamma_free and any(math.isfinite(g) for g in params.gammas):
+        other.append(
+            f"algorithm={params.algorithm} on the linear model does not use gamma: one run per (d, seed), "
+            "labelled gamma = inf"
+        )
+    if dims == [None] and len(set(params.d_values)) > 1:
+        other.append(
+            f"dataset {params.dataset!r} has no parameter d: loaded once (d = {datasets[0][0].shape[1]}), "
+            "d_values not swept"
+        )
+    if model.degree is not None and model.degree > 1 and any(math.isinf(g) for g in gammas):
+        other.append(
+            f"gamma = inf runs the perceptron form of a degree-{model.degree:g} model, not GD at large gamma "
+            "(GD can take far more steps)"
+        )
+    summary["note"] = "; ".join(other)
     ds = sorted({r["d"] for r in rows})
-    for g in params.gammas:
+    for g in gammas:
         sel = [r for r in rows if r["gamma"] == g or (math.isinf(g) and math.isinf(r["gamma"]))]
         meds = [np.median([r["iterations"] for r in sel if r["d"] == d]) for d in ds]
         key = "inf" if math.isinf(g) else f"{g:g}"
