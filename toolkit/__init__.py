@@ -48,6 +48,7 @@ _LAZY = {
     "Comparison": "toolkit.specs",
     "Params": "toolkit.config",
     "Field": "toolkit.config",
+    "ContentPath": "toolkit.config",
     "RunStore": "toolkit.store",
     "Settings": "toolkit.settings",
     "get_settings": "toolkit.settings",
@@ -58,6 +59,7 @@ _LAZY = {
 PUBLIC_MODULES: tuple[str, ...] = (
     "toolkit.argtypes",
     "toolkit.backend",
+    "toolkit.censoring",
     "toolkit.config",
     "toolkit.dependencies",
     "toolkit.errors",

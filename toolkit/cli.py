@@ -122,7 +122,7 @@ def cli(
 def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
     import pandas as pd
 
-    with pd.option_context("display.width", 160, "display.max_columns", 30):
+    with pd.option_context("display.width", _terminal_width(), "display.max_columns", 30):
         click.echo(df.head(rows).to_string(index=False))
     if len(df) > rows:
         click.echo(f"... {len(df) - rows} more rows (use --out FILE to save all)")
@@ -136,16 +136,48 @@ def _cell_text(value: Any) -> str:
     return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 3] + "..."
 
 
+def _terminal_width() -> int:
+    import shutil
+
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _echo_wrapped(text: str, indent: int, width: int | None = None) -> None:
+    """``text`` (whose first ``indent`` characters are a left column) wrapped to the terminal's width."""
+    width = width or _terminal_width()
+    if len(text) <= width:
+        click.echo(text)
+        return
+    if indent >= width - 20:  # a narrow terminal: the right column goes under the left one
+        click.echo(text[:indent].rstrip())
+        text, indent = " " * 6 + text[indent:].lstrip(), 6
+    lines = textwrap.wrap(text[indent:], width=width - indent, break_on_hyphens=False) or [""]
+    click.echo(text[:indent] + lines[0])
+    for line in lines[1:]:
+        click.echo(" " * indent + line)
+
+
+def _echo_paragraphs(text: str) -> None:
+    """Docs wrapped to the terminal's width, keeping their line breaks and indented blocks."""
+    width = _terminal_width()
+    for line in (text or "").splitlines():
+        body = line.lstrip()
+        _echo_wrapped(line, len(line) - len(body), width)
+
+
 def _echo_rows(rows: list[dict[str, Any]], limit: int | None = None) -> None:
-    """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`)."""
+    """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`).
+
+    The last column wraps to the terminal's width."""
     if not rows:
         return
     shown = rows if limit is None else rows[:limit]
     columns = list(dict.fromkeys(c for row in shown for c in row))
     cells = [[_cell_text(row.get(c, "")) for c in columns] for row in shown]
     widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
+    indent = sum(w + 2 for w in widths[:-1])
     for line in [columns, *cells]:
-        click.echo("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip())
+        _echo_wrapped("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip(), indent)
     if len(rows) > len(shown):
         click.echo(f"... {len(rows) - len(shown)} more rows (use --out FILE to save all)")
 
@@ -232,7 +264,7 @@ def list_cmd(state: _State, kind: str | None) -> None:
         shown = [s for s in summaries if s.kind + "s" == name]
         click.echo(f"{name} ({len(shown)}):")
         for spec in shown:
-            click.echo(f"  {spec.name:40s} {spec.description}")
+            _echo_wrapped(f"  {spec.name:40s} {spec.description}", 43)
 
 
 @cli.command("show")
@@ -277,7 +309,7 @@ def _show_spec(kind: str, spec: Any) -> None:
             click.echo("checked against: " + ", ".join(spec.bounds) + "\n")
         if spec.quick:
             click.echo("quick setting: " + ", ".join(f"{k}={v}" for k, v in spec.quick.items()) + "\n")
-        click.echo(spec.docs)
+        _echo_paragraphs(spec.docs)
     elif kind == "bound":
         click.echo(spec.description)
         if spec.expression is not None:
@@ -488,11 +520,14 @@ def _describe_values(values: list[Any], width: int = 40) -> str:
         return f"{len(values)} values"
 
 
+_SINGLE_RUNS_SHOWN = 20
+
+
 @cli.command("runs")
 @click.option("--simulation", default=None, help="Only this simulation.")
 @click.pass_obj
 def runs_cmd(state: _State, simulation: str | None) -> None:
-    """List stored sweeps (points stored, failed; their grids summarised) and the number of stored runs."""
+    """List stored sweeps (points stored, failed; their grids summarised) and single runs, with their ids."""
     from toolkit.errors import StoreError
     from toolkit.store import RunStore
 
@@ -502,9 +537,10 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             s for s in st.list_sweeps(errors=unreadable) if not simulation or s["simulation"] == simulation
         ]
         n_failed = st.count_failures()
-        click.echo(
+        _echo_wrapped(
             f"{st.count()} runs stored in {st.path}"
-            + (f"; {n_failed} failed points recorded" if n_failed else "")
+            + (f"; {n_failed} failed points recorded" if n_failed else ""),
+            0,
         )
         for s in sweeps:
             keys = list(dict.fromkeys(s["keys"]))
@@ -518,10 +554,20 @@ def runs_cmd(state: _State, simulation: str | None) -> None:
             )
             seeds = s["spec"].get("seeds") or []
             state_text = f"{done}/{len(keys)} stored" + (f", {failed} failed" if failed else "")
-            click.echo(
+            _echo_wrapped(
                 f"  sweep {s['sweep_id']}  {s['simulation']:32s} {len(keys)} points ({state_text})  "
-                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip()
+                f"seeds={_describe_values(list(seeds), 24)}  {axes}".rstrip(),
+                4,
             )
+        in_sweeps = {k for s in st.list_sweeps() for k in s["keys"]}
+        single = [r for r in st.iter_runs(simulation) if r.key not in in_sweeps]
+        if single:
+            click.echo(f"  {len(single)} single runs (not part of a sweep), newest last:")
+            for r in single[-_SINGLE_RUNS_SHOWN:]:
+                params = " ".join(f"{k}={_cell_text(v)}" for k, v in r.params.items())
+                _echo_wrapped(f"  run {r.key[:12]}  {r.simulation:32s} seed={r.seed}  {params}".rstrip(), 4)
+            if len(single) > _SINGLE_RUNS_SHOWN:
+                click.echo(f"  ... {len(single) - _SINGLE_RUNS_SHOWN} older single runs not shown")
         for exc in unreadable:
             click.echo(f"  unreadable: {exc}", err=True)
 
@@ -646,13 +692,30 @@ def prove_cmd(
 def report_cmd(
     state: _State, ident: str, x: str | None, y: str | None, logx: bool, logy: bool, out: str
 ) -> None:
-    """Plot a stored run or sweep (mean ± sd over seeds)."""
+    """Plot a stored run or sweep (mean ± sd over seeds).
+
+    One line per combination of the other swept parameters (never per value of a result such as a
+    witness word); past eight lines, one panel per value of one parameter. --y may name a column of
+    the table or of the per-run summary that `toolkit sweep` prints.
+    """
     from toolkit.report import plot_table
 
     res = _load(state, ident)
     sim = state.registry.simulations.get(res.simulation)
+    table = res.table
+    summary = getattr(res, "summary_table", None)
+    wanted = [c for c in (x, y) if c]
+    if summary is not None and any(c not in table.columns for c in wanted):
+        if all(c in summary.columns for c in wanted):
+            table = summary  # a summary column: one row per run
+        else:
+            missing = [c for c in wanted if c not in table.columns and c not in summary.columns]
+            raise UserError(
+                f"no column {', '.join(map(repr, missing))} in the table or the summary of {ident} "
+                f"(table: {', '.join(map(str, res.table.columns))}; summary: {', '.join(map(str, summary.columns))})"
+            )
     try:
-        fig = plot_table(res.table, sim=sim, x=x, y=y, logx=logx, logy=logy)
+        fig = plot_table(table, sim=sim, x=x, y=y, logx=logx, logy=logy)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     fig.savefig(out, dpi=110)
@@ -724,7 +787,12 @@ def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: 
 
 
 @cli.command("reproduce")
-@click.option("--quick", is_flag=True, help="The quick setting (seconds per experiment).")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="The quick setting: smaller sizes and fewer seeds. Most experiments then take seconds, some a "
+    "few minutes on a laptop CPU; the report gives each one's time.",
+)
 @click.option("--out", "out_dir", default="reproduction", show_default=True, type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
 @click.option("--only", multiple=True, metavar="EXPERIMENT", help="Only these experiments (repeatable).")
@@ -733,7 +801,12 @@ def data_fetch_cmd(state: _State, names: tuple[str, ...], force: bool, timeout: 
 def reproduce_cmd(
     state: _State, quick: bool, out_dir: str, fmt: str, only: tuple[str, ...], jobs: int
 ) -> None:
-    """Run every plugin's headline experiments and write a report with figures and verdicts."""
+    """Run every plugin's headline experiments and write a report with figures and verdicts.
+
+    The last line counts the experiments that ran, were skipped or failed, and the claims met and
+    missed; each missed claim is listed as documented (with the reason) or unexpected. With --only,
+    only the bounds of those experiments' plugins are proved.
+    """
     from toolkit.report import reproduce
 
     if jobs < 1:
@@ -748,8 +821,10 @@ def reproduce_cmd(
         jobs=jobs,
         disable=state.disable,
     )
-    from toolkit.report import outcome_counts
+    from toolkit.report import missed_claims, outcome_counts
 
+    for line in missed_claims(reports):
+        click.echo("missed: " + line)
     failed = [r.name for r in reports if r.failed]
     if failed:
         click.echo("FAILED: " + ", ".join(failed), err=True)

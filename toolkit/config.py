@@ -30,6 +30,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkit.errors import ParameterError
+from toolkit.fingerprint import ContentPath, HashContent
 
 
 class Params(BaseModel):
@@ -51,6 +52,10 @@ class ParamInfo:
 
 def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        if any(isinstance(m, HashContent) for m in annotation.__metadata__):
+            return "path"
+        return _type_name(typing.get_args(annotation)[0])
     if origin is Literal:
         return "choice"
     if origin in (typing.Union, types.UnionType):
@@ -126,9 +131,10 @@ def describe_params(model: type[Params]) -> list[ParamInfo]:
     rows = []
     for name, field in model.model_fields.items():
         default = field.get_default(call_default_factory=True)
-        rows.append(
-            ParamInfo(name, _type_name(field.annotation), default, _allowed(field), field.description or "")
-        )
+        marked = any(isinstance(m, HashContent) for m in field.metadata)  # pydantic moved it off the type
+        type_name = "path" if marked else _type_name(field.annotation)
+        allowed = "any path or text" if marked else _allowed(field)
+        rows.append(ParamInfo(name, type_name, default, allowed, field.description or ""))
     return rows
 
 
@@ -453,6 +459,7 @@ def _seeds_from_text(text: str) -> list[int]:
 __all__ = [
     "MAX_SWEEP_POINTS",
     "SEED_MAX",
+    "ContentPath",
     "Field",
     "ParamInfo",
     "Params",

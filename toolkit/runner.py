@@ -154,7 +154,8 @@ class SweepResult:
 
     def status_table(self, *, summary: bool = False) -> Any:
         """The table plus a ``status`` column (``ok``, ``failed``, ``missing``): one row per record of a
-        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``)."""
+        finished point (or per point with ``summary=True``), one per failed or missing point (with ``error``).
+        A record that has its own ``status`` (``capped``, ``stalled``...: :mod:`toolkit.censoring`) keeps it."""
         import pandas as pd
 
         rows: list[dict[str, Any]] = []
@@ -170,7 +171,8 @@ class SweepResult:
                     }
                 )
             else:
-                rows += [{**row, "status": "ok"} for row in r.rows]
+                # a record's own status (capped, stalled... see toolkit.censoring) is kept
+                rows += [{**row, "status": row.get("status", "ok")} for row in r.rows]
         for f in self.failures:
             rows.append(
                 {
@@ -300,7 +302,21 @@ def _resolve(name: str | Simulation, registry: Registry | None) -> tuple[Simulat
 
 
 def _version(sim: Simulation, registry: Registry) -> str:
-    return sim.version or registry.manager.plugin_version(sim.plugin)
+    """The version that keys the store: the plugin's, plus a hash of its source when it is developed in place."""
+    from toolkit.fingerprint import source_fingerprint
+
+    version = sim.version or registry.manager.plugin_version(sim.plugin)
+    info = registry.manager.plugin_infos.get(sim.plugin)
+    module = info.module if info is not None else getattr(sim.func, "__module__", "") or ""
+    source = source_fingerprint(module, info.distribution if info is not None else "")
+    return f"{version}+src.{source}" if source else version
+
+
+def _key(sim: Simulation, model: Params, values: Mapping[str, Any], seed: int, version: str) -> str:
+    """The point's store key: parameters (with the content of the files they name), seed and version."""
+    from toolkit.fingerprint import content_fingerprints, keyed_params
+
+    return run_key(sim.name, keyed_params(values, content_fingerprints(model)), seed, version)
 
 
 _HOST = {"python": platform.python_version(), "host": socket.gethostname(), "platform": sys.platform}
@@ -401,7 +417,7 @@ def run(
     model = _validate_point(sim, params)
     values = canonical_params(model)
     version = _version(sim, registry)
-    key = run_key(sim.name, values, seed, version)
+    key = _key(sim, model, values, seed, version)
     st = _open_store(store, registry)
     try:
         stored = st.get(key) if cache else None
@@ -609,7 +625,7 @@ def sweep(
         model = _validate_point(sim, values)
         canon = canonical_params(model)
         for s in seed_list:
-            points.append((model, canon, s, run_key(sim.name, canon, s, version)))
+            points.append((model, canon, s, _key(sim, model, canon, s, version)))
     keys = [p[3] for p in points]
     sid = sweep_id(sim.name, keys)
     st = _open_store(store, registry)

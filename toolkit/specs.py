@@ -184,6 +184,8 @@ class Comparison:
     paper: str
     measured: str
     ok: bool | None = None
+    documented: str = ""
+    """Why a miss is known and expected (the plugin's documentation says so); empty: a miss is unexpected."""
 
 
 @dataclass

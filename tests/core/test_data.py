@@ -203,7 +203,7 @@ def test_reproduce_skips_an_experiment_whose_data_is_missing(data_site, invoke, 
     assert len(skipped) == 2 and all(
         "fetch it with `toolkit data fetch datafix.walks`" in line for line in skipped
     )
-    assert out.strip().splitlines()[-1].endswith("2 experiments: 0 ran, 2 skipped (data missing), 0 failed")
+    assert "2 experiments: 0 ran, 2 skipped (data missing), 0 failed;" in out.strip().splitlines()[-1]
     report = (out_dir / "report.md").read_text()
     assert "Traceback" not in report and "Traceback" not in out + err
     assert "| datafix.mean |" in report and "skipped (data missing)" in report
@@ -220,7 +220,7 @@ def test_reproduce_runs_the_experiment_once_fetched(data_site, serve, invoke, tm
     assert invoke("data", "fetch", "datafix.walks")[0] == 0
     code, out, _ = invoke("reproduce", "--quick", "--only", "datafix.mean", "--out", str(tmp_path / "rep"))
     assert code == 0 and out.strip().splitlines()[-1].endswith(
-        "1 experiments: 1 ran, 0 skipped (data missing), 0 failed"
+        "1 experiments: 1 ran, 0 skipped (data missing), 0 failed; claims: 1 met, 0 missed (0 documented, 0 unexpected)"
     )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from toolkit import PointCost, Simulation, SimulationOutput
 from toolkit.backend import resolve_device, set_threads
-from toolkit.config import Field, Params
+from toolkit.config import ContentPath, Field, Params
 
 Model = Literal["row2node", "row2edge", "frog"]
 
@@ -236,12 +236,12 @@ MODEL_CHOICES = ("row2node", "row2edge", "frog", "lgbm")
 
 
 class DatabaseParams(TrainingParams):
-    url: str = Field(
+    url: ContentPath = Field(
         "",
         description="SQLAlchemy URL (sqlite:///shop.db, postgresql://...) or SQLite file path; "
         "empty: the built-in retail demo, written to a temporary SQLite file",
     )
-    task: str = Field(
+    task: ContentPath = Field(
         "",
         description="task spec: path to a JSON file or inline JSON (see the README, 'Bring your "
         "own database'); empty: the demo's spec (only with the demo database)",

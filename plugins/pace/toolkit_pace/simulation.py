@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import field_validator
 
 from toolkit import ParameterError, Simulation, SimulationOutput
-from toolkit.config import Field, Params
+from toolkit.config import ContentPath, Field, Params
 
 METHOD = Literal["aci", "quantile_tracking", "pid", "decaying", "dtaci", "agaci", "sfogd", "saocp", "pace"]
 STREAM = Literal[
@@ -98,7 +98,7 @@ class StreamParams(MethodParams):
         "(co2, elnino, sunspots, inflation, nile), llm_factuality, or user (scores= or dataset=)",
     )
     column: str | None = Field(None, description="with a CSV file in scores: the column holding the scores")
-    scores: list[float] | str | None = Field(
+    scores: list[float] | ContentPath | None = Field(
         None,
         description="stream=user: the scores as a list, or a path to a "
         ".csv (see column), .npy (1-D) or .txt (one number per line)",
