@@ -62,3 +62,28 @@ def test_show_warns_about_the_inf_form_of_degree_two_models():
 def test_summary_warns_about_the_inf_form_of_degree_two_models():
     p = sims.ScalingParams(model="two_layer", activation="quadratic", d_values=[8], gammas=[math.inf])
     assert "not GD at large gamma" in sims.scaling(p, 0).summary["note"]
+
+
+def test_capped_runs_never_enter_medians_or_speedups():
+    p = sims.ScalingParams(
+        model="two_layer", activation="quadratic", d_values=[64], gammas=[math.inf], n_seeds=9, max_iter=18
+    )
+    out = sims.scaling(p, 0)
+    capped = [r for r in out.records if r["status"] == "capped"]
+    assert capped and all(math.isnan(r["iterations"]) for r in capped)
+    assert all(r["iterations"] > 0 for r in out.records if r["status"] == "ok")
+    assert math.isnan(out.summary["median_iterations_dmax_gamma_inf"])  # not a median of the ok runs only
+    assert out.summary["median_iterations_dmax_gamma_inf_at_least"] == 18
+    assert out.summary["iterations_dmax_gamma_inf"].startswith("median >= 18 (")
+    assert "reached max_iter = 18" in out.summary["cap_note"]
+    assert not any(r["speedup"] < 0 for r in out.records)
+
+
+def test_capped_baseline_gives_a_lower_bound_on_the_speedup_and_says_so():
+    p = sims.ScalingParams(dataset="staircase", d_values=[8, 16], gammas=[1.0], max_iter=200)
+    out = sims.scaling(p, 0)
+    top = out.records[-1]
+    assert top["linear_bp_status"] == "capped" and math.isnan(top["linear_bp_iterations"])
+    assert math.isnan(out.summary["speedup_dmax_gamma_1"])
+    assert out.summary["speedup_dmax_gamma_1_at_least"] == 200 / top["iterations"]
+    assert "did not separate within max_iter = 200" in out.summary["cap_note"]

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from toolkit import PointCost, Simulation, SimulationOutput
+from toolkit import PointCost, Simulation, SimulationOutput, censoring
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
 from toolkit_gd_perceptron import data, engine, measures, models
@@ -503,14 +503,19 @@ class ScalingParams(DataParams, ModelParams):
 
 def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     """Iterations to zero training error over d x gamma x seeds; runs advance together as one array
-    computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (-1
-    capped, -2 diverged, -3 stalled), ``status``, ``stalled_points``, ``ratio`` (gamma/||W_0||, inf from a
-    vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff checks; nan when no measurement
-    needs them: the SVM is solved only then), ``bound`` (the run's Novikoff-type bound, nan where there is
-    none), ``max_iter`` and ``speedup`` = linear Batch Perceptron iterations / iterations. Summary, per
-    gamma: log-log slope of median iterations vs d, median and IQR of the iterations at the largest d,
-    the fraction of runs at the cap, and the speed-up at the largest d; ``capped``, ``stalled`` and a
-    ``cap_note`` when a run reached a cap below its bound or its known exact count.
+    computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (NaN
+    where the run did not separate), ``status`` (ok, capped, diverged or stalled), ``stalled_points``,
+    ``ratio`` (gamma/||W_0||, inf from a vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff
+    checks; nan when no measurement needs them, or when the data are not separable), ``bound`` (the run's
+    Novikoff-type bound, nan where there is none), ``max_iter``, ``linear_bp_iterations`` and
+    ``linear_bp_status`` (the linear Batch Perceptron baseline) and ``speedup`` = baseline / iterations (NaN
+    unless both separated). Summary, per gamma: the log-log slope of median iterations vs d (only when every
+    run separated), the median and IQR at the largest d (NaN when a run there did not; then
+    ``..._at_least``, the median with each capped run counted at the cap, and ``iterations_dmax_gamma_*``,
+    one line saying how many runs were censored), the fraction of runs at the cap, ``censored_gamma_*``,
+    and the speed-up at the largest d (``speedup_dmax_gamma_*_at_least`` when the baseline was capped,
+    ``..._at_most`` when the runs were); ``capped``, ``stalled``, ``separable`` (linear model), a
+    ``cap_note`` on every cap reached and a ``note`` on gamma or d values the run could not use.
 
     Warning: for a model of degree > 1 (activation=quadratic) the gamma = inf rows are the perceptron
     form on the unit sphere (a step of 1, or eta), not the large-gamma behaviour of GD: GD at a large
@@ -591,6 +596,8 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         dataset_of.append(k)
         B, _ = datasets[k]
         it = row["iterations"]
+        row["iterations"] = float(it) if it >= 0 else math.nan  # censored runs are never a number
+        row["status"] = censoring.OK if it >= 0 else engine.status_of(it)
         rows.append(
             {
                 "d": B.shape[1],
@@ -603,11 +610,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
                 "mu2": geometries[k][1],
                 "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
                 "max_iter": max_iter,
-                "linear_bp_iterations": bp[k],
+                "linear_bp_iterations": float(bp[k]) if bp[k] >= 0 else math.nan,
+                "linear_bp_status": censoring.OK if bp[k] >= 0 else engine.status_of(bp[k]),
                 "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan,
             }
         )
     unseparated = {k for k, r in zip(dataset_of, rows) if r["capped"] or r["stalled"]}
+    dataset_of_d = {r["d"]: k for k, r in zip(dataset_of, rows)}
     rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
     summary: dict[str, Any] = {
         "runs": len(rows),
@@ -635,6 +644,18 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         notes.append(
             f"the linear Batch Perceptron baseline provably needs more than max_iter = {bp_cap} at "
             + ", ".join(f"d = {d} ({c})" for d, c in under)
+        )
+    bp_censored = sorted(datasets[k][0].shape[1] for k in bp if bp[k] < 0)
+    if bp_censored:
+        notes.append(
+            f"the linear Batch Perceptron baseline did not separate within max_iter = {bp_cap} at d = "
+            + ", ".join(map(str, bp_censored))
+            + ": speed-ups there are lower bounds (speedup_*_at_least) where the baseline was capped"
+        )
+    if summary["capped"]:
+        notes.append(
+            f"{summary['capped']} of {len(rows)} run(s) reached max_iter = {max_iter}: their iterations are "
+            "NaN (status capped), medians are over the runs that separated, with lower bounds beside them"
         )
     if any(r["stalled"] for r in rows):
         notes.append(
@@ -669,20 +690,39 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     ds = sorted({r["d"] for r in rows})
     for g in gammas:
         sel = [r for r in rows if r["gamma"] == g or (math.isinf(g) and math.isinf(r["gamma"]))]
-        meds = [np.median([r["iterations"] for r in sel if r["d"] == d]) for d in ds]
         key = "inf" if math.isinf(g) else f"{g:g}"
-        if len(ds) >= 2 and all(m > 0 for m in meds):
-            summary[f"slope_gamma_{key}"] = measures.loglog_slope(ds, meds)
+        per_d = [
+            censoring.summarize(
+                [r["iterations"] for r in sel if r["d"] == d],
+                [r["status"] for r in sel if r["d"] == d],
+                cap=max_iter,
+            )
+            for d in ds
+        ]
+        # a slope only from medians over every run: a censored run would bend it
+        if len(ds) >= 2 and all(c.exact for c in per_d):
+            summary[f"slope_gamma_{key}"] = measures.loglog_slope(ds, [c.median for c in per_d])
         top = [r for r in sel if r["d"] == ds[-1]]
-        its_top = [r["iterations"] for r in top]
-        med_top = float(np.median(its_top))
-        q1, q3 = np.quantile(its_top, [0.25, 0.75])
+        at_top = per_d[-1]
+        its_ok = [r["iterations"] for r in top if r["status"] == censoring.OK]
+        med_top = at_top.median if at_top.exact else math.nan
+        q1, q3 = np.quantile(its_ok, [0.25, 0.75]) if at_top.exact else (math.nan, math.nan)
         summary[f"median_iterations_dmax_gamma_{key}"] = med_top
+        summary[f"iterations_dmax_gamma_{key}"] = at_top.text()  # e.g. 'median >= 838 (2 of 3 ok; ...)'
+        if at_top.median_at_least is not None:
+            summary[f"median_iterations_dmax_gamma_{key}_at_least"] = at_top.median_at_least
         summary[f"iqr_iterations_dmax_gamma_{key}"] = float(q3 - q1)
         summary[f"cap_fraction_gamma_{key}"] = float(np.mean([r["capped"] for r in sel]))
-        summary[f"speedup_dmax_gamma_{key}"] = (
-            top[0]["linear_bp_iterations"] / med_top if med_top > 0 else math.nan
-        )
+        summary[f"censored_gamma_{key}"] = int(sum(r["status"] != censoring.OK for r in sel))
+        baseline = bp[dataset_of_d[ds[-1]]]
+        speedup = math.nan
+        if baseline > 0 and at_top.exact:
+            speedup = baseline / med_top
+        elif baseline == engine.CAPPED and at_top.exact:  # the baseline needs more than its cap
+            summary[f"speedup_dmax_gamma_{key}_at_least"] = bp_cap / med_top
+        elif baseline > 0 and at_top.median_at_least is not None:  # the runs need at least their floor
+            summary[f"speedup_dmax_gamma_{key}_at_most"] = baseline / at_top.median_at_least
+        summary[f"speedup_dmax_gamma_{key}"] = speedup
     return SimulationOutput(records=rows, summary=summary)
 
 
@@ -771,8 +811,8 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
                     "form": form,
                     "ratio": float(ratio_per_run[r]),
                     "run_seed": seeds[r % S],
-                    "iterations": int(it),
-                    "status": engine.status_of(it),
+                    "iterations": float(it) if it >= 0 else math.nan,  # censored runs are never a number
+                    "status": censoring.OK if it >= 0 else engine.status_of(it),
                     "n": B.shape[0],
                     "d": B.shape[1],
                 }
@@ -799,19 +839,32 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
         rho,
         engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A, **run).iterations,
     )
-    summary: dict[str, Any] = {
-        "vanishing_init_median": float(np.median(vanish)),
-        "gd_limit_median": float(np.median(gd_limit)),
-        "runs": len(rows),
-    }
+
+    def median_of(form, ratio=None):
+        sel = [row for row in rows if row["form"] == form and (ratio is None or row["ratio"] == ratio)]
+        c = censoring.summarize(
+            [q["iterations"] for q in sel], [q["status"] for q in sel], cap=params.max_iter
+        )
+        return (c.median if c.exact else math.nan), c
+
+    summary: dict[str, Any] = {"runs": len(rows)}
+    for form in LIMIT_FORMS[:2]:
+        summary[f"{form}_median"], c = median_of(form)
+        if not c.exact:
+            summary[f"{form}_iterations"] = c.text()
     medians = {}
     for form in LIMIT_FORMS[2:]:
         for r in rhos:
-            its = [row["iterations"] for row in rows if row["form"] == form and row["ratio"] == r]
-            medians[(form, r)] = float(np.median(its))
+            medians[(form, r)], c = median_of(form, r)
             summary[f"median_{form}_rho_{r:g}"] = medians[(form, r)]
+            if not c.exact:  # NaN above: say what the censored runs allow
+                summary[f"iterations_{form}_rho_{r:g}"] = c.text()
     pairs = [
-        (a["iterations"], b["iterations"])
+        # same outcome: the same count, or the same censoring (two capped runs agree)
+        (
+            (a["status"], a["iterations"] if a["status"] == censoring.OK else 0),
+            (b["status"], b["iterations"] if b["status"] == censoring.OK else 0),
+        )
         for a, b in zip(
             [r for r in rows if r["form"] == "from_init"], [r for r in rows if r["form"] == "gd_scaled_init"]
         )
