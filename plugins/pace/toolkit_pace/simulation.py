@@ -302,6 +302,10 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
         "coverage_gap": running_gap(err, p.alpha),
         "alpha_1": np.full(n, p.alpha),
     }
+    if p.method == "pid":  # the tan saturation of the integrator (T_g = the stream's length)
+        from toolkit_pace.methods import pid_c_sat
+
+        cols["c_sat"] = np.full(n, pid_c_sat(max(3, stream.scores.size)))
     if p.method in ALPHA_SPACE or p.method in SCORE_SPACE_STEP:
         space = "alpha" if p.method in ALPHA_SPACE else "score"
         cols.update(certificate_columns(space, trace.gamma_t, stream.scores, p.burn_in))
@@ -463,7 +467,7 @@ def _plot_stream(table, fig):
     ax.legend(fontsize=7)
 
 
-BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger")
+BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger", "pace.pid_integrator")
 
 SIMULATIONS = [
     Simulation(
