@@ -131,8 +131,12 @@ def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
         click.echo(f"... {len(df) - rows} more rows (use --out FILE to save all)")
 
 
+_CELL_CHARS = 40  # a longer cell (a parameter holding a whole JSON document) is cut on screen; --out keeps it
+
+
 def _cell_text(value: Any) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+    text = f"{value:.6g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 3] + "..."
 
 
 def _terminal_width() -> int:

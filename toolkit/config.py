@@ -182,9 +182,13 @@ def _format_error(model: type[Params], owner: str, error: Mapping[str, Any]) -> 
         return f"unknown parameter {name!r} for {owner}.{hint} Valid parameters: {', '.join(valid)}."
     field = model.model_fields.get(name)
     where = ".".join(str(p) for p in loc)
-    msg = f"parameter {where!r} of {owner}: {error.get('msg')} (got {error.get('input')!r})"
-    if field is not None:
-        msg += f"; expected {_type_name(field.annotation)}, allowed: {_allowed(field)}"
+    got = repr(error.get("input"))
+    got = got if len(got) <= 100 else got[:97] + "..."  # a whole class file or JSON document: its start
+    msg = f"parameter {where!r} of {owner}: {error.get('msg')} (got {got})"
+    allowed = _allowed(field) if field is not None else ""
+    # a validator's own message already says what is wrong; "allowed: any str" would add nothing
+    if field is not None and not (error.get("type") == "value_error" and allowed.startswith("any ")):
+        msg += f"; expected {_type_name(field.annotation)}, allowed: {allowed}"
         if _list_item_annotation(field.annotation) is not None:
             msg += f" (on the command line a list is written {name}=16,32 or {name}=[16,32])"
     return msg + "."

@@ -22,6 +22,25 @@ def my_staircase(d: int = 16):
     return B, np.ones(d)
 
 
+def my_fixed():
+    """A dataset with no dimension parameter: three points in the plane, separable through the origin."""
+    return np.array([[1.0, 0.5], [0.5, 1.0], [-1.0, -0.2]]), np.array([1.0, 1.0, -1.0])
+
+
+def my_overlapping():
+    """Not separable through the origin: the same point with both labels."""
+    return np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0, 1.0])
+
+
+DATASETS_WITHOUT_D = [
+    Dataset("mydata.fixed", "three fixed points (no d)", my_fixed),
+    Dataset("mydata.overlapping", "one point with both labels (not separable)", my_overlapping),
+]
+
+
 @hookimpl
 def toolkit_register_datasets():
-    return [Dataset("mydata.staircase", "my sparse staircase", my_staircase, StaircaseParams)]
+    return [
+        Dataset("mydata.staircase", "my sparse staircase", my_staircase, StaircaseParams),
+        *DATASETS_WITHOUT_D,
+    ]

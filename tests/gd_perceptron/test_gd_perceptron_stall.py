@@ -31,7 +31,7 @@ def test_relu_on_the_staircase_returns_stalled_in_seconds_not_at_the_cap():
     assert out.summary["stalled"] == 15 and "stalled" in out.summary["cap_note"]
     B = {d: data.staircase(d) for d in (8, 32, 128)}
     for r in out.records:
-        assert r["status"] == "stalled" and r["iterations"] == engine.STALLED and r["stalled_points"]
+        assert r["status"] == "stalled" and math.isnan(r["iterations"]) and r["stalled_points"]
     # the stalled points are dead: zero margin, no active unit (checked on one run's recorded path)
     Bd, yd = B[32]
     model = models.two_layer("relu", 20)

@@ -375,7 +375,7 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             continue
         sub = table[table["variant"] == variant]
         runs = [sub[sub["d"] == d]["iterations"].to_numpy() for d in d_values]
-        capped = int((sub["iterations"] < 0).sum())
+        capped = int((sub["status"] != "ok").sum())  # capped or stalled: NaN iterations
         if capped:
             comps.append(
                 Comparison(

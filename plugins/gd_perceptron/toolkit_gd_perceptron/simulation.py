@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from toolkit import PointCost, Simulation, SimulationOutput
+from toolkit import PointCost, Simulation, SimulationOutput, censoring
 from toolkit.config import Field, Params
 from toolkit.errors import ParameterError
 from toolkit_gd_perceptron import data, engine, measures, models
@@ -96,7 +96,7 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
             f"({', '.join(sorted(registry.datasets)) or 'none registered'}), got {name!r}"
         )
     kwargs = dict(p.dataset_params)
-    if d is not None and "d" not in kwargs:
+    if d is not None and "d" not in kwargs and _loader_takes_d(registry.datasets[name]):
         kwargs["d"] = d
     loaded = registry.datasets[name].load(**kwargs)
     try:
@@ -106,15 +106,63 @@ def load_dataset(p: DataParams, d: int | None = None) -> tuple[np.ndarray, np.nd
     return data.as_dataset(B, y)
 
 
+DIMENSIONED = ("r1", "staircase", "planted")  # built-in datasets that take d
+
+
+def _loader_takes_d(dataset) -> bool:
+    """Whether a registered dataset's loader takes ``d`` (its parameter model, else its signature)."""
+    if dataset.params is not None:
+        return "d" in dataset.params.model_fields
+    import inspect
+
+    try:
+        parameters = inspect.signature(dataset.loader).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(q.name == "d" or q.kind == q.VAR_KEYWORD for q in parameters)
+
+
+def takes_d(p: DataParams) -> bool:
+    """Whether the dataset named in ``p`` has a dimension ``d`` to sweep (else it is loaded once)."""
+    if p.dataset in DIMENSIONED:
+        return True
+    if p.dataset in ("thm41", "thm51") or "d" in p.dataset_params:
+        return False
+    import toolkit
+
+    registry = toolkit.get_registry()
+    return p.dataset in registry.datasets and _loader_takes_d(registry.datasets[p.dataset])
+
+
+NOT_SEPARABLE = (
+    "the data are not linearly separable through the origin: no run can reach zero training error "
+    "(GD runs stop at max_iter, perceptron-type runs cycle), and the Novikoff-type bounds, which need a "
+    "positive margin, are skipped"
+)
+
+
 def geometry(B, y, dataset: str) -> tuple[float, float]:
-    """(R^2, mu^2): closed form on R1 and the staircase, otherwise the cvxpy hard-margin SVM."""
+    """(R^2, mu^2): closed form on R1 and the staircase, otherwise the cvxpy hard-margin SVM
+    (mu^2 = nan when the data are not linearly separable through the origin)."""
     d = B.shape[1]
     if dataset == "r1":
         return data.r1_radius_squared(d), data.r1_margin_squared(d)
     if dataset == "staircase":
         return 2.0, data.staircase_margin_squared(d)
-    _, mu = measures.max_margin_svm(B, y)
+    try:
+        _, mu = measures.max_margin_svm(B, y)
+    except ValueError:
+        return measures.radius_squared(B), math.nan
     return measures.radius_squared(B), mu * mu
+
+
+def separable(B, y) -> bool:
+    """Whether some v has y_i b_i^T v > 0 for every i (the cvxpy hard-margin SVM is feasible)."""
+    try:
+        measures.max_margin_svm(B, y)
+    except ValueError:
+        return False
+    return True
 
 
 BOUNDED = (
@@ -423,7 +471,9 @@ class ScalingParams(DataParams, ModelParams):
     gammas: list[float] = Field(
         default_factory=lambda: [1e2, 1e3, 1e4],
         min_length=1,
-        description="step sizes; inf = the perceptron limit (perceptron form)",
+        description="step sizes; inf = the perceptron form: GD's gamma -> inf limit for the linear and "
+        "degree-1 models, but NOT what GD does at large gamma for degree > 1 models (quadratic units), "
+        "where GD can take orders of magnitude more steps",
     )
     n_seeds: int = Field(
         1, ge=1, description="initialisations per (d, gamma); run seeds are seed, seed+1, ..."
@@ -453,14 +503,24 @@ class ScalingParams(DataParams, ModelParams):
 
 def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     """Iterations to zero training error over d x gamma x seeds; runs advance together as one array
-    computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (-1
-    capped, -2 diverged, -3 stalled), ``status``, ``stalled_points``, ``ratio`` (gamma/||W_0||, inf from a
-    vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff checks; nan when no measurement
-    needs them: the SVM is solved only then), ``bound`` (the run's Novikoff-type bound, nan where there is
-    none), ``max_iter`` and ``speedup`` = linear Batch Perceptron iterations / iterations. Summary, per
-    gamma: log-log slope of median iterations vs d, median and IQR of the iterations at the largest d,
-    the fraction of runs at the cap, and the speed-up at the largest d; ``capped``, ``stalled`` and a
-    ``cap_note`` when a run reached a cap below its bound or its known exact count."""
+    computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (NaN
+    where the run did not separate), ``status`` (ok, capped, diverged or stalled), ``stalled_points``,
+    ``ratio`` (gamma/||W_0||, inf from a vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff
+    checks; nan when no measurement needs them, or when the data are not separable), ``bound`` (the run's
+    Novikoff-type bound, nan where there is none), ``max_iter``, ``linear_bp_iterations`` and
+    ``linear_bp_status`` (the linear Batch Perceptron baseline) and ``speedup`` = baseline / iterations (NaN
+    unless both separated). Summary, per gamma: the log-log slope of median iterations vs d (only when every
+    run separated), the median and IQR at the largest d (NaN when a run there did not; then
+    ``..._at_least``, the median with each capped run counted at the cap, and ``iterations_dmax_gamma_*``,
+    one line saying how many runs were censored), the fraction of runs at the cap, ``censored_gamma_*``,
+    and the speed-up at the largest d (``speedup_dmax_gamma_*_at_least`` when the baseline was capped,
+    ``..._at_most`` when the runs were); ``capped``, ``stalled``, ``separable`` (linear model), a
+    ``cap_note`` on every cap reached and a ``note`` on gamma or d values the run could not use.
+
+    Warning: for a model of degree > 1 (activation=quadratic) the gamma = inf rows are the perceptron
+    form on the unit sphere (a step of 1, or eta), not the large-gamma behaviour of GD: GD at a large
+    finite gamma can take orders of magnitude more steps than that form. Compare both by putting a
+    finite gamma and inf in ``gammas``."""
     if any(d < 2 for d in params.d_values):
         raise ParameterError(f"parameter 'd_values': every d must be >= 2, got {params.d_values}")
     if any(not g > 0 for g in params.gammas):
@@ -474,7 +534,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
 
         import_torch()  # before any work: names the missing optional extra
         device = resolve_device(None)
-    datasets = [load_dataset(params, d) for d in sorted(set(params.d_values))]
+    dims = sorted(set(params.d_values)) if takes_d(params) else [None]
+    datasets = [load_dataset(params, d) for d in dims]
+    # the linear model's perceptron-type runs do not use gamma: one set of rows, labelled gamma = inf
+    gamma_free = params.algorithm == "perceptron" or (
+        params.model == "linear" and params.algorithm in ("batch_perceptron", "normalized_batch_perceptron")
+    )
+    gammas = [math.inf] if gamma_free else list(params.gammas)
     closed_form = params.dataset in ("r1", "staircase")
     checked = (
         params.model == "linear" and params.algorithm in BOUNDED
@@ -494,14 +560,12 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         return DEFAULT_MAX_ITER
 
     main_linear = params.model == "linear"
-    max_iter = params.max_iter or (
-        auto_cap(params.algorithm, params.gammas) if main_linear else DEFAULT_MAX_ITER
-    )
+    max_iter = params.max_iter or (auto_cap(params.algorithm, gammas) if main_linear else DEFAULT_MAX_ITER)
     main = run_sweep(
         datasets,
         model,
         params.algorithm,
-        params.gammas,
+        gammas,
         seeds,
         loss=params.loss,
         max_iter=max_iter,
@@ -526,11 +590,14 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
             backend="numpy" if params.backend == "torch" else params.backend,
         )
     bp = {r["dataset_index"]: r["iterations"] for r in bp_rows}
-    rows = []
+    rows, dataset_of = [], []
     for row in main:
         k = row.pop("dataset_index")
+        dataset_of.append(k)
         B, _ = datasets[k]
         it = row["iterations"]
+        row["iterations"] = float(it) if it >= 0 else math.nan  # censored runs are never a number
+        row["status"] = censoring.OK if it >= 0 else engine.status_of(it)
         rows.append(
             {
                 "d": B.shape[1],
@@ -543,10 +610,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
                 "mu2": geometries[k][1],
                 "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
                 "max_iter": max_iter,
-                "linear_bp_iterations": bp[k],
+                "linear_bp_iterations": float(bp[k]) if bp[k] >= 0 else math.nan,
+                "linear_bp_status": censoring.OK if bp[k] >= 0 else engine.status_of(bp[k]),
                 "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan,
             }
         )
+    unseparated = {k for k, r in zip(dataset_of, rows) if r["capped"] or r["stalled"]}
+    dataset_of_d = {r["d"]: k for k, r in zip(dataset_of, rows)}
     rows.sort(key=lambda r: (r["d"], r["gamma"], r["run_seed"]))
     summary: dict[str, Any] = {
         "runs": len(rows),
@@ -575,28 +645,84 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
             f"the linear Batch Perceptron baseline provably needs more than max_iter = {bp_cap} at "
             + ", ".join(f"d = {d} ({c})" for d, c in under)
         )
+    bp_censored = sorted(datasets[k][0].shape[1] for k in bp if bp[k] < 0)
+    if bp_censored:
+        notes.append(
+            f"the linear Batch Perceptron baseline did not separate within max_iter = {bp_cap} at d = "
+            + ", ".join(map(str, bp_censored))
+            + ": speed-ups there are lower bounds (speedup_*_at_least) where the baseline was capped"
+        )
+    if summary["capped"]:
+        notes.append(
+            f"{summary['capped']} of {len(rows)} run(s) reached max_iter = {max_iter}: their iterations are "
+            "NaN (status capped), medians are over the runs that separated, with lower bounds beside them"
+        )
     if any(r["stalled"] for r in rows):
         notes.append(
             f"{summary['stalled']} run(s) stalled (state no longer changes or cycles; see stalled_points)"
         )
+    if main_linear:  # a linear run that never separated: say plainly when the data cannot be separated
+        solved = closed_form or checked
+        summary["separable"] = not any(
+            math.isnan(geometries[k][1]) if solved else not separable(*datasets[k])
+            for k in sorted(unseparated)
+        )
+        if not summary["separable"]:
+            notes.append(NOT_SEPARABLE)
     summary["cap_note"] = "; ".join(notes)
+    other = []
+    if gamma_free and any(math.isfinite(g) for g in params.gammas):
+        other.append(
+            f"algorithm={params.algorithm} on the linear model does not use gamma: one run per (d, seed), "
+            "labelled gamma = inf"
+        )
+    if dims == [None] and len(set(params.d_values)) > 1:
+        other.append(
+            f"dataset {params.dataset!r} has no parameter d: loaded once (d = {datasets[0][0].shape[1]}), "
+            "d_values not swept"
+        )
+    if model.degree is not None and model.degree > 1 and any(math.isinf(g) for g in gammas):
+        other.append(
+            f"gamma = inf runs the perceptron form of a degree-{model.degree:g} model, not GD at large gamma "
+            "(GD can take far more steps)"
+        )
+    summary["note"] = "; ".join(other)
     ds = sorted({r["d"] for r in rows})
-    for g in params.gammas:
+    for g in gammas:
         sel = [r for r in rows if r["gamma"] == g or (math.isinf(g) and math.isinf(r["gamma"]))]
-        meds = [np.median([r["iterations"] for r in sel if r["d"] == d]) for d in ds]
         key = "inf" if math.isinf(g) else f"{g:g}"
-        if len(ds) >= 2 and all(m > 0 for m in meds):
-            summary[f"slope_gamma_{key}"] = measures.loglog_slope(ds, meds)
+        per_d = [
+            censoring.summarize(
+                [r["iterations"] for r in sel if r["d"] == d],
+                [r["status"] for r in sel if r["d"] == d],
+                cap=max_iter,
+            )
+            for d in ds
+        ]
+        # a slope only from medians over every run: a censored run would bend it
+        if len(ds) >= 2 and all(c.exact for c in per_d):
+            summary[f"slope_gamma_{key}"] = measures.loglog_slope(ds, [c.median for c in per_d])
         top = [r for r in sel if r["d"] == ds[-1]]
-        its_top = [r["iterations"] for r in top]
-        med_top = float(np.median(its_top))
-        q1, q3 = np.quantile(its_top, [0.25, 0.75])
+        at_top = per_d[-1]
+        its_ok = [r["iterations"] for r in top if r["status"] == censoring.OK]
+        med_top = at_top.median if at_top.exact else math.nan
+        q1, q3 = np.quantile(its_ok, [0.25, 0.75]) if at_top.exact else (math.nan, math.nan)
         summary[f"median_iterations_dmax_gamma_{key}"] = med_top
+        summary[f"iterations_dmax_gamma_{key}"] = at_top.text()  # e.g. 'median >= 838 (2 of 3 ok; ...)'
+        if at_top.median_at_least is not None:
+            summary[f"median_iterations_dmax_gamma_{key}_at_least"] = at_top.median_at_least
         summary[f"iqr_iterations_dmax_gamma_{key}"] = float(q3 - q1)
         summary[f"cap_fraction_gamma_{key}"] = float(np.mean([r["capped"] for r in sel]))
-        summary[f"speedup_dmax_gamma_{key}"] = (
-            top[0]["linear_bp_iterations"] / med_top if med_top > 0 else math.nan
-        )
+        summary[f"censored_gamma_{key}"] = int(sum(r["status"] != censoring.OK for r in sel))
+        baseline = bp[dataset_of_d[ds[-1]]]
+        speedup = math.nan
+        if baseline > 0 and at_top.exact:
+            speedup = baseline / med_top
+        elif baseline == engine.CAPPED and at_top.exact:  # the baseline needs more than its cap
+            summary[f"speedup_dmax_gamma_{key}_at_least"] = bp_cap / med_top
+        elif baseline > 0 and at_top.median_at_least is not None:  # the runs need at least their floor
+            summary[f"speedup_dmax_gamma_{key}_at_most"] = baseline / at_top.median_at_least
+        summary[f"speedup_dmax_gamma_{key}"] = speedup
     return SimulationOutput(records=rows, summary=summary)
 
 
@@ -685,8 +811,8 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
                     "form": form,
                     "ratio": float(ratio_per_run[r]),
                     "run_seed": seeds[r % S],
-                    "iterations": int(it),
-                    "status": engine.status_of(it),
+                    "iterations": float(it) if it >= 0 else math.nan,  # censored runs are never a number
+                    "status": censoring.OK if it >= 0 else engine.status_of(it),
                     "n": B.shape[0],
                     "d": B.shape[1],
                 }
@@ -713,19 +839,32 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
         rho,
         engine.run_batch(B, y, model, np.full(len(rho), params.gamma_large), W * scale, A, **run).iterations,
     )
-    summary: dict[str, Any] = {
-        "vanishing_init_median": float(np.median(vanish)),
-        "gd_limit_median": float(np.median(gd_limit)),
-        "runs": len(rows),
-    }
+
+    def median_of(form, ratio=None):
+        sel = [row for row in rows if row["form"] == form and (ratio is None or row["ratio"] == ratio)]
+        c = censoring.summarize(
+            [q["iterations"] for q in sel], [q["status"] for q in sel], cap=params.max_iter
+        )
+        return (c.median if c.exact else math.nan), c
+
+    summary: dict[str, Any] = {"runs": len(rows)}
+    for form in LIMIT_FORMS[:2]:
+        summary[f"{form}_median"], c = median_of(form)
+        if not c.exact:
+            summary[f"{form}_iterations"] = c.text()
     medians = {}
     for form in LIMIT_FORMS[2:]:
         for r in rhos:
-            its = [row["iterations"] for row in rows if row["form"] == form and row["ratio"] == r]
-            medians[(form, r)] = float(np.median(its))
+            medians[(form, r)], c = median_of(form, r)
             summary[f"median_{form}_rho_{r:g}"] = medians[(form, r)]
+            if not c.exact:  # NaN above: say what the censored runs allow
+                summary[f"iterations_{form}_rho_{r:g}"] = c.text()
     pairs = [
-        (a["iterations"], b["iterations"])
+        # same outcome: the same count, or the same censoring (two capped runs agree)
+        (
+            (a["status"], a["iterations"] if a["status"] == censoring.OK else 0),
+            (b["status"], b["iterations"] if b["status"] == censoring.OK else 0),
+        )
         for a, b in zip(
             [r for r in rows if r["form"] == "from_init"], [r for r in rows if r["form"] == "gd_scaled_init"]
         )

@@ -68,6 +68,58 @@ def closure_generator(languages, sample) -> str:
     return _fresh(languages[vs[0]], sample)
 
 
+class _Cursor:
+    """The shortlex words of one language, enumerated once, and the position before which every word is
+    already in the sample: a sample that only grows never moves the first fresh word back, so each call
+    resumes where the last one stopped instead of restarting from the empty word."""
+
+    def __init__(self, L: DFA):
+        self.words = L.shortlex()
+        self.buffer: list[str] = []
+        self.position = 0
+
+    def fresh(self, seen: set) -> str | None:
+        while True:
+            if self.position == len(self.buffer):
+                w = next(self.words, None)
+                if w is None:
+                    return None
+                self.buffer.append(w)
+            w = self.buffer[self.position]
+            if w not in seen:
+                return w
+            self.position += 1
+
+
+class IncrementalClosure:
+    """:func:`closure_generator` over one growing sample (one race): the consistent members are filtered
+    by each new word only, and every closure keeps its shortlex cursor. Same outputs, linear cost."""
+
+    def __init__(self, languages):
+        self.languages = languages
+        self.consistent = list(range(len(languages)))
+        self.seen: set = set()
+        self.cursors: dict = {}
+
+    def _fresh(self, L: DFA) -> str | None:
+        key = L.key()
+        if key not in self.cursors:
+            self.cursors[key] = _Cursor(L)
+        return self.cursors[key].fresh(self.seen)
+
+    def step(self, word: str) -> str:
+        self.seen.add(word)
+        self.consistent = [i for i in self.consistent if word in self.languages[i]]
+        if not self.consistent:
+            w = self._fresh(self.languages[0])
+            return "" if w is None else w
+        closure = _CACHE.intersection(self.languages, tuple(self.consistent))
+        w = self._fresh(closure)
+        if w is None:
+            w = self._fresh(self.languages[self.consistent[0]])
+        return "" if w is None else w
+
+
 def _km(languages, sample, order: str) -> str:
     t = max(len(sample), 1)
     cons = _consistent(languages[:t], sample)
@@ -135,9 +187,23 @@ def random_adversary(languages, target: int, horizon: int, seed: int = 0) -> lis
     return words[:horizon]
 
 
+_CLOSURES: dict = {}
+
+
+def cached_closure_dimension(languages, include: int | None = None):
+    """:func:`closure_dimension` of a class, computed once per class and ``include`` (keyed by the
+    languages' canonical forms): the race and every target's adversary ask for the same search."""
+    key = (tuple(L.key() for L in languages), include)
+    if key not in _CLOSURES:
+        if len(_CLOSURES) >= 64:
+            _CLOSURES.clear()
+        _CLOSURES[key] = closure_dimension(languages, include=include)
+    return _CLOSURES[key]
+
+
 def largest_closed_set(languages, target: int | None = None) -> tuple[str, ...]:
     """Words of the largest finite intersection ∩F (F containing ``target`` if given)."""
-    res = closure_dimension(languages, include=target)
+    res = cached_closure_dimension(languages, target)
     if res.status != "exact":
         raise ValueError(f"closure search unresolved ({res.cap_hit}); cannot build the adversary")
     return res.witness_words
@@ -150,7 +216,8 @@ def intersection_first_adversary(languages, target: int, horizon: int, seed: int
     K = languages[target]
     if not all(w in K for w in T):
         T = largest_closed_set(languages, target)
-    rest = (w for w in K.shortlex() if w not in set(T))
+    first = set(T)
+    rest = (w for w in K.shortlex() if w not in first)
     return list(T)[:horizon] + _take(rest, max(horizon - len(T), 0))
 
 
@@ -173,6 +240,7 @@ def race(languages, generator: Generator, stream: Sequence[str], target: int) ->
     """Feed the distinct words of ``stream`` (repeats skipped) and score the generator."""
     K = languages[target]
     sample, seen, correct, outputs = [], set(), [], []
+    incremental = IncrementalClosure(languages) if generator is closure_generator else None
     for w in stream:
         if w not in K:
             raise ValueError(f"the adversary presented {w!r}, which is not in the target")
@@ -180,7 +248,7 @@ def race(languages, generator: Generator, stream: Sequence[str], target: int) ->
             continue
         seen.add(w)
         sample.append(w)
-        out = generator(languages, list(sample))
+        out = incremental.step(w) if incremental is not None else generator(languages, list(sample))
         outputs.append(out)
         correct.append(out in K and out not in seen)
     first = None

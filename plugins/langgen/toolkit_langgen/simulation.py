@@ -90,11 +90,16 @@ class GeneratorRaceParams(Params):
 def generator_race(params: GeneratorRaceParams, seed: int):
     """Race one generator against one adversary on every target of a class: the first distinct-sample
     count from which the generator is correct up to the horizon, worst case over targets."""
-    from toolkit_langgen.closure import closure_dimension
-    from toolkit_langgen.generation import ADVERSARIES, GENERATORS, sample_complexity, worst_case
+    from toolkit_langgen.generation import (
+        ADVERSARIES,
+        GENERATORS,
+        cached_closure_dimension,
+        sample_complexity,
+        worst_case,
+    )
 
     H = make_class(params.language_class, params.m, params.languages)
-    cd = closure_dimension(H)
+    cd = cached_closure_dimension(H)
     horizon = cd.value + 1 + params.extra_horizon
     per_target = sample_complexity(
         H, GENERATORS[params.generator], ADVERSARIES[params.adversary], horizon, seed

@@ -24,6 +24,7 @@ toolkit_register_bounds = defer(
         "pace.step_sequence": "T2 (Abel summation): any positive steps give |mean err - alpha| <= box_width ||Delta||_1 / T "
         "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
         "pace.ledger": "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
+        "pace.pid_integrator": "conformal PID: the tan-saturated integrator caps |sum (err - alpha)|, so |mean err - alpha| <= max(2m, (pi/2) C_sat max(2/ln 2, (T-1)/ln(T-1)) + m)/T, m = max(alpha, 1 - alpha), for any scores",
         "pace.motivation": "T4 (PACE's motivation [R]): E[err_t | past] - alpha = (alpha_t - alpha) + (Fhat_t - F_t)(q_t) + "
         "O(1/n), the shift term split by the triangle inequality over KS distances (symbolic only)",
         "pace.cited": "T5: the regret and coverage bounds of SAOCP, ACI, SF-OGD and DtACI transcribed with their sources (not "

@@ -44,6 +44,12 @@ def _is(*methods):
     return applies
 
 
+def _pid_bound(row) -> float:
+    from toolkit_pace.methods import pid_integrator_bound
+
+    return pid_integrator_bound(int(row["n_rounds"]), float(row["alpha_1"]), float(row["c_sat"]))
+
+
 BOUNDS = [
     Bound(
         "pace.aci_long_run",
@@ -84,6 +90,16 @@ BOUNDS = [
             phi_cap: (0, 10),
             n_rounds: _ROUNDS,
         },
+    ),
+    Bound(
+        "pace.pid_integrator",
+        "conformal PID: the tan-saturated integrator caps |sum (err - alpha)|, so |mean err - alpha| <= "
+        "max(2m, (pi/2) C_sat max(2/ln 2, (T-1)/ln(T-1)) + m)/T, m = max(alpha, 1 - alpha), for any scores",
+        expression=_pid_bound,
+        metric="coverage_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("pid"),
     ),
     Bound(
         "pace.motivation",

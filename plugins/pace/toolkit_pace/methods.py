@@ -303,6 +303,29 @@ def pid_saturation(x: float, t: int, k_i: float, c_sat: float) -> float:
     return k_i * math.tan(arg)
 
 
+def pid_c_sat(horizon: int, delta: float = 0.01) -> float:
+    """C_sat = (2/pi)(ceil(delta ln T_g) - 1/ln T_g) of the tan saturation."""
+    log_t = math.log(horizon)
+    return (2 / math.pi) * (math.ceil(delta * log_t) - 1 / log_t)
+
+
+def pid_integrator_bound(n: int, alpha: float, c_sat: float) -> float:
+    """|mean err - alpha| over the first n updated rounds of :class:`PID`, for any scores.
+
+    With S_r = sum_{i<r} (err_i - alpha), the saturation is +inf once S_r >= H(r) = (pi/2) C_sat r/ln r
+    (r >= 2), so q = +inf and err_r = 0, and -inf once S_r <= -H(r), so err_r = 1: S never moves further
+    out than one step past max_{2<=r<n} H(r), and |S_n| <= max(2 m, max_r H(r) + m), m = max(alpha, 1 -
+    alpha). r/ln r increases from r = 3 on, so the max is at r = 2 or r = n - 1.
+    """
+    m = max(alpha, 1 - alpha)
+
+    def h(r: int) -> float:
+        return (math.pi / 2) * c_sat * r / math.log(r)
+
+    top = max(h(2), h(max(n - 1, 2))) if n > 2 else -math.inf
+    return max(2 * m, top + m) / n
+
+
 class PID(OnlineConformal):
     """Conformal PID control (Angelopoulos, Candes, Tibshirani 2023) with an AR scorecaster:
     q_t = s^_t + p_t + r_{t-1}(sum_{i<t} (err_i - alpha)), p_{t+1} = p_t + eta_t (err_t - alpha)
@@ -324,8 +347,7 @@ class PID(OnlineConformal):
         if horizon < 3:
             raise ValueError(f"horizon T_g must be >= 3 (C_sat > 0), got {horizon}")
         self.lr, self.ar_order = float(lr), int(ar_order)
-        log_t = math.log(horizon)
-        self.c_sat = (2 / math.pi) * (math.ceil(delta * log_t) - 1 / log_t)
+        self.c_sat = pid_c_sat(horizon, delta)
         self.k_i = self.window.max()
         self.forecast = ar_forecast(self.window.as_array(), self.ar_order)
         q = self.window.quantile(self.alpha)

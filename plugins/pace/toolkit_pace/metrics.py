@@ -86,6 +86,23 @@ def post_shift_deviation(
     return float(np.mean(devs)) if devs else float("nan")
 
 
+def trailing_post_shift_deviation(
+    err: np.ndarray, alpha: float, change_points, rounds: int = POST_SHIFT_ROUNDS, window: int = LOCAL_WINDOW
+) -> float:
+    """Mean over change points of mean_{t in [tau, tau + rounds)} |mean(err_{t-window+1} .. err_t) - alpha|:
+    local coverage looking back over the rounds just played (a window is clipped at the start of the run);
+    nan without change points."""
+    c = np.concatenate([[0.0], np.cumsum(err, dtype=float)])
+    devs = []
+    for tau in change_points:
+        if tau >= err.size:
+            continue
+        t = np.arange(tau, min(tau + rounds, err.size))
+        start = np.maximum(t - window + 1, 0)
+        devs.append(np.mean(np.abs((c[t + 1] - c[start]) / (t + 1 - start) - alpha)))
+    return float(np.mean(devs)) if devs else float("nan")
+
+
 def violation_rate(
     err: np.ndarray, alpha: float, window: int = LOCAL_WINDOW, tolerance: float = LOCAL_TOLERANCE
 ) -> float:

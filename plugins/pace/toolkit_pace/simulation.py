@@ -109,6 +109,40 @@ class StreamParams(MethodParams):
         "returns a 1-D array of scores; it gets seed= and T= when its parameters have them",
     )
 
+    change_points: list[int] | None = Field(
+        None,
+        description="stream indices where the score law changes (strictly increasing, inside the stream): "
+        "recovery and post-shift deviation are measured after them; replaces the stream's own "
+        "(None: the synthetic and LLM streams' known ones, none for real and user streams)",
+    )
+    absolute_residuals: bool | None = Field(
+        None,
+        description="stream=user: the scores are absolute residuals |y - yhat|, so the set yhat +- q_t "
+        "has width 2 q_t (None: false, the width is q_t)",
+    )
+
+    @field_validator("change_points")
+    @classmethod
+    def _increasing(cls, value):
+        if value is None:
+            return value
+        if any(c < 1 for c in value) or any(b <= a for a, b in zip(value, value[1:])):
+            raise ValueError(
+                f"change_points must be strictly increasing stream indices >= 1 (a change at index c "
+                f"means scores c, c+1, ... follow the new law), got {value}"
+            )
+        return value
+
+    @field_validator("absolute_residuals")
+    @classmethod
+    def _user_only(cls, value, info):
+        stream = info.data.get("stream")
+        if value is not None and stream not in (None, "user"):
+            raise ValueError(
+                f"absolute_residuals= is read only with stream='user' (stream {stream!r} knows its own)"
+            )
+        return value
+
     @field_validator("scores", mode="before")
     @classmethod
     def _one_path(cls, value):
@@ -210,10 +244,18 @@ def build_stream(p: StreamParams, seed: int):
     elif p.stream == "llm_factuality":
         s = streams.llm_factuality(p.T, seed)
     else:
-        s = streams.Stream("user", _user_scores(p, seed), interval=False)
+        s = streams.Stream("user", _user_scores(p, seed), interval=bool(p.absolute_residuals))
     if s.scores.size > p.T:
         s.scores = s.scores[: p.T]
         s.change_points = tuple(c for c in s.change_points if c < p.T)
+    if p.change_points is not None:
+        late = [c for c in p.change_points if c >= s.scores.size]
+        if late:
+            raise ParameterError(
+                f"parameter 'change_points': stream {p.stream!r} has {s.scores.size} scores, so every "
+                f"change point must be < {s.scores.size}, got {late}"
+            )
+        s.change_points = tuple(p.change_points)
     if s.scores.size <= p.burn_in:
         raise ParameterError(
             f"parameter 'burn_in': stream {p.stream!r} has {s.scores.size} scores, so burn_in "
@@ -260,6 +302,10 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
         "coverage_gap": running_gap(err, p.alpha),
         "alpha_1": np.full(n, p.alpha),
     }
+    if p.method == "pid":  # the tan saturation of the integrator (T_g = the stream's length)
+        from toolkit_pace.methods import pid_c_sat
+
+        cols["c_sat"] = np.full(n, pid_c_sat(max(3, stream.scores.size)))
     if p.method in ALPHA_SPACE or p.method in SCORE_SPACE_STEP:
         space = "alpha" if p.method in ALPHA_SPACE else "score"
         cols.update(certificate_columns(space, trace.gamma_t, stream.scores, p.burn_in))
@@ -269,7 +315,12 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
 
 
 def run_summary(p: MethodParams, stream, cols: dict[str, Any]) -> dict[str, Any]:
-    from toolkit_pace.metrics import post_shift_deviation, recovery_times, violation_rate
+    from toolkit_pace.metrics import (
+        post_shift_deviation,
+        recovery_times,
+        trailing_post_shift_deviation,
+        violation_rate,
+    )
 
     err, thr = cols["err"], cols["threshold"]
     cps = [c - p.burn_in for c in stream.change_points if c >= p.burn_in]
@@ -281,11 +332,14 @@ def run_summary(p: MethodParams, stream, cols: dict[str, Any]) -> dict[str, Any]
         "long_run_deviation": float(abs(err.mean() - p.alpha)),
         "violation_rate": violation_rate(err, p.alpha),
         "post_shift_deviation": post_shift_deviation(err, p.alpha, cps),
+        "post_shift_deviation_trailing": trailing_post_shift_deviation(err, p.alpha, cps),
         "recovery_total": float(sum(r for _, r, _ in rec)) if rec else math.nan,
         "recovery_censored": int(sum(c for *_, c in rec)),
         "abstain_fraction": float(np.mean(thr == np.inf)),
         "empty_fraction": float(np.mean(thr == -np.inf)),
         "mean_width": float(cols["width"][finite].mean()) if finite.any() else math.nan,
+        # the sets left out of mean_width: infinite (q = +inf) ones, beside it
+        "infinite_width_fraction": float(np.mean(cols["width"] == np.inf)),
         "gamma0_fraction": float(np.mean(cols["gamma_t"] == p.gamma0)),
         "max_abs_phi": float(np.nanmax(np.abs(cols["phi"]))) if np.isfinite(cols["phi"]).any() else math.nan,
     }
@@ -309,8 +363,11 @@ def stream_run(params: StreamParams, seed: int) -> SimulationOutput:
     delta_l1 (||Delta||_1) and box_width. The LLM stream adds retained (fraction of claims kept) and topic.
 
     Summary: long-run deviation, local violation rate (forward windows of 100, |. - alpha| > 0.05),
-    post-shift deviation (300 rounds), total recovery time over the stream's change points, abstention
-    (q = +inf) fraction, mean finite width, the fraction of rounds at gamma_0, the largest |phi|.
+    post-shift deviation over the 300 rounds after each change point (forward windows, and
+    ``post_shift_deviation_trailing`` with windows looking back over the last 100 rounds), total recovery
+    time over the stream's change points (``change_points=`` declares them for any stream), abstention
+    (q = +inf) fraction, mean finite width with ``infinite_width_fraction`` (the share of rounds whose set
+    is infinite, left out of ``mean_width``), the fraction of rounds at gamma_0, the largest |phi|.
     """
     stream = build_stream(params, seed)
     trace = _trace(params, stream)
@@ -410,7 +467,7 @@ def _plot_stream(table, fig):
     ax.legend(fontsize=7)
 
 
-BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger")
+BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger", "pace.pid_integrator")
 
 SIMULATIONS = [
     Simulation(
