@@ -133,3 +133,40 @@ def test_compiled_and_plain_poco_loops_agree(name):
     a = _take(opt.von_poco(problem, 0.7, 60, seed=3, alpha=0.8, engine="numba"), 5)
     b = _take(opt.von_poco(problem, 0.7, 60, seed=3, alpha=0.8, engine="numpy"), 5)
     np.testing.assert_allclose(a[1], b[1], rtol=1e-9, atol=1e-11)
+
+
+def _anchors_script():
+    # the anchors benchmark, wherever it lives (benchmarks/ or the plugin's own benchmarks/ folder)
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = sorted(root.glob("benchmarks/svrg_poco_anchors.py")) + sorted(
+        root.glob("plugins/svrg_poco/benchmarks/*anchors*.py")
+    )
+    assert found, "the svrg_poco anchors benchmark is missing"
+    return found[0]
+
+
+def test_the_anchors_benchmark_runs_on_a_users_table(tmp_path):
+    """Issue 39, item 11: the anchors benchmark took only the built-in problems."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3))
+    np.savez(tmp_path / "t.npz", X=X, y=(X.sum(1) + rng.logistic(size=200) > 0).astype(int))
+    done = subprocess.run(
+        [sys.executable, str(_anchors_script()), "--table", str(tmp_path / "t.npz"), "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "t(raw)" in done.stdout and "sklearn saga" in done.stdout and "adaptive step" in done.stdout
+    bad = subprocess.run(
+        [sys.executable, str(_anchors_script()), "--table", str(tmp_path / "none.csv")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "--table" in bad.stderr and "no such file" in bad.stderr
