@@ -250,7 +250,9 @@ def test_empty_model_is_announced_with_its_evidence_gap():
     X, y = rng.normal(size=(80, 20)), rng.normal(size=80)  # pure noise
     with pytest.warns(EmptyModelWarning, match=r"selected the empty model.*training mean"):
         model = SparseBayesianFDNN(**{**TINY, "epochs": 200}).fit(X, y, GRID)
-    assert model.empty_model_selected_ and len(model.selected_) == 0
+    # the network's selection is empty; here the inner CV then keeps the FLM, whose selection is every column
+    assert model.empty_model_selected_ and len(model.network_selected_) == 0
+    assert model.prediction_model_ == "network" or len(model.selected_) == 6
     assert model.evidence_gap_ > 0 or np.isnan(model.evidence_gap_)
 
 
@@ -648,3 +650,104 @@ def test_toy40_seed_500_default_is_within_five_percent_of_the_linear_model():
     assert model.inner_cv_folds_ == 10 and model.inner_cv_choice_ == "linear"
     assert 1.0 < model.inner_cv_gain_ / model.inner_cv_gain_se_ < 2.0  # the network ahead, within two SE
     assert _rmse(model, d) <= 1.05 * _rmse(flm, d)
+
+
+def test_when_the_flm_is_chosen_the_selection_is_the_flms_and_the_networks_keeps_its_name():
+    """Issue 39, item 14: with the FLM chosen, ``selected_regions_`` was still the discarded network's."""
+    d, small = _guard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        linear = SparseBayesianFDNN(cv_slab_factors=(1.0,), **small).fit(d.X, d.y, d.grid)
+        network = SparseBayesianFDNN(cv_folds=0, **small).fit(d.X, d.y, d.grid)
+    assert linear.prediction_model_ == "linear"
+    assert linear.selected_regions_ == [(float(d.grid[0]), float(d.grid[-1]))]
+    np.testing.assert_array_equal(linear.selected_, np.arange(small["n_basis"]))
+    np.testing.assert_array_equal(linear.inclusion_probabilities_, np.ones(small["n_basis"]))
+    # the network's own selection, the one the fit without inner CV reports, under its own name
+    assert linear.network_selected_regions_ == network.selected_regions_
+    np.testing.assert_array_equal(linear.network_selected_, network.selected_)
+    assert network.network_selected_regions_ == network.selected_regions_  # the network chosen: the same
+
+
+def test_evidence_gap_is_zero_when_a_restart_with_columns_is_chosen(fitted):
+    assert len(fitted.selected_) > 0 and not fitted.empty_model_selected_
+    assert fitted.evidence_gap_ == 0.0
+
+
+def test_the_inner_cv_stops_once_the_flm_is_clearly_ahead_with_the_same_choice():
+    """Issue 39, item 13: every inner-CV fold was fitted even when the first already showed the FLM far ahead."""
+    d, small = _guard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        early = SparseBayesianFDNN(**small).fit(d.X, d.y, d.grid)
+        full = SparseBayesianFDNN(cv_early_stop=False, **small).fit(d.X, d.y, d.grid)
+    assert early.inner_cv_ran_ and early.inner_cv_folds_ == 3
+    assert early.inner_cv_folds_run_ == 1 and full.inner_cv_folds_run_ == 3
+    assert early.inner_cv_choice_ == full.inner_cv_choice_ == "linear"
+    np.testing.assert_array_equal(early.predict(d.X_test), full.predict(d.X_test))
+
+
+def test_early_stop_rule_mirrors_the_margin():
+    from toolkit_sbayfdnn.estimator import EARLY_STOP_MIN_CURVES, _linear_clearly_ahead
+
+    rng = np.random.default_rng(0)
+    n = EARLY_STOP_MIN_CURVES
+    flm = rng.uniform(0.5, 1.5, n)
+    far = {"linear": flm, "network x1": flm + 1.0 + 0.1 * rng.standard_normal(n)}
+    assert _linear_clearly_ahead(far, 2.0)
+    near = {"linear": flm, "network x1": flm + 0.01 + rng.standard_normal(n)}  # behind, not clearly
+    assert not _linear_clearly_ahead(near, 2.0)
+    assert not _linear_clearly_ahead(far | {"network x10": flm - 0.1}, 2.0)  # one network ahead: go on
+    assert not _linear_clearly_ahead({k: v[: n - 1] for k, v in far.items()}, 2.0)  # too few curves
+
+
+def test_progress_lines_and_n_jobs_leave_the_fit_unchanged(capsys):
+    d, small = _guard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quiet = SparseBayesianFDNN(cv_early_stop=False, **small).fit(d.X, d.y, d.grid)
+        capsys.readouterr()
+        loud = SparseBayesianFDNN(cv_early_stop=False, n_jobs=2, verbose=1, **small).fit(d.X, d.y, d.grid)
+    err = capsys.readouterr().err
+    assert "training 2 restarts on 100 curves" in err and "inner CV fold 3/3" in err and "done: linear" in err
+    assert quiet.inner_cv_mse_ == loud.inner_cv_mse_
+    np.testing.assert_array_equal(quiet.predict(d.X_test), loud.predict(d.X_test))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_jobs": 0}, "n_jobs: must be None"),
+        ({"n_jobs": 1.5}, "n_jobs: must be None"),
+        ({"verbose": -1}, "verbose: must be an integer >= 0"),
+        ({"cv_early_stop": "yes"}, "cv_early_stop: must be True or False"),
+        ({"torch_threads": 0}, "torch_threads: must be an integer >= 1"),
+    ],
+)
+def test_bad_cost_settings_are_named(kwargs, match):
+    d, small = _guard_case()
+    with pytest.raises(ValueError, match=match):
+        SparseBayesianFDNN(**kwargs, **small).fit(d.X, d.y, d.grid)
+
+
+def test_fit_runs_torch_on_its_own_thread_count_and_restores_the_callers():
+    d, small = _guard_case()
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    seen = []
+    original = SparseBayesianFDNN._fit
+
+    def spy(self, *args):
+        seen.append(torch.get_num_threads())
+        return original(self, *args)
+
+    SparseBayesianFDNN._fit = spy
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            SparseBayesianFDNN(cv_folds=0, **small).fit(d.X, d.y, d.grid)
+    finally:
+        SparseBayesianFDNN._fit = original
+        after = torch.get_num_threads()
+        torch.set_num_threads(before)
+    assert seen == [1] and after == 2

@@ -322,3 +322,34 @@ def covid_curves() -> FunctionalData:
         true_regions=None,
         description="Covid3Month (sktime): daily cases over 84 days -> death rate, 140 train / 61 test",
     )
+
+
+def tecator_mixtures(n: int = 400, m: int = 600, n_test: int = 100, seed: int = 0) -> FunctionalData:
+    """A larger NIR case built from Tecator: every one of its 215 spectra (train and test) resampled to
+    ``m`` wavelengths on 850-1050 nm (cubic spline), then ``n + n_test`` curves drawn as mixtures
+    u x_i + (1 - u) x_j of two random spectra with fat u y_i + (1 - u) y_j (absorbance and fat content both
+    mix linearly, Beer-Lambert), u ~ U(0, 1), plus channel noise at 1% of the spectra's sd. It is
+    NIR-like, not new measurements: a stand-in for a user's own 400 x 600 spectra."""
+    from scipy.interpolate import CubicSpline
+
+    base = tecator_curves()
+    X = np.vstack([base.X, base.X_test])
+    y = np.concatenate([base.y, base.y_test])
+    grid = np.linspace(850.0, 1050.0, m)
+    Xm = CubicSpline(base.grid, X, axis=1)(grid)
+    rng = np.random.default_rng([seed, 215])
+    total = n + n_test
+    i, j = rng.integers(0, len(y), total), rng.integers(0, len(y), total)
+    u = rng.uniform(0.0, 1.0, total)
+    curves = u[:, None] * Xm[i] + (1 - u)[:, None] * Xm[j]
+    curves += 0.01 * Xm.std() * rng.standard_normal(curves.shape)
+    fat = u * y[i] + (1 - u) * y[j]
+    return FunctionalData(
+        X=curves[:n],
+        y=fat[:n],
+        grid=grid,
+        X_test=curves[n:],
+        y_test=fat[n:],
+        true_regions=None,
+        description=f"Tecator mixtures: {n} train / {n_test} test spectra x {m} wavelengths (NIR-like)",
+    )

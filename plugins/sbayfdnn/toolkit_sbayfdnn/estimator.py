@@ -86,6 +86,41 @@ def inner_cv_folds(n: int, n_folds: int, random_state) -> list[np.ndarray]:
     return np.array_split(order, n_folds)
 
 
+EARLY_STOP_MIN_CURVES = 20
+"""The inner CV's early stop looks at the curves held out so far only once there are at least this many."""
+
+
+def _linear_clearly_ahead(sq_errors: dict[str, np.ndarray], margin_se: float) -> bool:
+    """Whether every network's per-curve squared error exceeds the FLM's by more than ``margin_se`` paired
+    standard errors (on at least ``EARLY_STOP_MIN_CURVES`` curves): the mirror of ``inner_cv_choice``'s margin."""
+    if "linear" not in sq_errors or len(sq_errors["linear"]) < EARLY_STOP_MIN_CURVES:
+        return False
+    for name, errors in sq_errors.items():
+        if name == "linear":
+            continue
+        loss = np.asarray(errors, float) - np.asarray(sq_errors["linear"], float)
+        if not loss.mean() > margin_se * loss.std(ddof=1) / np.sqrt(len(loss)):
+            return False
+    return True
+
+
+def _fit_predict(model, X, y, grid, X_new) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # inner fits repeat the guard / small-n messages
+        return model.fit(X, y, grid).predict(X_new, grid)
+
+
+def _fit_predict_all(models, X, y, grid, X_new, n_jobs) -> list[np.ndarray]:
+    """Every model fitted on (X, y) and its predictions on ``X_new``; side by side in ``n_jobs`` processes."""
+    from sklearn.base import clone
+
+    if n_jobs in (None, 1) or len(models) == 1:
+        return [_fit_predict(clone(m), X, y, grid, X_new) for m in models]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(_fit_predict)(clone(m), X, y, grid, X_new) for m in models)
+
+
 def inner_cv_choice(sq_errors: dict[str, np.ndarray], margin_se: float = 2.0) -> tuple[str, float, float]:
     """The inner CV's choice from every candidate's per-curve held-out squared errors (networks first, in
     order; ``"linear"``, the FLM, last if present). Returns (choice, gain, se): the lowest mean wins (ties:
@@ -165,7 +200,20 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         a network to the FLM. 0: the lowest CV MSE wins.
     :param cv_slab_factors: factors on ``sigma1_sq`` of the network candidates (must include 1, the default fit).
     :param cv_linear: include the FLM as a candidate (then predictions, ``predict_interval`` and
-        ``effective_weight_function`` are the FLM's, and the region attributes stay the network's).
+        ``effective_weight_function`` are the FLM's, and so is the selection: ``selected_regions_`` is the
+        whole grid, ``selected_`` every basis function; the network's selection stays in ``network_*``).
+    :param cv_early_stop: stop the inner CV after a fold once, on the curves held out so far (at least
+        ``EARLY_STOP_MIN_CURVES``), every network's squared error exceeds the FLM's by more than
+        ``cv_margin_se`` paired standard errors: the FLM is then clearly ahead and is chosen, without
+        fitting the remaining folds (the full rule could only choose a network that beats it by that
+        margin). ``inner_cv_folds_run_`` is the number of folds fitted. False: every fold.
+    :param n_jobs: processes for the inner CV's network fits (the candidates of one fold run side by side);
+        None or 1: one process; -1: every core. The result does not depend on it.
+    :param torch_threads: the number of threads torch may use during ``fit`` (restored afterwards); None: torch's
+        own setting (one thread per core). The default 1: these networks are small, and extra threads cost
+        CPU time without saving wall time (see the sbayfdnn performance page).
+    :param verbose: 0: silent; 1: one line per stage of the fit on stderr (training, evidence, each
+        inner-CV fold) with the seconds elapsed.
     :param score_sd: the centred scores are multiplied by one factor so that their global sd is this
         (``None``: keep the raw scores). See step 1 above.
     :param grid: the grid (m,) the curves are observed on, fixed at construction (so that
@@ -176,10 +224,16 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
     Learned attributes (after ``fit``): ``n_features_in_`` (m), ``inclusion_probabilities_`` (J,),
     ``selected_`` (indices), ``selected_regions_`` (merged intervals in grid units),
-    ``region_inclusion_probabilities_``, ``weight_functions_`` (H x m: ``beta_k(t) = sum_j W1[k, j] B_j(t)``),
+    ``region_inclusion_probabilities_``: the selection of the model that predicts (``prediction_model_``);
+    when it is the FLM, every basis function and the whole grid (probabilities 1). The network's own
+    selection is always in ``network_inclusion_probabilities_``, ``network_selected_``,
+    ``network_selected_regions_``, ``network_unit_regions_``, ``network_region_inclusion_probabilities_``.
+    ``weight_functions_`` (H x m: ``beta_k(t) = sum_j W1[k, j] B_j(t)``, the network's),
     ``log_evidences_`` (R,), ``best_restart_``, ``empty_model_selected_``, ``evidence_gap_`` (log evidence of
-    the empty model minus that of the best restart with columns; nan when none had columns),
-    ``noise_variance_`` (regression, in y units), ``grid_``, ``fit_time_``.
+    the chosen candidate minus that of the best restart with columns: positive when the empty model is
+    chosen, and, with ``empty_model_evidence="full"``, exactly 0.0 whenever a restart with columns is chosen,
+    since that restart is then the best one with columns; nan when no restart kept a column), ``noise_variance_`` (regression, in y units),
+    ``grid_``, ``fit_time_``.
     """
 
     task = "regression"
@@ -212,6 +266,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         cv_margin_se: float = 2.0,
         cv_slab_factors: tuple[float, ...] = (1.0, 10.0),
         cv_linear: bool = True,
+        cv_early_stop: bool = True,
+        n_jobs: int | None = None,
+        torch_threads: int | None = 1,
+        verbose: int = 0,
         grid=None,
         device: str = "cpu",
         random_state=0,
@@ -242,6 +300,10 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         self.cv_margin_se = cv_margin_se
         self.cv_slab_factors = cv_slab_factors
         self.cv_linear = cv_linear
+        self.cv_early_stop = cv_early_stop
+        self.n_jobs = n_jobs
+        self.torch_threads = torch_threads
+        self.verbose = verbose
         self.grid = grid
         self.device = device
         self.random_state = random_state
@@ -280,6 +342,19 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             raise ValueError(f"cv_trigger: must be a number >= 0, got {self.cv_trigger!r}")
         _check_positive_int("cv_always_below_n", self.cv_always_below_n, minimum=0)
         _check_positive_int("small_n_cv_folds", self.small_n_cv_folds, minimum=2)
+        if self.n_jobs is not None and (
+            not isinstance(self.n_jobs, (int, np.integer))
+            or isinstance(self.n_jobs, bool)
+            or self.n_jobs == 0
+        ):
+            raise ValueError(
+                f"n_jobs: must be None (one process), a positive integer or -1 (every core), got {self.n_jobs!r}"
+            )
+        _check_positive_int("verbose", self.verbose, minimum=0)
+        if self.torch_threads is not None:
+            _check_positive_int("torch_threads", self.torch_threads)
+        if not isinstance(self.cv_early_stop, (bool, np.bool_)):
+            raise ValueError(f"cv_early_stop: must be True or False, got {self.cv_early_stop!r}")
         if (
             isinstance(self.cv_margin_se, (bool, np.bool_))
             or not isinstance(self.cv_margin_se, (int, float, np.number))
@@ -307,6 +382,14 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         if self.score_sd is not None and not self.score_sd > 0:
             raise ValueError(f"score_sd: must be > 0 or None (None: raw scores), got {self.score_sd}")
 
+    def _say(self, message: str) -> None:
+        """A progress line on stderr (``verbose`` >= 1), with the seconds since the fit started."""
+        if self.verbose:
+            import sys
+
+            elapsed = time.perf_counter() - getattr(self, "_fit_start", time.perf_counter())
+            print(f"[SparseBayesianFDNN {elapsed:7.1f} s] {message}", file=sys.stderr, flush=True)
+
     @property
     def finetune_step_size(self) -> float:
         """The learning rate fine-tuning uses: ``finetune_lr``, or ``lr`` when that is None."""
@@ -331,8 +414,17 @@ class _SparseBayesianFDNNBase(BaseEstimator):
 
     def fit(self, X, y, grid=None):
         """Fit on curves ``X`` (n x m array or ``FDataGrid``) observed on ``grid`` (m,), response ``y``."""
-        start = time.perf_counter()
         self._validate_settings()
+        previous = torch.get_num_threads()
+        if self.torch_threads is not None:
+            torch.set_num_threads(int(self.torch_threads))
+        try:
+            return self._fit(X, y, grid)
+        finally:
+            torch.set_num_threads(previous)
+
+    def _fit(self, X, y, grid):
+        start = self._fit_start = time.perf_counter()
         X, y, grid = check_training_input(self, X, y, grid, classifier=self.task == "classification")
         n = X.shape[0]
         check_basis_against_data(self.n_basis, self.degree, n, X.shape[1])
@@ -351,6 +443,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         widths = tuple(int(w) for w in self.widths)
         params = init_params(R, self.n_basis, widths, gen, device=dev)
         prior = self.prior_
+        self._say(f"training {R} restarts on {n} curves ({self.epochs} epochs)")
         params, _ = train(
             params,
             Zt,
@@ -382,6 +475,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
                 lr=self.finetune_step_size,
                 mask=mask,
             )
+        self._say(f"Laplace evidence of {R} candidates")
         with torch.no_grad():
             residual_var = data_loss(forward(params, Zt, mask), yt, self.task).cpu().numpy()
         evidences, region_evidences, laplace = [], [], []
@@ -438,6 +532,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             (float(basis.from_unit(lo, grid)), float(basis.from_unit(hi, grid))) for lo, hi in unit_regions
         ]
         self.unit_regions_ = unit_regions
+        self._keep_network_selection()
         design = basis.bspline_design(basis.to_unit(grid), self.n_basis, self.degree)
         W1 = (self.params_[0][0] * self.mask_[0][None, :]).cpu().double().numpy()
         self.weight_functions_ = W1 @ design.T
@@ -452,7 +547,25 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             self._refit_with_wider_slab(X, y, grid)
         self._choose_by_inner_cv(X, y, grid)
         self.fit_time_ = time.perf_counter() - start
+        self._say(f"done: {self.prediction_model_} chosen, {len(self.selected_)} basis functions selected")
         return self
+
+    _SELECTION = ("inclusion_probabilities_", "selected_", "selected_regions_", "unit_regions_")
+
+    def _keep_network_selection(self) -> None:
+        """The network's selection under its own names (``network_selected_`` ...), whichever model is chosen."""
+        for name in self._SELECTION + ("region_inclusion_probabilities_",):
+            setattr(self, "network_" + name, getattr(self, name))
+
+    def _select_linear_model(self) -> None:
+        """The FLM was chosen: the selection attributes describe it (every basis function, the whole grid);
+        the network's stay under ``network_*``."""
+        J = int(self.n_basis)
+        self.selected_ = np.arange(J)
+        self.inclusion_probabilities_ = np.ones(J)
+        self.unit_regions_ = [(0.0, 1.0)]
+        self.selected_regions_ = [(float(self.grid_[0]), float(self.grid_[-1]))]
+        self.region_inclusion_probabilities_ = np.ones(1)
 
     def _refit_with_wider_slab(self, X, y, grid) -> None:
         """The guard acted: the prior is too tight for these curves (README, "Tecator"). Refit once with
@@ -496,7 +609,7 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         n = len(y)
         # small n: more folds, so that each inner fit sees nearly as many curves as the final fit (README, "Folds")
         n_folds = self.cv_folds if n >= self.cv_always_below_n else min(self.small_n_cv_folds, n // 2)
-        self.inner_cv_folds_ = 0
+        self.inner_cv_folds_ = self.inner_cv_folds_run_ = 0
         if (
             self.task != "regression"
             or self.cv_folds == 0
@@ -518,30 +631,49 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         factors = [float(f) for f in self.cv_slab_factors]
         candidates = [f"network x{f:g}" for f in factors] + (["linear"] if self.cv_linear else [])
         sq_errors = {c: np.zeros(n) for c in candidates}  # per held-out curve, for the paired standard error
-        base = clone(self).set_params(cv_folds=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # inner fits repeat the guard / small-n messages
-            for held in folds:
-                train_rows = np.setdiff1d(np.arange(n), held)
-                for f, name in zip(factors, candidates):
-                    model = (
-                        clone(base)
-                        if f == 1.0
-                        else clone(base).set_params(
-                            sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None
-                        )
-                    )
-                    model.fit(X[train_rows], y[train_rows], grid)
-                    sq_errors[name][held] = (model.predict(X[held], grid) - y[held]) ** 2
-                if self.cv_linear:
-                    linear = FunctionalLinearModel(self.n_basis, self.degree).fit(
-                        X[train_rows], y[train_rows], grid
-                    )
-                    sq_errors["linear"][held] = (linear.predict(X[held], grid) - y[held]) ** 2
+        base = clone(self).set_params(cv_folds=0, n_jobs=None, verbose=0)
+        networks = [
+            clone(base)
+            if f == 1.0
+            else clone(base).set_params(sigma1_sq=float(self.sigma1_sq) * f, guard_refit_slab=None)
+            for f in factors
+        ]
+        done = np.zeros(n, dtype=bool)
+        self.inner_cv_folds_run_ = 0
+        for k, held in enumerate(folds, 1):
+            train_rows = np.setdiff1d(np.arange(n), held)
+            if self.cv_linear:
+                linear = FunctionalLinearModel(self.n_basis, self.degree).fit(
+                    X[train_rows], y[train_rows], grid
+                )
+                sq_errors["linear"][held] = (linear.predict(X[held], grid) - y[held]) ** 2
+            predictions = _fit_predict_all(networks, X[train_rows], y[train_rows], grid, X[held], self.n_jobs)
+            for name, pred in zip(candidates, predictions):
+                sq_errors[name][held] = (pred - y[held]) ** 2
+            done[held] = True
+            self.inner_cv_folds_run_ = k
+            self._say(
+                f"inner CV fold {k}/{n_folds}: MSE so far "
+                + ", ".join(f"{c} {float(e[done].mean()):.4g}" for c, e in sq_errors.items())
+            )
+            if (
+                k < n_folds
+                and self.cv_early_stop
+                and _linear_clearly_ahead(
+                    {c: e[done] for c, e in sq_errors.items()}, float(self.cv_margin_se)
+                )
+            ):
+                self._say(f"inner CV: the FLM is clearly ahead after {k} of {n_folds} folds; stopping")
+                break
+        sq_errors = {c: e[done] for c, e in sq_errors.items()}
         mse = {c: float(v.mean()) for c, v in sq_errors.items()}
         chosen, gain_mean, gain_se = inner_cv_choice(sq_errors, float(self.cv_margin_se))
         by_margin = chosen == "linear" and min(mse, key=mse.get) != "linear"
-        train_rmse, loo_rmse = self.network_train_rmse_, self.linear_loo_rmse_
+        train_rmse, loo_rmse, folds_run = (
+            self.network_train_rmse_,
+            self.linear_loo_rmse_,
+            self.inner_cv_folds_run_,
+        )
         if chosen not in ("linear", candidates[factors.index(1.0)]):
             factor = factors[candidates.index(chosen)]
             refit = clone(base).set_params(sigma1_sq=float(self.sigma1_sq) * factor, guard_refit_slab=None)
@@ -553,6 +685,8 @@ class _SparseBayesianFDNNBase(BaseEstimator):
             )
         self.prediction_model_ = "linear" if chosen == "linear" else "network"
         self.linear_model_ = flm if chosen == "linear" else None
+        if chosen == "linear":
+            self._select_linear_model()
         self.inner_cv_ran_, self.inner_cv_mse_, self.inner_cv_choice_, self.inner_cv_reason_ = (
             True,
             mse,
@@ -561,6 +695,12 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         )
         self.inner_cv_folds_, self.inner_cv_gain_, self.inner_cv_gain_se_ = n_folds, gain_mean, gain_se
         self.network_train_rmse_, self.linear_loo_rmse_ = train_rmse, loo_rmse
+        self.inner_cv_folds_run_ = folds_run
+        stopped = (
+            f" on the first {folds_run} folds, where the FLM was already clearly ahead"
+            if folds_run < n_folds
+            else ""
+        )
         scores = ", ".join(f"{c}: {v:.4g}" for c, v in mse.items())
         why = (
             f"the network's training RMSE ({train_rmse:.4g}) exceeds cv_trigger = {self.cv_trigger} x the functional "
@@ -571,14 +711,18 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         )
         warnings.warn(
             f"SparseBayesianFDNN: {why}, so the prior was chosen by "
-            f"{n_folds}-fold inner cross-validation (MSE {scores}); using {chosen!r}"
+            f"{n_folds}-fold inner cross-validation (MSE {scores}{stopped}); using {chosen!r}"
             + (
                 f", since the best network's CV gain over it ({gain_mean:.4g}) is within cv_margin_se = {self.cv_margin_se:g} "
                 f"standard errors ({gain_se:.4g} each)"
                 if by_margin
                 else ""
             )
-            + (" for predictions (the region attributes are the network's)." if chosen == "linear" else "."),
+            + (
+                " (selected_regions_ is the whole grid; the network's regions are network_selected_regions_)."
+                if chosen == "linear"
+                else "."
+            ),
             UserWarning,
             stacklevel=3,
         )

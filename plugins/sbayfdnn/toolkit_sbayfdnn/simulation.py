@@ -148,7 +148,7 @@ def fit_and_score(data, params: FitParams, seed: int) -> dict:
     metrics = basis.region_metrics(selected, truth)
     norms = model.column_norms_sq_
     chosen = np.zeros(len(norms), dtype=bool)
-    chosen[model.selected_] = True
+    chosen[model.network_selected_] = True  # the norms are the network's columns
     return {
         "rmse": rmse,
         "oracle_rmse": oracle,
@@ -156,7 +156,7 @@ def fit_and_score(data, params: FitParams, seed: int) -> dict:
         "tpr": metrics["tpr"],
         "fpr": metrics["fpr"],
         "f1": metrics["f1"],
-        "n_selected": int(chosen.sum()),
+        "n_selected": int(len(model.selected_)),
         "coverage": float(np.mean((data.y_test >= lo) & (data.y_test <= hi))),
         "interval_width": float(np.mean(hi - lo)),
         "log_evidence": float(model.log_evidences_[model.best_restart_]),

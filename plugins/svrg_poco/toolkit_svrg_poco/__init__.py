@@ -26,6 +26,14 @@ toolkit_register_bounds = defer(
     },
 )
 
+toolkit_register_datasets = defer(
+    "toolkit_svrg_poco.data:DATASETS",
+    {
+        "svrg_poco.affairs": "statsmodels' Fair affairs survey (6,366 x 8 raw features, binary: any affair); "
+        "ill-conditioned on raw features",
+    },
+)
+
 toolkit_register_experiments = defer(
     "toolkit_svrg_poco.experiments:EXPERIMENTS",
     {

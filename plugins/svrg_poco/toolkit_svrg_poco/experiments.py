@@ -200,8 +200,9 @@ def g4_mlp(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
         )
     table = pd.DataFrame(rows)
     mean = table.mean()
-    # one quick epoch cannot show a 40-epoch gate: the quick comparisons are reported, not judged
-    judged = (lambda ok: None) if quick else bool
+    # a retired target (docs: svrg_poco/targets): its reference numbers came from an untuned Adam, so the
+    # comparisons are reported, not judged
+    judged = lambda ok: None  # noqa: E731
     comps = [
         Comparison(
             "train loss at equal steps: IVON-PoCo vs Adam (gate <=)",
@@ -222,7 +223,7 @@ def g4_mlp(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
             judged(mean.poco_test_accuracy >= mean.adam_accuracy_equal_evals - 0.02),
         ),
     ]
-    notes = "quick: 1 epoch, one seed, not judged; the gates are about the 40-epoch runs" if quick else ""
+    notes = "a comparison, not a target: its reference numbers came from an Adam whose learning rate was not tuned"
     return ExperimentOutcome(table, comps, notes=notes)
 
 

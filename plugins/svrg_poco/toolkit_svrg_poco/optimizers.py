@@ -146,12 +146,97 @@ def svrg(
         yield evals, w, {"snapshot": s, "end_of_loop": True, "w_snap": w_snap, "mu": mu}
 
 
-def poco_iso(
-    problem: FiniteSum, eta: float, m: int, seed: int, *, alpha: float = 1.0, sample_sigma: float = 0.0
+def svrg_adaptive(
+    problem: FiniteSum,
+    m: int,
+    seed: int,
+    *,
+    step0: float | None = None,
+    grow: float = 1.5,
+    shrink: float = 0.25,
+    engine: str = "auto",
 ) -> Iterator:
-    """Posterior correction for q = N(m, I) in natural parameters (lambda = m; option I snapshots)."""
+    """SVRG (option I) with a step found per inner loop, for problems whose 1/L step is far too small.
+
+    Each loop starts at the snapshot with the current step and is accepted when the objective at its
+    last iterate is finite and no larger than at the snapshot; then the step grows by ``grow``.
+    A rejected loop is undone (the snapshot is kept) and the step shrinks by ``shrink``. The first step
+    is ``step0`` (default 1/L). Evaluations count the loop's gradients and one objective pass per loop
+    (N), rejected loops included. Records as :func:`svrg`; ``info["step"]`` is the loop's step.
+    """
+    if m < 1:
+        raise ValueError(f"inner length m must be >= 1, got {m}")
+    if not (0 < grow and 0 < shrink < 1):
+        raise ValueError(f"grow must be > 0 and shrink in (0, 1), got grow={grow}, shrink={shrink}")
+    rng = np.random.default_rng(seed)
+    engine = _engine(problem, engine)
+    N = problem.n
+    step = 1.0 / problem.smoothness if step0 is None else float(step0)
+    w_snap = np.zeros(problem.dim)
+    p_snap = problem.value(w_snap)
+    mu = problem.grad(w_snap)
+    evals = N
+    yield 0, w_snap, {"snapshot": 0, "step": step}
+    s = 0
+    while True:
+        s += 1
+        w = w_snap.copy()
+        idx = rng.integers(0, N, m)
+        if engine == "numba":
+            from toolkit_svrg_poco.kernels import svrg_inner
+
+            svrg_inner(
+                KIND_CODES[problem.kind],
+                problem.X,
+                problem.y,
+                float(getattr(problem, "lam", 0.0)),
+                w,
+                w_snap,
+                mu,
+                step,
+                1.0,
+                idx,
+                -1,
+                w,
+            )
+        else:
+            for t in range(m):
+                i = idx[t : t + 1]
+                w -= step * (problem.sample_grads(w, i)[0] - problem.sample_grads(w_snap, i)[0] + mu)
+        evals += 2 * m + N  # the loop's gradients and the objective at its end
+        value = problem.value(w) if np.isfinite(w).all() else np.inf
+        info = {"snapshot": s, "step": step, "end_of_loop": True}
+        if np.isfinite(value) and value <= p_snap:
+            w_snap, p_snap = w, value
+            mu = problem.grad(w_snap)
+            evals += N
+            step *= grow
+            yield evals, w_snap, info
+        else:
+            step *= shrink
+            yield evals, w_snap, info | {"rejected": True}
+
+
+def poco_iso(
+    problem: FiniteSum,
+    eta: float,
+    m: int,
+    seed: int,
+    *,
+    alpha: float = 1.0,
+    sample_sigma: float = 0.0,
+    engine: str = "auto",
+) -> Iterator:
+    """Posterior correction for q = N(m, I) in natural parameters (lambda = m; option I snapshots).
+
+    ``engine``: the compiled inner loop (numba) for the array problems without sampling noise."""
     rng = np.random.default_rng(seed)
     noise_rng = np.random.default_rng([seed, 7])
+    engine = "numpy" if sample_sigma > 0 and engine == "auto" else _engine(problem, engine)
+    if engine == "numba" and sample_sigma > 0:
+        raise ValueError(
+            "engine='numba' runs sample_sigma = 0 only: use engine='numpy' with sample_sigma > 0"
+        )
     N = problem.n
     mean = np.zeros(problem.dim)
     evals = 0
@@ -164,7 +249,24 @@ def poco_iso(
         s += 1
         idx = rng.integers(0, N, m)
         for a, b in _chunks(m, max(1, N // 2)):
-            for t in range(a, b):
+            if engine == "numba":
+                from toolkit_svrg_poco.kernels import poco_iso_inner
+
+                mean = mean.copy()  # the records already yielded keep their values
+                poco_iso_inner(
+                    KIND_CODES[problem.kind],
+                    problem.X,
+                    problem.y,
+                    float(getattr(problem, "lam", 0.0)),
+                    mean,
+                    m_out,
+                    site_out,
+                    eta,
+                    alpha,
+                    float(N),
+                    idx[a:b],
+                )
+            for t in range(a, b) if engine == "numpy" else ():
                 i = idx[t : t + 1]
                 if sample_sigma > 0:
                     eps = sample_sigma * noise_rng.standard_normal(problem.dim)
@@ -188,12 +290,19 @@ def von_poco(
     alpha: float = 1.0,
     safeguard: bool = True,
     natural_form: bool = False,
+    engine: str = "auto",
 ) -> Iterator:
     """Newton-like VON-PoCo for q = N(m, S^-1) (delta method: g_i, H_i at the mean).
 
     Per inner step 4 evaluations (g_i and H_i at the mean and at the snapshot); a snapshot costs
     2N (all gradients and all Hessians). Records after every inner step chunk of ~N/4 steps.
+    ``engine``: the compiled closed-form loop (numba) for the array problems; the natural form is numpy only.
     """
+    engine = "numpy" if natural_form and engine == "auto" else _engine(problem, engine)
+    if engine == "numba" and natural_form:
+        raise ValueError(
+            "engine='numba' runs the closed form only: use engine='numpy' with natural_form=True"
+        )
     rng = np.random.default_rng(seed)
     N, d = problem.n, problem.dim
     mean = np.zeros(d)
@@ -209,7 +318,27 @@ def von_poco(
         s += 1
         idx = rng.integers(0, N, m)
         for a, b in _chunks(m, max(1, N // 4)):
-            for t in range(a, b):
+            if engine == "numba":
+                from toolkit_svrg_poco.kernels import von_poco_inner
+
+                mean, S = mean.copy(), np.ascontiguousarray(S)
+                von_poco_inner(
+                    KIND_CODES[problem.kind],
+                    problem.X,
+                    problem.y,
+                    float(getattr(problem, "lam", 0.0)),
+                    mean,
+                    S,
+                    m_out,
+                    np.ascontiguousarray(G_hat),
+                    np.ascontiguousarray(S_hat),
+                    eta,
+                    alpha,
+                    float(N),
+                    safeguard,
+                    idx[a:b],
+                )
+            for t in range(a, b) if engine == "numpy" else ():
                 i = idx[t : t + 1]
                 g_in, g_out = problem.sample_grads(mean, i)[0], problem.sample_grads(m_out, i)[0]
                 H_in, H_out = problem.mean_hess(mean, i), problem.mean_hess(m_out, i)

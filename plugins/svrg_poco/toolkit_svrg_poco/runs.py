@@ -28,6 +28,61 @@ def cached_problem(
     return problem, w_star, p_star
 
 
+def user_problem(
+    *,
+    table: str | None = None,
+    target: str | None = None,
+    dataset: str | None = None,
+    dataset_params: dict | None = None,
+    loss: str = "auto",
+    lam: float | None = None,
+    standardize: bool = False,
+    bias: bool = True,
+) -> tuple[FiniteSum, np.ndarray, float]:
+    """A user's problem from a table file or a registered dataset, with its optimum, cached per process
+    (a file by path, size and modification time, so an edited file is read again)."""
+    import json
+    from pathlib import Path
+
+    if (table is None) == (dataset is None):
+        raise ValueError(
+            "give exactly one of table= (a .csv or .npz file) and dataset= (a registered dataset)"
+        )
+    if table is not None:
+        path = Path(table).expanduser().resolve()
+        stat = path.stat() if path.is_file() else None
+        source = ("table", str(path), stat.st_size if stat else -1, stat.st_mtime_ns if stat else -1, target)
+    else:
+        source = (
+            "dataset",
+            dataset,
+            json.dumps(dataset_params or {}, sort_keys=True, default=str),
+            None,
+            None,
+        )
+    return _cached_user_problem(source, loss, lam, standardize, bias)
+
+
+@lru_cache(maxsize=8)
+def _cached_user_problem(source: tuple, loss: str, lam: float | None, standardize: bool, bias: bool):
+    import json
+    from pathlib import Path
+
+    from toolkit_svrg_poco.user_data import load_registered, problem_from_arrays, read_table
+
+    kind, where, extra, _, target = source
+    if kind == "table":
+        X, y = read_table(where, target)
+        label = Path(where).stem
+    else:
+        X, y = load_registered(where, json.loads(extra))
+        label = where
+    name = f"{label}({'standardised' if standardize else 'raw'})"
+    problem = problem_from_arrays(X, y, loss=loss, lam=lam, standardize=standardize, bias=bias, name=name)
+    w_star, p_star = optimum(problem)
+    return problem, w_star, p_star
+
+
 def method_iterator(
     problem: FiniteSum,
     method: str,
@@ -51,9 +106,9 @@ def method_iterator(
     if method == "alpha_svrg":
         return opt.svrg(problem, step, m, seed, alpha=alpha, option=option, engine=engine)
     if method == "poco_iso":
-        return opt.poco_iso(problem, step, m, seed, alpha=alpha)
+        return opt.poco_iso(problem, step, m, seed, alpha=alpha, engine=engine)
     if method == "von_poco":
-        return opt.von_poco(problem, step, m, seed, alpha=alpha)
+        return opt.von_poco(problem, step, m, seed, alpha=alpha, engine=engine)
     raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
 
 
@@ -85,6 +140,9 @@ def suboptimality_curve(
             "suboptimality": value - p_star,
             "rel_suboptimality": rel if finite else math.inf,
         }
+        if "step" in info:  # the adaptive step rule's loop step and verdict
+            row["loop_step"] = float(info["step"])
+            row["rejected"] = bool(info.get("rejected", False))
         if w_star is not None:
             row["distance"] = float(np.linalg.norm(w - w_star)) if finite else math.inf
         rows.append(row)

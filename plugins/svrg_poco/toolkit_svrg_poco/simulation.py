@@ -6,32 +6,98 @@ Parameter models and run functions only; the maths is in problems/optimizers/min
 from __future__ import annotations
 
 import math
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from toolkit import Simulation, SimulationOutput
 from toolkit.config import Field, Params
+from toolkit.errors import ParameterError
 
-PROBLEMS = Literal["least_squares", "breast_cancer", "digits"]
+PROBLEMS = Literal["least_squares", "breast_cancer", "digits", "user"]
 
 
 class ProblemParams(Params):
     problem: PROBLEMS = Field(
         "least_squares",
         description="least squares with a controlled condition number, "
-        "or L2-regularised logistic regression on scikit-learn's breast_cancer / binarised digits",
+        "L2-regularised logistic regression on scikit-learn's breast_cancer / binarised digits, "
+        "or user: your own (X, y) from table= or dataset= (chosen by giving either)",
     )
     kappa: float = Field(10.0, ge=1.0, le=1e8, description="condition number of the least-squares Hessian")
     lam: float = Field(
         0.0,
         ge=0.0,
         le=10.0,
-        description="L2 strength lambda for logistic problems "
-        "(0 = the spec's value: 1e-2 for breast_cancer, 1e-3 for digits; least squares uses 0)",
+        description="L2 strength lambda "
+        "(0 = the default: 1e-2 for breast_cancer, 1e-3 for digits, 1/N for a user's logistic problem; "
+        "least squares uses 0)",
     )
     n: int = Field(1000, ge=10, le=200_000, description="samples of the least-squares design")
     problem_seed: int = Field(
         0, ge=0, description="seed of the least-squares design (fixed across run seeds)"
     )
+    table: str | None = Field(
+        None,
+        description="problem=user: path to a .csv file (header row; the response in column target, "
+        "else the last column) or a .npz file with arrays X and y",
+    )
+    target: str | None = Field(None, description="with a CSV table: the response column (default: the last)")
+    dataset: str | None = Field(
+        None, description="problem=user: a registered dataset whose loader returns (X, y)"
+    )
+    dataset_params: dict[str, Any] = Field(
+        default_factory=dict, description="keyword arguments of the registered dataset"
+    )
+    loss: Literal["auto", "logistic", "least_squares"] = Field(
+        "auto",
+        description="problem=user: logistic (y has two values, the larger one +1), least squares, "
+        "or auto (logistic when y has two values)",
+    )
+    standardize: bool = Field(
+        False, description="problem=user: centre and scale every feature to sd 1 (else raw features)"
+    )
+    bias: bool = Field(True, description="problem=user: append a column of ones (an intercept)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _user_problem(cls, values):
+        # giving table= or dataset= chooses problem=user; naming a built-in problem too is a contradiction
+        if not isinstance(values, dict):
+            return values
+        given = [k for k in ("table", "dataset") if values.get(k) is not None]
+        problem = values.get("problem")
+        if len(given) == 2:
+            raise ValueError("give one of table= (a file) and dataset= (a registered dataset), not both")
+        if given and problem in (None, "user"):
+            return {**values, "problem": "user"}
+        if given:
+            raise ValueError(
+                f"{given[0]}= is read only with problem=user (or no problem); problem is {problem!r}"
+            )
+        if problem == "user":
+            raise ValueError(
+                "problem=user needs table= (a .csv or .npz file) or dataset= (a registered dataset)"
+            )
+        return values
+
+    @model_validator(mode="after")
+    def _check_table(self):
+        if self.table is not None:
+            from toolkit_svrg_poco.user_data import TABLE_SUFFIXES
+
+            path = Path(self.table).expanduser()
+            if path.suffix.lower() not in TABLE_SUFFIXES:
+                raise ValueError(f"table: a .csv or .npz file, got {self.table!r}")
+            if not path.is_file():
+                raise ValueError(f"table: file {self.table!r} does not exist")
+        user_only = {"target": None, "loss": "auto", "standardize": False, "bias": True}
+        if self.problem != "user":
+            for name, default in user_only.items():
+                if getattr(self, name) != default:
+                    raise ValueError(f"{name}= is read only with problem=user (table= or dataset=)")
+        return self
 
 
 class ConvergenceParams(ProblemParams):
@@ -63,14 +129,49 @@ class ConvergenceParams(ProblemParams):
     )
     n_epochs: float = Field(100.0, gt=0.0, le=10_000.0, description="budget in gradient evaluations / N")
     tol: float = Field(1e-13, gt=0.0, lt=1.0, description="stop once (P - P*)/(P(0) - P*) <= tol")
-    engine: Literal["auto", "numba", "numpy"] = Field(
-        "auto", description="inner loops of sgd/svrg: compiled (numba) or plain numpy"
+    step_rule: Literal["auto", "fixed", "adaptive"] = Field(
+        "auto",
+        description="svrg's step: fixed (step / L throughout), adaptive (option I loops; the first at "
+        "step / L; a loop is kept when it lowers the objective, then the step grows x1.5, else it is undone "
+        "and the step shrinks x0.25), or auto: adaptive for problem=user, fixed for the built-in problems",
     )
+    engine: Literal["auto", "numba", "numpy"] = Field(
+        "auto",
+        description="inner loops (every method; von_poco's closed form): compiled (numba) or plain numpy",
+    )
+
+    @model_validator(mode="after")
+    def _check_step_rule(self):
+        if self.step_rule == "adaptive" and self.method != "svrg":
+            raise ValueError(f"step_rule='adaptive' applies to method=svrg only, got method={self.method!r}")
+        return self
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether svrg runs with the adaptive step (step_rule, resolved)."""
+        if self.method != "svrg":
+            return False
+        return self.step_rule == "adaptive" or (self.step_rule == "auto" and self.problem == "user")
 
 
 def _problem(params: ProblemParams):
-    from toolkit_svrg_poco.runs import cached_problem
+    from toolkit_svrg_poco.runs import cached_problem, user_problem
 
+    if params.problem == "user":
+        try:
+            return user_problem(
+                table=params.table,
+                target=params.target,
+                dataset=params.dataset,
+                dataset_params=params.dataset_params,
+                loss=params.loss,
+                lam=params.lam or None,
+                standardize=params.standardize,
+                bias=params.bias,
+            )
+        except ValueError as exc:
+            where = "table" if params.table is not None else "dataset"
+            raise ParameterError(f"parameter {where!r}: {exc}") from None
     lam = None if params.problem == "least_squares" or params.lam == 0 else params.lam
     return cached_problem(params.problem, params.kappa, lam, params.n, params.problem_seed)
 
@@ -86,6 +187,10 @@ def _eta(params: ConvergenceParams, problem) -> float:
 def convergence(params: ConvergenceParams, seed: int) -> SimulationOutput:
     """Relative suboptimality (P - P*)/(P(0) - P*) against gradient evaluations / N, one row per record.
 
+    The problem is a built-in one or the user's own (X, y) (``table=`` or ``dataset=``). With the adaptive
+    step rule (the default for a user's problem) every row carries its loop's step (``loop_step``) and
+    whether the loop was undone (``rejected``); its ``rate_alpha`` is inf (the rate needs a fixed step).
+
     Every per-sample gradient or Hessian counts one evaluation; snapshots cost N (2N with Hessians).
     Each row carries SVRG's rate constant ``rate_alpha`` for (eta, m, L, gamma), so the rows at the
     end of an inner loop can be held against E[P(w_s) - P*] <= alpha^s (P(w_0) - P*).
@@ -96,22 +201,28 @@ def convergence(params: ConvergenceParams, seed: int) -> SimulationOutput:
     eta = _eta(params, problem)
     unit = problem.n if params.inner_unit == "N" else problem.smoothness / problem.strong_convexity
     m = max(1, int(round(params.inner * unit)))
-    iterator = method_iterator(
-        problem,
-        params.method,
-        step=eta,
-        m=m,
-        seed=seed,
-        alpha=params.alpha,
-        option=params.option,
-        engine=params.engine,
-    )
+    if params.adaptive:
+        from toolkit_svrg_poco.optimizers import svrg_adaptive
+
+        iterator = svrg_adaptive(problem, m, seed, step0=eta, engine=params.engine)
+    else:
+        iterator = method_iterator(
+            problem,
+            params.method,
+            step=eta,
+            m=m,
+            seed=seed,
+            alpha=params.alpha,
+            option=params.option,
+            engine=params.engine,
+        )
     rows = suboptimality_curve(
         problem, p_star, iterator, max_epochs=params.n_epochs, tol=params.tol, w_star=w_star
     )
     L, gamma = problem.smoothness, problem.strong_convexity
     svrg_eta = eta * problem.n if params.method == "poco_iso" else eta
-    rate = svrg_rate(svrg_eta, m, L, gamma) if params.method in ("svrg", "poco_iso") else math.inf
+    fixed = params.method == "poco_iso" or (params.method == "svrg" and not params.adaptive)
+    rate = svrg_rate(svrg_eta, m, L, gamma) if fixed else math.inf  # the theorem needs a fixed step
     for row in rows:
         row.update({"eta": eta, "m": m, "L": L, "gamma": gamma, "rate_alpha": rate})
     summary = {
@@ -122,7 +233,11 @@ def convergence(params: ConvergenceParams, seed: int) -> SimulationOutput:
         "epochs_run": rows[-1]["epoch"],
         "p_star": p_star,
         "rate_alpha": rate,
+        "step_rule": "adaptive" if params.adaptive else "fixed",
     }
+    if params.adaptive:
+        summary["final_step_times_L"] = rows[-1]["loop_step"] * L
+        summary["rejected_loops"] = sum(bool(r.get("rejected")) for r in rows)
     return SimulationOutput(rows, summary)
 
 
