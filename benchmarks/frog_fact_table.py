@@ -1,5 +1,5 @@
 """Fact tables at speed: sampling and epoch time of Row2Node, Row2Edge and FROG on a synthetic
-fact table with four foreign keys (issue 20, section 6), side by side in one process.
+fact table with four foreign keys, side by side in one process.
 
     python benchmarks/frog_fact_table.py                       # 1M fact rows (the README numbers)
     python benchmarks/frog_fact_table.py --rows 100000         # smaller smoke run
@@ -94,18 +94,35 @@ def equal_budget_fanout(graph, seeds, seed_time: int, budget: int, max_fanout: i
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--dim-rows", type=int, default=20_000)
-    ap.add_argument("--seed-times", type=int, default=11)
-    ap.add_argument("--seeds-per-time", type=int, default=3000)
-    ap.add_argument("--fanout", type=int, default=10)
-    ap.add_argument(
-        "--epochs", type=int, default=1, help="timed epochs per model and setting (0: sampling only)"
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
-    ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--channels", type=int, default=32)
-    ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, of {', '.join(ENGINES)}")
+    ap.add_argument("--rows", type=int, default=1_000_000, help="rows of the fact table (rows)")
+    ap.add_argument("--dim-rows", type=int, default=20_000, help="rows of each dimension table d0..d3 (rows)")
+    ap.add_argument(
+        "--seed-times", type=int, default=11, help="distinct seed times, each one set of subgraphs (times)"
+    )
+    ap.add_argument(
+        "--seeds-per-time", type=int, default=3000, help="d0 rows used as seeds per seed time (rows)"
+    )
+    ap.add_argument(
+        "--fanout",
+        type=int,
+        default=10,
+        help="neighbours sampled per node, relation and hop (equal_fanout; the cap of equal_budget) (rows)",
+    )
+    ap.add_argument(
+        "--epochs", type=int, default=1, help="timed epochs per model and setting (0: sampling only) (epochs)"
+    )
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="timed repeats of the sampling; the median is kept (runs)"
+    )
+    ap.add_argument("--channels", type=int, default=32, help="hidden channels of the models (units)")
+    ap.add_argument(
+        "--engines",
+        default=",".join(ENGINES),
+        help=f"sampler engines timed: comma-separated, of {', '.join(ENGINES)}",
+    )
     ap.add_argument(
         "--settings",
         default="equal_fanout,equal_budget",
@@ -116,7 +133,7 @@ def main() -> None:
         default=",".join(PATHS),
         help=f"comma-separated, of {', '.join(PATHS)} (RDLModel's message_passing; each is timed)",
     )
-    ap.add_argument("--out", default="results/frog/bench_fact")
+    ap.add_argument("--out", default="results/frog/bench_fact", help="folder for results.csv")
     a = ap.parse_args()
     engines = [e for e in a.engines.split(",") if e]
     settings = [x for x in a.settings.split(",") if x]

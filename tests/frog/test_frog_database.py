@@ -106,8 +106,10 @@ def test_database_simulation_quick_defaults_compare_four_models():
     rows = pd.DataFrame(out.records)
     assert rows.model.tolist() == ["row2node", "row2edge", "frog", "lgbm"]
     assert rows.test_auroc.between(0, 1).all()
-    assert 0 < out.summary["pi_line_item"] < 1
+    assert 0 < rows.pi_line_item[2] < 1
     assert rows.role_line_item.tolist()[0:2] == ["nodes", "edges"]
+    # two epochs move no role: said in the row, and the value is kept out of the summary
+    assert "not moved" in rows.role_line_item[2] and "pi_line_item" not in out.summary
 
 
 def test_cli_path_on_a_sqlite_file(tmp_path, capsys):

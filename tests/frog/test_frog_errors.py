@@ -155,7 +155,7 @@ def test_id_like_string_columns_warn_and_column_types_override():
             db, column_types={"u": {"email": "ignore", "phone": "categorical", "code": "numeric"}}
         )["u"]
     assert g.categorical_cols == ["phone", "tier"] and g.numeric_cols == ["code"]
-    with pytest.raises(SchemaError, match="types must be one of numeric, categorical, ignore"):
+    with pytest.raises(SchemaError, match="types must be one of numeric, categorical, date, ignore"):
         encode_database(db, column_types={"u": {"email": "text"}})
     with pytest.raises(SchemaError, match=r"declared numeric but 50 of 50 values are not numbers"):
         encode_database(db, column_types={"u": {"email": "numeric"}})

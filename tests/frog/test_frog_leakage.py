@@ -216,9 +216,15 @@ def test_post_event_column_auroc_leaks_without_mask_and_not_with_it():
     db = _flights(600)
     with pytest.warns(Warning):
         leaky = run_models(_flight_task(db, unknown=()), ["row2node"], [], cfg, 0)["row2node"].test
-    honest = run_models(_flight_task(db, unknown=("delay", "late")), ["row2node"], [], cfg, 0)[
-        "row2node"
-    ].test
+    # about 30 test flights per seed: one seed's AUROC swings by +-0.2 (either aggregation), so average 3
+    honest = np.mean(
+        [
+            run_models(
+                _flight_task(_flights(600, seed=s), unknown=("delay", "late")), ["row2node"], [], cfg, s
+            )["row2node"].test
+            for s in range(3)
+        ]
+    )
     assert leaky > 0.95
     assert abs(honest - 0.5) < 0.12
 

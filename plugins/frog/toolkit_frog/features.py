@@ -6,14 +6,19 @@ column are never features; datetime columns are dropped. Statistics (means, stan
 the category list) are fitted on the rows visible at ``fit_time`` (the last training timestamp),
 not the whole table, so no later row shapes the encoding of earlier ones.
 
-ID-like string columns (one distinct value per row, e.g. e-mail, phone) and string columns with
-more than ``max_categories`` values would be memorised, not learned from: they are dropped with a
-:class:`FeatureWarning`. ``column_types`` ({table: {column: "numeric" | "categorical" | "ignore"}})
-declares a column's type and overrides every guess.
+Dates stored as ISO text (``"1996-03-13"``, ``"1996-03-13 08:00"``) and datetime columns other than
+the row's time column are numeric features: days since 1970-01-01, standardised like any number.
+ID-like string columns (one distinct value per row, e.g. e-mail, phone) in tables of at least
+``ID_LIKE_MIN_ROWS`` rows, and string columns with more than ``max_categories`` values, would be
+memorised, not learned from: they are dropped with a :class:`FeatureWarning` (a small dimension
+table, say 25 nations, has a distinct name per row by nature: kept). ``column_types`` ({table:
+{column: "numeric" | "categorical" | "date" | "ignore"}}) declares a column's type and overrides
+every guess; ``"date"`` parses any format pandas reads.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -22,8 +27,9 @@ import pandas as pd
 
 from toolkit_frog.relational import Database, SchemaError, warn_user
 
-COLUMN_TYPES = ("numeric", "categorical", "ignore")
-ID_LIKE_MIN_ROWS = 20  # fewer rows: too few to call a column ID-like
+COLUMN_TYPES = ("numeric", "categorical", "date", "ignore")
+ID_LIKE_MIN_ROWS = 50  # fewer rows (a dimension table): a distinct value per row is no identity leak
+ISO_DATE = r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$"
 
 
 class FeatureWarning(UserWarning):
@@ -91,8 +97,13 @@ def encode_table(
     for c in cols:
         s = df[c]
         kind = declared.get(c)
-        if kind == "ignore" or (kind is None and pd.api.types.is_datetime64_any_dtype(s)):
+        if kind == "ignore":
             continue
+        if kind is None and (pd.api.types.is_datetime64_any_dtype(s) or _is_iso_date_text(s)):
+            kind = "date"
+        if kind == "date":
+            s = _days_since_epoch(s, table, c)
+            kind = "numeric"
         if kind is None:
             kind = (
                 "categorical"
@@ -151,6 +162,34 @@ def encode_table(
     numeric = np.stack(num_blocks, 1).astype(np.float32) if num_blocks else np.zeros((n, 0), np.float32)
     categorical = np.stack(cat_blocks, 1) if cat_blocks else np.zeros((n, 0), np.int64)
     return TableFeatures(numeric, categorical, cards, num_names, cat_names, has_time)
+
+
+def _is_iso_date_text(s: pd.Series) -> bool:
+    if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        return False
+    text = s.dropna()
+    return len(text) > 0 and bool(text.astype(str).str.fullmatch(ISO_DATE).all())
+
+
+def _days_since_epoch(s: pd.Series, table: str, col: str) -> pd.Series:
+    """A date column (datetime or text) as float days since 1970-01-01; an unparsable value is an error."""
+    if pd.api.types.is_datetime64_any_dtype(s):
+        parsed = s
+    else:
+        with warnings.catch_warnings():  # "could not infer format": each value parsed alone, as wanted
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = pd.to_datetime(s, errors="coerce", format="ISO8601" if _is_iso_date_text(s) else None)
+    bad = parsed.isna() & s.notna()
+    if bad.any():
+        raise SchemaError(
+            f"table {table!r}: column {col!r} is read as a date but {int(bad.sum())} values do not parse "
+            f"(e.g. {s[bad].head(3).tolist()}); declare column_types={{{table!r}: {{{col!r}: 'categorical' | "
+            f"'ignore'}}}}"
+        )
+    if getattr(parsed.dt, "tz", None) is not None:
+        parsed = parsed.dt.tz_convert(None)
+    days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+    return days.astype("float64")
 
 
 def encode_database(

@@ -290,6 +290,9 @@ class Subgraph:
     hop_nodes: dict[str, tuple[int, ...]] = field(
         default_factory=dict
     )  # [h]: nodes reached within h hops (a prefix)
+    # relation -> per local dst node, how many of its edges are visible at the seed time: the full count,
+    # not the sampled one (a fan-out caps that), so a model can read "how many rows" past the fan-out
+    degree: dict[RelKey, np.ndarray] = field(default_factory=dict)
 
     @property
     def num_nodes(self) -> int:
@@ -328,9 +331,10 @@ class TemporalSampler:
             engine,
         )
         if engine == "numba":
-            from toolkit_frog.sampling_kernels import csr_by_dst_time, sample_relation
+            from toolkit_frog.sampling_kernels import csr_by_dst_time, sample_relation, visible_counts
 
             self._sample_relation = sample_relation
+            self._visible_counts = visible_counts
         self._csr = {}
         # relations with equal (dst, time) arrays share one sort: a fact table's Row2Edge relations into U_j
         # and its Row2Node relation f2p_<k_j> all have dst = the rows' k_j keys and time = the rows' times
@@ -429,7 +433,20 @@ class TemporalSampler:
                 hop_edges,
             )
         hop_nodes = {nt: tuple(c[nt] for c in hop_counts) for nt in node_arrays}
-        return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels, hop_nodes)
+        degree = {
+            key: self.visible_degree(key, ids, t)
+            for nt, ids in node_arrays.items()
+            for key in self._incoming[nt]
+        }
+        return Subgraph(t, seed_type, seed_local.astype(np.int64), node_arrays, rels, hop_nodes, degree)
+
+    def visible_degree(self, key: RelKey, nodes: np.ndarray, t: int) -> np.ndarray:
+        """Per node (global ids of the relation's dst type), its edges of relation ``key`` with time <= t."""
+        indptr, _, _, vis_key, tvals = self._csr[key]
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if self.engine == "numba":
+            return self._visible_counts(indptr, vis_key, nodes, int(t))
+        return _visible_counts(nodes, indptr[nodes], indptr, vis_key, tvals, int(t))
 
 
 def _sample_relation_numpy(

@@ -12,6 +12,11 @@ relations of candidate table T. On the Row2Node graph (no edge relations) this i
 baseline; on the Row2Edge graph the Row2Edge GNN; on the FROG graph pi = 0 gives the baseline's
 outputs and pi = 1 the Row2Edge GNN's (the weights are shared by relation name).
 
+Counts: mean aggregation cannot tell one related row from twenty. With ``aggregation="mean_count"``
+(the default) each node's row encoding also gets sum_r w_r(pi) log(1 + deg_r(v)) c_r, deg_r(v) being
+the rows of relation r into v visible at the seed time (all of them, not only the sampled fan-out)
+and c_r a learned vector; ``"mean"`` is the plain RelBench aggregation.
+
 Roles (RECON): pi_T = sigmoid(theta_T / tau) with free logits, or theta_T from an MLP on a
 table-level embedding (``conditioning="table"``); ``soft`` uses pi_T, ``gumbel`` a straight-through
 Bernoulli sample (hard at evaluation). No toolkit imports.
@@ -31,6 +36,8 @@ from torch import Tensor, nn
 from toolkit_frog.features import TableFeatures
 from toolkit_frog.graph import HeteroGraph, RelKey, Subgraph
 from toolkit_frog.plans import edge_plans, layer_plan
+
+AGGREGATIONS: tuple[str, ...] = ("mean", "mean_count")
 
 
 def rel_name(key: RelKey) -> str:
@@ -158,6 +165,8 @@ class Batch:
     hop_nodes: dict[str, tuple[int, ...]] | None = (
         None  # [h]: nodes within h hops (a prefix); None: no trimming
     )
+    # relation -> log(1 + rows of that relation visible at the seed time) per dst node (not capped by fan-out)
+    degree: dict[RelKey, Tensor] = field(default_factory=dict)
     # parameter-free index plans and averaged inputs a model derives from this batch (toolkit_frog.plans),
     # filled on first use and reused in every epoch; ``to`` starts an empty one
     cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -184,6 +193,7 @@ class Batch:
             self.y.to(device),
             self.seed_time,
             self.hop_nodes,
+            mv(self.degree),
         )
 
 
@@ -253,6 +263,7 @@ def make_batch(
         torch.as_tensor(np.asarray(y), dtype=torch.float32),
         sub.seed_time,
         sub.hop_nodes or None,
+        {k: torch.from_numpy(np.log1p(d).astype(np.float32)) for k, d in sub.degree.items()},
     )
 
 
@@ -334,8 +345,11 @@ class RDLModel(nn.Module):
         out_dim: int = 1,
         roles: Roles | None = None,
         message_passing: Literal["per_destination", "per_relation"] = "per_destination",
+        aggregation: Literal["mean", "mean_count"] = "mean_count",
     ):
         super().__init__()
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
         if message_passing not in ("per_destination", "per_relation"):
             raise ValueError(
                 f"message_passing must be 'per_destination' or 'per_relation', got {message_passing!r}"
@@ -363,6 +377,16 @@ class RDLModel(nn.Module):
             )
             self.layers.append(layer)
         self.head = nn.Sequential(nn.Linear(channels, channels), nn.ReLU(), nn.Linear(channels, out_dim))
+        # mean aggregation cannot see how many rows a node has: "mean_count" adds, per relation r into
+        # a node v, log(1 + deg_r(v)) * c_r to v's row encoding (deg_r: every visible row, past the fan-out)
+        self.aggregation = aggregation
+        self.count_emb = (
+            nn.ParameterDict(
+                {rel_name(k): nn.Parameter(torch.randn(channels) * 0.1) for k in graph.relations}
+            )
+            if aggregation == "mean_count"
+            else None
+        )
         self.roles = roles
         if roles is not None:
             missing = set(roles.tables) - set(graph.edge_tables)
@@ -376,6 +400,21 @@ class RDLModel(nn.Module):
         return {
             nt: self.encoders[nt](batch.num[nt], batch.cat[nt], batch.rel_time[nt]) for nt in batch.n_nodes
         }
+
+    def add_counts(
+        self, x: dict[str, Tensor], batch: Batch, pi: Tensor | None, role_index: dict[str, int]
+    ) -> dict[str, Tensor]:
+        """x_v + sum_r w_r(pi) log(1 + deg_r(v)) c_r over the relations r into v's type (the role
+        weight as in message passing, so pi = 0 / 1 still give the baseline / Row2Edge outputs)."""
+        out = dict(x)
+        for key in self.rel_keys:
+            deg = batch.degree.get(key)
+            if deg is None or key[2] not in out:
+                continue
+            term = deg[:, None] * self.count_emb[rel_name(key)][None, :]
+            w = self._role_weight(key, pi, role_index)
+            out[key[2]] = out[key[2]] + (term if w is None else term * w)
+        return out
 
     def table_embeddings(self, x: dict[str, Tensor], batch: Batch) -> Tensor | None:
         if self.roles is None or self.roles.mlp is None:
@@ -397,6 +436,8 @@ class RDLModel(nn.Module):
             pi = self.roles.weights(self.table_embeddings(x, batch))
             self.last_pi = self.roles.pi(self.table_embeddings(x, batch)).detach()
         role_index = {t: i for i, t in enumerate(self.roles.tables)} if self.roles is not None else {}
+        if self.count_emb is not None:
+            x = self.add_counts(x, batch, pi, role_index)
         # layer l only needs the states of nodes within L-1-l hops of the seeds (the last layer: the seeds);
         # nodes and edges are stored in hop order, so those are prefixes (exact, as PyG's trim_to_layer).
         # The FD losses read every node's final state: no trimming then.

@@ -12,6 +12,8 @@ invoice is. Only tables that reference no timed table, or that the user declares
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 ALWAYS = np.iinfo(np.int64).min  # time of rows in tables without a time column: visible at any time
+NEVER = np.iinfo(np.int64).max  # rows of ``unknown_time_tables``: events of unknown time, never visible
 
 
 class SchemaError(ValueError):
@@ -35,12 +38,42 @@ class SchemaWarning(UserWarning):
 TimeKind = Literal["integer", "datetime"]
 
 
+_ORIGIN: contextvars.ContextVar[tuple[str, set] | None] = contextvars.ContextVar(
+    "frog_warn_origin", default=None
+)
+
+
+@contextlib.contextmanager
+def warn_origin(where: str):
+    """Inside this block every :func:`warn_user` warning points at ``where`` (e.g. the task file a
+    command-line run reads, line 1) and each distinct message is issued once."""
+    token = _ORIGIN.set((str(where), set()))
+    try:
+        yield
+    finally:
+        _ORIGIN.reset(token)
+
+
+def _is_library_frame(frame) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name.startswith("toolkit_frog") or name == "toolkit" or name.startswith("toolkit.")
+
+
 def warn_user(message: str, category: type[Warning]) -> None:
-    """``warnings.warn`` pointing at the first caller outside this plugin (the user's line)."""
+    """``warnings.warn`` pointing at the user: the :func:`warn_origin` in force (each message once),
+    else the first caller outside this plugin and the toolkit core (the user's line)."""
     import sys
 
+    origin = _ORIGIN.get()
+    if origin is not None:
+        where, seen = origin
+        if (category, message) in seen:
+            return
+        seen.add((category, message))
+        warnings.warn_explicit(message, category, where, 1, module="frog", registry={})
+        return
     frame, level = sys._getframe(0), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("toolkit_frog"):
+    while frame is not None and _is_library_frame(frame):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
@@ -254,33 +287,76 @@ class Database:
     :param static_tables: untimed tables whose rows are known at every time although they
         reference timed tables (they then do not inherit a time). Use with care: a static row
         that describes a future event leaks it.
+    :param unknown_time_tables: untimed tables whose rows are events of unknown time: they are
+        never visible (no model, aggregate or feature statistic sees them). An untimed table that
+        references only untimed tables and that no table references (event-like rows, e.g. a copy
+        of all orders without their dates) gets a :class:`SchemaWarning` unless it is declared
+        here, in ``static_tables``, or given a time column.
     """
 
     def __init__(
-        self, table_dict: Mapping[str, Table], *, warn: bool = True, static_tables: Sequence[str] = ()
+        self,
+        table_dict: Mapping[str, Table],
+        *,
+        warn: bool = True,
+        static_tables: Sequence[str] = (),
+        unknown_time_tables: Sequence[str] = (),
     ):
         if not table_dict:
             raise SchemaError("a Database needs at least one table")
         self.table_dict: dict[str, Table] = dict(table_dict)
         self.static_tables: tuple[str, ...] = tuple(static_tables)
-        unknown = set(self.static_tables) - set(self.table_dict)
-        if unknown:
+        self.unknown_time_tables: tuple[str, ...] = tuple(unknown_time_tables)
+        for param, names in (
+            ("static_tables", self.static_tables),
+            ("unknown_time_tables", self.unknown_time_tables),
+        ):
+            unknown = set(names) - set(self.table_dict)
+            if unknown:
+                raise SchemaError(
+                    f"{param} names unknown table(s) {sorted(unknown)} (tables: {', '.join(self.table_dict)})"
+                )
+            timed = [n for n in names if self.table_dict[n].time_col is not None]
+            if timed:
+                raise SchemaError(
+                    f"{param} {timed} have a time column; only untimed tables can be declared there"
+                )
+        both = set(self.static_tables) & set(self.unknown_time_tables)
+        if both:
             raise SchemaError(
-                f"static_tables names unknown table(s) {sorted(unknown)} "
-                f"(tables: {', '.join(self.table_dict)})"
-            )
-        timed_static = [n for n in self.static_tables if self.table_dict[n].time_col is not None]
-        if timed_static:
-            raise SchemaError(
-                f"static_tables {timed_static} have a time column; only untimed tables can be static"
+                f"tables {sorted(both)} are declared both static_tables and unknown_time_tables"
             )
         self._warn = warn
         self._check_columns()
         self.time_kind: TimeKind | None = self._check_time_kinds()
         self.resolved: dict[str, ResolvedTable] = self._resolve()
         self._inherit_times()
+        for n in self.unknown_time_tables:
+            self.resolved[n].time = np.full(self.resolved[n].n_rows, NEVER, dtype=np.int64)
         if warn:
             self._warn_cycles()
+            self._warn_untimed_events()
+
+    def _warn_untimed_events(self) -> None:
+        """Untimed tables that reference only untimed tables and that nothing references look like
+        events with their dates removed; always visible, they could reveal the future."""
+        if self.time_kind is None:
+            return
+        referenced = {t for table in self.table_dict.values() for t in table.fkey_col_to_pkey_table.values()}
+        for n, r in self.resolved.items():
+            fks = r.table.fkey_col_to_pkey_table
+            declared = n in self.static_tables or n in self.unknown_time_tables
+            if r.table.time_col is not None or declared or r.inherited_from or not fks or n in referenced:
+                continue
+            warn_user(
+                f"table {n!r} has no time column and references only untimed tables "
+                f"({', '.join(sorted(set(fks.values())))}), so its {r.n_rows} rows count as known at every "
+                f"time; if they are events (orders, visits), future ones leak. Give it a time column "
+                f"(time_cols={{{n!r}: column}}), declare its rows events of unknown time "
+                f"(unknown_time_tables=[{n!r}]: never visible), or, if they are known at all times, "
+                f"static_tables=[{n!r}]",
+                SchemaWarning,
+            )
 
     # ---------------------------------------------------------------- validation
     def _check_columns(self) -> None:
@@ -494,7 +570,9 @@ class Database:
             keep = r.time <= t
             df = r.table.df if keep.all() else r.table.df.loc[keep].reset_index(drop=True)
             tables[name] = Table(df, dict(r.table.fkey_col_to_pkey_table), r.table.pkey_col, r.table.time_col)
-        return Database(tables, warn=False, static_tables=self.static_tables)
+        return Database(
+            tables, warn=False, static_tables=self.static_tables, unknown_time_tables=self.unknown_time_tables
+        )
 
     def reindex_pkeys_and_fkeys(self) -> Database:
         """A copy with primary keys replaced by 0..n-1 and foreign keys by those row indices.
@@ -510,7 +588,9 @@ class Database:
                 df[fk] = pd.array(np.where(idx >= 0, idx, 0), dtype="Int64")
                 df.loc[idx < 0, fk] = pd.NA
             tables[name] = Table(df, dict(r.table.fkey_col_to_pkey_table), r.table.pkey_col, r.table.time_col)
-        return Database(tables, warn=False, static_tables=self.static_tables)
+        return Database(
+            tables, warn=False, static_tables=self.static_tables, unknown_time_tables=self.unknown_time_tables
+        )
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -524,6 +604,7 @@ class Database:
         warn: bool = True,
         static_tables: Sequence[str] = (),
         time_formats: Mapping[str, str] | None = None,
+        unknown_time_tables: Sequence[str] = (),
     ) -> Database:
         """Tables from DataFrames with keys and time columns given per table name.
 
@@ -539,6 +620,7 @@ class Database:
             time_cols=time_cols,
             time_formats=time_formats,
             static_tables=dict.fromkeys(static_tables),
+            unknown_time_tables=dict.fromkeys(unknown_time_tables),
         )
         frames = dict(frames)
         for name, fmt in time_formats.items():
@@ -561,6 +643,7 @@ class Database:
             },
             warn=warn,
             static_tables=static_tables,
+            unknown_time_tables=unknown_time_tables,
         )
 
     @classmethod
@@ -575,6 +658,7 @@ class Database:
         warn: bool = True,
         static_tables: Sequence[str] = (),
         time_formats: Mapping[str, str] | None = None,
+        unknown_time_tables: Sequence[str] = (),
     ) -> Database:
         """Read every table (or ``tables``) through SQLAlchemy; keys from the schema unless given.
 
@@ -607,6 +691,7 @@ class Database:
             time_cols=time_cols,
             time_formats=dict(time_formats or {}),
             static_tables=dict.fromkeys(static_tables),
+            unknown_time_tables=dict.fromkeys(unknown_time_tables),
         )
         frames, pk_map, fk_map = {}, {}, {}
         with engine.connect() as conn:
@@ -654,6 +739,7 @@ class Database:
             warn=warn,
             static_tables=static_tables,
             time_formats=time_formats,
+            unknown_time_tables=unknown_time_tables,
         )
 
     @classmethod

@@ -125,3 +125,21 @@ def sample_relation(indptr, time_sorted, dst_nodes, t, k, uniform, seed):
                     if taken == k:
                         break
     return pos, rep
+
+
+@njit(cache=True)
+def visible_counts(indptr, time_sorted, nodes, t):
+    """Per node, how many of its edges have time <= t (all of them, not capped by a fan-out)."""
+    out = np.empty(len(nodes), np.int64)
+    for i in range(len(nodes)):
+        d = nodes[i]
+        lo, hi = indptr[d], indptr[d + 1]
+        a = lo
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if time_sorted[mid] <= t:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo - a
+    return out

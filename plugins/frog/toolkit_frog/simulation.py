@@ -31,6 +31,11 @@ class TrainingParams(Params):
     lam_tab: float = Field(0.0, ge=0, description="weight of the table-level FD constraint")
     lam_entropy: float = Field(0.0, ge=0, description="weight of the role entropy (pushes roles to 0/1)")
     device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="torch device")
+    aggregation: Literal["mean", "mean_count"] = Field(
+        "mean_count",
+        description="mean_count: mean of the neighbours plus log(1 + number of related rows) per relation "
+        "(every visible row, past the fan-out); mean: the mean alone, which cannot see a count",
+    )
 
     def train_config(self, strategy: str = "last"):
         from toolkit_frog.train import TrainConfig
@@ -50,6 +55,7 @@ class TrainingParams(Params):
             lam_tab=self.lam_tab,
             lam_entropy=self.lam_entropy,
             device=resolve_device(self.device),
+            aggregation=self.aggregation,
         )
 
 
@@ -287,7 +293,27 @@ def _open_database(params: DatabaseParams):
         raise ParameterError(f"parameter url={params.url!r} with the spec's keys: {e}") from None
 
 
+def _warning_origin(params: DatabaseParams) -> str:
+    """Where a command-line run's data warnings point: the task file, else the database, else the demo."""
+    from pathlib import Path
+
+    if params.task and not params.task.lstrip().startswith("{") and Path(params.task).exists():
+        return str(Path(params.task).resolve())
+    if params.url:
+        return params.url
+    return "<frog.database demo>"
+
+
 def database(params: DatabaseParams, seed: int) -> SimulationOutput:
+    """Row2Node, Row2Edge, FROG and LightGBM on a database and a task spec (see :func:`_database`);
+    every data warning points at the task file (or the database) and is said once per run."""
+    from toolkit_frog.relational import warn_origin
+
+    with warn_origin(_warning_origin(params)):
+        return _database(params, seed)
+
+
+def _database(params: DatabaseParams, seed: int) -> SimulationOutput:
     """Row2Node, Row2Edge, FROG and LightGBM on a database and a declarative task spec.
 
     One row per model: validation and test metric (AUROC for a binary label, MAE otherwise) at
@@ -357,7 +383,7 @@ def database(params: DatabaseParams, seed: int) -> SimulationOutput:
             row.update(
                 {f"val_{metric_name}": res["val"], f"test_{metric_name}": res["test"], "best_epoch": -1}
             )
-            roles = {}
+            roles, moved = {}, {}
         else:
             graph = build_graph(db, model, edge_tables, task.entity_table)
             res = fit(
@@ -377,9 +403,11 @@ def database(params: DatabaseParams, seed: int) -> SimulationOutput:
                 {f"val_{metric_name}": res.val, f"test_{metric_name}": res.test, "best_epoch": res.best_epoch}
             )
             roles = {t: res.role(t) for t in edge_tables} if model == "frog" else {}
+            moved = {t: res.role_moved(t) for t in edge_tables} if model == "frog" else {}
         for t in edge_tables:
             r = roles.get(t)
             row[f"pi_{t}"] = r if isinstance(r, float) else np.nan
+            row[f"pi_shift_{t}"] = res.role_shift(t) if model == "frog" else np.nan
             row[f"role_{t}"] = (
                 "nodes"
                 if model == "row2node"
@@ -387,13 +415,12 @@ def database(params: DatabaseParams, seed: int) -> SimulationOutput:
                 if model == "row2edge"
                 else "aggregates"
                 if model == "lgbm"
-                else r
-                if isinstance(r, str)
-                else f"{r:.3f}"
+                else res.role_note(t)
             )
         rows.append(row)
         summary[f"test_{metric_name}_{model}"] = row[f"test_{metric_name}"]
-        summary.update({f"pi_{t}": v for t, v in roles.items() if isinstance(v, float)})
+        # a role that did not move from its start is no finding: kept out of the summary
+        summary.update({f"pi_{t}": v for t, v in roles.items() if isinstance(v, float) and moved.get(t)})
     return SimulationOutput(rows, summary)
 
 

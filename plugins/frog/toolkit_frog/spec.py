@@ -15,7 +15,7 @@ The spec, every key but ``entity_table``, ``label``, ``timedelta``, ``val_timest
       "task_type": "binary_classification",
       "edge_tables": ["line_item"],
       "time_cols": {"invoice": "invoice_date"}, "pkeys": {}, "fkeys": {}, "time_formats": {},
-      "static_tables": [], "tables": null,
+      "static_tables": [], "unknown_time_tables": [], "tables": null,
       "exclude": {"customer": ["notes"]}, "unknown_at_seed": [], "column_types": {}
     }
 
@@ -54,6 +54,7 @@ SPEC_KEYS = (
     "fkeys",
     "time_formats",
     "static_tables",
+    "unknown_time_tables",
     "tables",
     "exclude",
     "unknown_at_seed",
@@ -62,7 +63,7 @@ SPEC_KEYS = (
 REQUIRED_KEYS = ("entity_table", "label", "timedelta", "val_timestamps", "test_timestamps")
 SPEC_LABEL_KINDS = ("any", "count", "sum", "mean", "future_column")
 LABEL_KEYS = ("kind", "table", "fkey", "column")
-DB_KEYS = ("time_cols", "pkeys", "fkeys", "time_formats", "static_tables", "tables")
+DB_KEYS = ("time_cols", "pkeys", "fkeys", "time_formats", "static_tables", "unknown_time_tables", "tables")
 
 
 @dataclass

@@ -52,6 +52,7 @@ class TrainConfig:
     lam_tab: float = 0.0  # FD table-level constraint weight
     lam_entropy: float = 0.0  # role entropy weight (> 0 pushes roles to 0 or 1)
     device: str = "cpu"
+    aggregation: Literal["mean", "mean_count"] = "mean_count"  # mean_count: also log(1 + rows) per relation
 
 
 @dataclass
@@ -72,10 +73,40 @@ class FitResult:
     epoch_seconds: float = 0.0
     unreached: dict[str, str] = field(default_factory=dict)  # table -> "not reached (k hops > L layers)"
     sample_seconds: float = 0.0  # building the sampled subgraphs (0 when batches were given)
+    pi_start: dict[str, float] = field(default_factory=dict)  # roles before training
+    pi_grad: dict[str, float] = field(default_factory=dict)  # mean |d loss / d role logit|, last epoch
+    epochs: int = 0
 
     def role(self, table: str) -> float | str:
         """The learned pi of ``table``, or why there is none."""
         return self.unreached.get(table, self.pi.get(table, float("nan")))
+
+    def role_shift(self, table: str) -> float:
+        """How far pi moved from its start (at the best epoch); NaN for an unreached table."""
+        if table not in self.pi or table not in self.pi_start:
+            return float("nan")
+        return self.pi[table] - self.pi_start[table]
+
+    def role_moved(self, table: str) -> bool:
+        """Whether pi moved at least ``ROLE_MIN_SHIFT`` from its start: below that, it is no finding."""
+        return abs(self.role_shift(table)) >= ROLE_MIN_SHIFT
+
+    def role_note(self, table: str) -> str:
+        """The role as a user should read it: the value, or why it means nothing yet."""
+        r = self.role(table)
+        if isinstance(r, str):
+            return r
+        shift = self.role_shift(table)
+        if np.isnan(shift) or self.role_moved(table):
+            return f"{r:.3f}"
+        return (
+            f"{r:.3f}, not moved: {abs(shift):.3f} from its {self.pi_start[table]:.2f} start after "
+            f"{self.epochs} epochs (< {ROLE_MIN_SHIFT}; |gradient| {self.pi_grad.get(table, float('nan')):.1e}): "
+            f"train longer, or this table carries no signal for the role"
+        )
+
+
+ROLE_MIN_SHIFT = 0.1  # a role that moved less than this from its start is reported as not moved
 
 
 class LeakageWarning(UserWarning):
@@ -264,7 +295,9 @@ def fit(
             tau=cfg.tau_start if cfg.anneal else 1.0,
         )
         roles.generator = torch.Generator().manual_seed(seed)
-    model = RDLModel(graph, features, entity_type, cfg.channels, cfg.num_layers, 1, roles).to(device)
+    model = RDLModel(
+        graph, features, entity_type, cfg.channels, cfg.num_layers, 1, roles, aggregation=cfg.aggregation
+    ).to(device)
     role_params = [p for n, p in model.named_parameters() if n.startswith("roles.")]
     other = [p for n, p in model.named_parameters() if not n.startswith("roles.")]
     groups = [{"params": other, "lr": cfg.lr}]
@@ -280,13 +313,15 @@ def fit(
     rows, best = [], None
     use_fd = roles is not None and (cfg.lam_ent > 0 or cfg.lam_tab > 0)
     t_epochs = 0.0
+    pi_start = _current_pi(model, roles, batches["train"]) if roles is not None else {}
+    grad_abs: list[np.ndarray] = []
     for epoch in range(cfg.epochs):
         te = _time.perf_counter()
         if roles is not None and cfg.anneal:
             frac = epoch / max(cfg.epochs - 1, 1)
             roles.tau = cfg.tau_start * (cfg.tau_end / cfg.tau_start) ** frac
         model.train()
-        losses = []
+        losses, grad_abs = [], []
         for i in gen.permutation(len(batches["train"])):
             b = batches["train"][i]
             opt.zero_grad()
@@ -305,6 +340,8 @@ def fit(
             if roles is not None and cfg.lam_entropy > 0:
                 total = total + cfg.lam_entropy * roles.entropy()
             total.backward()
+            if roles is not None and roles.logits.grad is not None:
+                grad_abs.append(roles.logits.grad.detach().abs().cpu().numpy())
             opt.step()
             losses.append(float(loss.detach()))
         t_epochs += _time.perf_counter() - te
@@ -313,13 +350,7 @@ def fit(
             y, p = _predict(model, batches[s], task_type, y_mu, y_sd)
             row[s] = metric(task_type, y, p)
         if roles is not None:
-            with torch.no_grad():  # free logits need no table embedding (and no encoding of a batch)
-                b0 = batches["train"][0]
-                pis = roles.pi(
-                    model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None
-                )
-            for t, v in zip(roles.tables, pis.cpu().numpy()):
-                row[f"pi_{t}"] = float(v)
+            row.update({f"pi_{t}": v for t, v in _current_pi(model, roles, batches["train"]).items()})
         rows.append(row)
         v = row["val"]
         if (
@@ -342,7 +373,21 @@ def fit(
         t_epochs / max(cfg.epochs, 1),
         unreached,
         sample_s,
+        {t: v for t, v in pi_start.items() if t not in unreached},
+        (
+            {t: float(g) for t, g in zip(roles.tables, np.mean(grad_abs, 0)) if t not in unreached}
+            if roles is not None and grad_abs
+            else {}
+        ),
+        cfg.epochs,
     )
+
+
+def _current_pi(model: RDLModel, roles: Roles, train: list[Batch]) -> dict[str, float]:
+    with torch.no_grad():  # free logits need no table embedding (and no encoding of a batch)
+        b0 = train[0]
+        pis = roles.pi(model.table_embeddings(model.encode(b0), b0) if roles.mlp is not None else None)
+    return {t: float(v) for t, v in zip(roles.tables, pis.cpu().numpy())}
 
 
 def task_splits(task, splits: Sequence[str] = ("train", "val", "test")) -> dict[str, SeedSplit]:

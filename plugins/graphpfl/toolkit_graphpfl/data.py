@@ -92,7 +92,19 @@ def _signature(name: str, raw: Path) -> tuple:
 
 @functools.lru_cache(maxsize=4)
 def _read_cached(name: str, raw: str, signature: tuple):
-    return read_tu_raw(name, Path(raw))
+    tu = read_tu_raw(name, Path(raw))
+    if tu.edge_parts:  # said once per dataset and process: the parse is cached
+        import warnings
+
+        from toolkit_graphpfl.tu import EdgeFeaturesIgnoredWarning
+
+        warnings.warn(
+            f"TU dataset {name}: {' and '.join(f'{name}_{p}.txt' for p in tu.edge_parts)} read and checked, "
+            f"but not used: the models read node features and the adjacency only",
+            EdgeFeaturesIgnoredWarning,
+            stacklevel=2,
+        )
+    return tu
 
 
 class _TUTable:
@@ -182,11 +194,13 @@ def _table_cached(
             )
     blocks, layout, continuous = [], [], []
     if want_labels and tu.node_labels is not None:
-        values, codes = np.unique(tu.node_labels, return_inverse=True)
-        onehot = np.zeros((n_nodes, len(values)), dtype=np.float32)
-        onehot[np.arange(n_nodes), codes] = 1.0
-        blocks.append(onehot)
-        layout.append(f"node-label one-hot ({len(values)} columns)")
+        for j in range(tu.node_labels.shape[1]):  # one one-hot block per label component
+            values, codes = np.unique(tu.node_labels[:, j], return_inverse=True)
+            onehot = np.zeros((n_nodes, len(values)), dtype=np.float32)
+            onehot[np.arange(n_nodes), codes] = 1.0
+            blocks.append(onehot)
+            comp = f" component {j}" if tu.node_labels.shape[1] > 1 else ""
+            layout.append(f"node-label{comp} one-hot ({len(values)} columns)")
     if want_attrs and tu.node_attributes is not None:
         cols = (
             list(range(tu.node_attributes.shape[1])) if attribute_columns is None else list(attribute_columns)

@@ -12,7 +12,14 @@ from typing import Literal
 
 from toolkit.config import Field, Params
 from toolkit.specs import Dataset
-from toolkit_graphpfl.tu import PLANTED_DESCRIPTION, TU_FOLDER, tu_description, tu_names, tu_source
+from toolkit_graphpfl.tu import (
+    KNOWN_TU,
+    PLANTED_DESCRIPTION,
+    TU_FOLDER,
+    tu_description,
+    tu_names,
+    tu_source,
+)
 
 
 class PlantedParams(Params):
@@ -59,9 +66,10 @@ class TULoader:
     def __doc__(self) -> str:  # type: ignore[override]
         from toolkit.errors import DatasetMissingError
 
-        head = (
-            f"TU dataset {self.name}: raw files under <TOOLKIT_DATA_DIR>/{TU_FOLDER}/{self.name}/raw; "
-            f"official source {tu_source(self.name).url}"
+        head = f"TU dataset {self.name}: raw files under <TOOLKIT_DATA_DIR>/{TU_FOLDER}/{self.name}/raw" + (
+            f"; official source {tu_source(self.name).url}"
+            if self.name in KNOWN_TU
+            else " (no download source)"
         )
         try:
             gs = self()
@@ -88,7 +96,7 @@ def tu_datasets() -> list[Dataset]:
             description=tu_description(n),
             loader=TULoader(n),
             params=TUParams,
-            source=tu_source(n),
+            source=tu_source(n) if n in KNOWN_TU else None,  # a fetch only where a source is known
         )
         for n in tu_names()
     ]

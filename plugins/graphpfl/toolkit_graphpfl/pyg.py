@@ -59,6 +59,16 @@ def from_pyg(dataset: Any, name: str = "pyg", continuous: Sequence[int] | None =
         xs.append(x)
         edge_sets.append(canonical_edges(ei))
         ys.append(float(y.item()))
+    if any(getattr(d, "edge_attr", None) is not None for d in items):
+        import warnings
+
+        from toolkit_graphpfl.tu import EdgeFeaturesIgnoredWarning
+
+        warnings.warn(
+            f"{name}: edge_attr is not used: the models read node features x and the adjacency only",
+            EdgeFeaturesIgnoredWarning,
+            stacklevel=2,
+        )
     raw_y = np.array(ys)
     if not np.all(raw_y == np.round(raw_y)):
         raise ValueError(

@@ -73,13 +73,15 @@ class NoiseRobustnessParams(Params):
     n_clients: int = Field(5, ge=1, description="number of clients")
     client_fraction: float = Field(1.0, gt=0.0, le=1.0, description="fraction of clients sampled per round")
     n_rounds: int = Field(
-        100, ge=1, description="maximum federated rounds (the stopping rule may stop earlier)"
+        50,
+        ge=1,
+        description="federated rounds: every algorithm runs all of them (the same budget) unless patience > 0",
     )
     patience: int = Field(
-        10,
+        0,
         ge=0,
-        description="stopping rule: stop after this many evaluated rounds without a lower "
-        "pooled validation loss (0 = run all n_rounds)",
+        description="stopping rule: stop after this many evaluated rounds without a lower pooled validation "
+        "loss (0 = run all n_rounds: the same budget for every algorithm, for comparisons)",
     )
     selection: Literal["val_loss", "val_acc"] = Field(
         "val_loss",

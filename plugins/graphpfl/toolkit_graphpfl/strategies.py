@@ -37,7 +37,7 @@ Params = dict[str, torch.Tensor]
 class FLConfig:
     """Hyper-parameters shared by every strategy (each uses the ones it needs)."""
 
-    n_rounds: int = 100  # a maximum: the stopping rule (patience) ends most runs earlier
+    n_rounds: int = 50  # every algorithm runs them all (patience 0): the same budget for each
     local_epochs: int = 1
     batch_size: int = 32
     lr: float = 3e-3  # chosen on validation pilots (plugin README); the spec says 1e-3
@@ -61,9 +61,9 @@ class FLConfig:
     use_vib: bool = False
     eval_every: int = 1
     evaluation: str = "auto"  # "auto" (the strategy's default), "personal", "global" or "select"
-    patience: int = (
-        10  # stop after this many evaluated rounds without a lower validation loss (0: run n_rounds)
-    )
+    # stop after this many evaluated rounds without a lower validation loss (0: run n_rounds). Off by
+    # default: the rule stops fast-converging algorithms earlier, so compared runs get unequal budgets
+    patience: int = 0
     selection: str = (
         "val_loss"  # reported round: lowest pooled validation loss ("val_loss") or best accuracy ("val_acc")
     )

@@ -3,8 +3,11 @@
 TU raw format (https://chrsmrrs.github.io/datasets/docs/format/), under
 ``<data root>/TUDataset/<NAME>/raw/``: ``NAME_A.txt`` (1-based ``i, j`` edge lines),
 ``NAME_graph_indicator.txt`` (graph id of each node, nodes grouped by graph),
-``NAME_graph_labels.txt`` (one label per graph), optional ``NAME_node_labels.txt`` (one integer per
-node) and ``NAME_node_attributes.txt`` (comma-separated floats per node).
+``NAME_graph_labels.txt`` (one label per graph), optional ``NAME_node_labels.txt`` (one or more
+comma-separated integers per node, e.g. Cuneiform's two label components), ``NAME_node_attributes.txt``
+(comma-separated floats per node), ``NAME_edge_labels.txt`` and ``NAME_edge_attributes.txt`` (one line per
+line of ``NAME_A.txt``: validated, then ignored by the models, which read the adjacency only; an
+:class:`EdgeFeaturesIgnoredWarning` says so once per dataset).
 
 Every file is checked before anything is built from it; a broken file raises :class:`TUFormatError`
 naming the file, the 1-based line and the rule it breaks. Discovery (:func:`present_tu_names`) is
@@ -20,7 +23,7 @@ from pathlib import Path
 from toolkit.errors import DatasetMissingError, UserError
 
 TU_REQUIRED = ("A", "graph_indicator", "graph_labels")
-TU_OPTIONAL = ("node_labels", "node_attributes")
+TU_OPTIONAL = ("node_labels", "node_attributes", "edge_labels", "edge_attributes")
 TU_FOLDER = "TUDataset"
 TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
 TU_LICENSE = (
@@ -87,7 +90,9 @@ PLANTED_DESCRIPTION = "synthetic graphs whose label is a planted motif"
 
 
 def tu_description(name: str) -> str:
-    return f"TU {name} (raw files under the data root; `toolkit data fetch graphpfl.{name.lower()}`)"
+    if name in KNOWN_TU:
+        return f"TU {name} (raw files under the data root; `toolkit data fetch graphpfl.{name.lower()}`)"
+    return f"TU {name} (your raw files under the data root)"
 
 
 def tu_names(root: str | Path | None = None) -> list[str]:
@@ -113,13 +118,23 @@ def tu_raw_dir(name: str, root: str | Path | None = None) -> Path:
 
 
 def missing_message(name: str, raw: Path, missing: list[str]) -> str:
-    registered = f"graphpfl.{name.lower()}"
-    return (
-        f"TU dataset {name!r} not found: expected the raw files "
-        f"{', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)} (and optionally "
-        f"{', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}) in {raw}; missing: {', '.join(missing)}. "
-        f"Get it with `toolkit data fetch {registered}` (official source {TU_URL.format(name=name)}), "
-        f"or set TOOLKIT_DATA_DIR to the folder that holds {TU_FOLDER}/<NAME>/raw/."
+    """What is missing and how to get it: a fetch only for datasets with a known source (the catalogue)."""
+    head = (
+        f"TU dataset {name!r}: missing {', '.join(missing)} in {raw} (a TU dataset needs "
+        f"{', '.join(f'{name}_{p}.txt' for p in TU_REQUIRED)}; optional: "
+        f"{', '.join(f'{name}_{p}.txt' for p in TU_OPTIONAL)}). "
+    )
+    if name in KNOWN_TU:
+        return head + (
+            f"Get it with `toolkit data fetch graphpfl.{name.lower()}` (official source "
+            f"{TU_URL.format(name=name)}), or set TOOLKIT_DATA_DIR to the folder that holds {TU_FOLDER}/<NAME>/raw/."
+        )
+    if (raw / f"{name}_A.txt").is_file() or raw.is_dir():
+        return head + f"{name} is not in the catalogue of downloadable TU datasets: add the missing file(s)."
+    return head + (
+        f"{name} is not in the catalogue of downloadable TU datasets "
+        f"({', '.join(KNOWN_TU)}): put its raw files there, or set TOOLKIT_DATA_DIR to the folder that holds "
+        f"{TU_FOLDER}/<NAME>/raw/."
     )
 
 
@@ -132,6 +147,10 @@ class TUFormatError(UserError, ValueError):
         super().__init__(f"{where}: {rule}")
 
 
+class EdgeFeaturesIgnoredWarning(UserWarning):
+    """Edge labels or attributes were read and validated, but the models use the adjacency only."""
+
+
 @dataclass(frozen=True)
 class TURaw:
     """A TU dataset's validated arrays (0-based ids)."""
@@ -140,9 +159,10 @@ class TURaw:
     edges: object  # (m, 2) int64, node ids 0..n-1, both ends in the same graph
     indicator: object  # (n,) int64, graph id 0..G-1 per node, non-decreasing
     graph_labels: object  # (G,) int64 as in the file
-    node_labels: object | None  # (n,) int64 or None
+    node_labels: object | None  # (n, k) int64 (k label components, one-hot each) or None
     node_attributes: object | None  # (n, d) float64 or None
     source: str
+    edge_parts: tuple[str, ...] = ()  # edge files present and valid (edge_labels, edge_attributes)
 
 
 def _lines(path: Path) -> list[str]:
@@ -277,12 +297,23 @@ def read_tu_raw(name: str, raw: Path) -> TURaw:
         )
     node_labels = attrs = None
     if f("node_labels").is_file():
-        node_labels = _parse_table(f("node_labels"), int, 1)[:, 0]
+        node_labels = _parse_table(f("node_labels"), int, None)
         _check_per_node(f("node_labels"), len(node_labels), n_nodes, name)
     if f("node_attributes").is_file():
         attrs = _parse_table(f("node_attributes"), float, None)
         _check_per_node(f("node_attributes"), len(attrs), n_nodes, name)
-    return TURaw(name, edges, indicator - 1, graph_labels, node_labels, attrs, str(raw))
+    edge_parts = []
+    for part, kind in (("edge_labels", int), ("edge_attributes", float)):
+        if f(part).is_file():
+            n_lines = len(_parse_table(f(part), kind, None))
+            if n_lines != len(edges):
+                raise TUFormatError(
+                    f(part),
+                    min(n_lines, len(edges)) + 1,
+                    f"one line per edge: {len(edges)} lines in {name}_A.txt, {n_lines} lines here",
+                )
+            edge_parts.append(part)
+    return TURaw(name, edges, indicator - 1, graph_labels, node_labels, attrs, str(raw), tuple(edge_parts))
 
 
 def _check_per_node(path: Path, n_lines: int, n_nodes: int, name: str) -> None:
