@@ -273,3 +273,30 @@ def civil_rows(
 
     add("factor3_oracle_prior", fa3_oracle)
     return rows
+
+
+def asset_gamma_path(table, gamma_grid=None) -> list[dict]:
+    """Both CARE-SVD modes at every gamma of the grid on asset: sum of the weights, rank of L, MAE, fallback."""
+    from toolkit_care.care_svd import GAMMA_GRID
+
+    X, y = table.X, table.labels
+    rows = []
+    for g in gamma_grid or GAMMA_GRID:
+        f = CareSVD("faithful", gamma=g).fit(X)
+        try:
+            f_mae = float(np.mean(np.abs(f.predict(X) - y)))
+        except ValueError:
+            f_mae = np.nan
+        p = CareSVD("principled", gamma_grid=(g,)).fit(X)
+        rows.append(
+            {
+                "gamma": g,
+                "faithful_sum_w": float(f.weights_.sum()),
+                "faithful_mae": f_mae,
+                "principled_sum_w": float(p.weights_.sum()),
+                "principled_rank": p.rank_,
+                "principled_mae": float(np.mean(np.abs(p.predict(X) - y))),
+                "principled_fallback": p.fallback_ or "",
+            }
+        )
+    return rows

@@ -41,6 +41,7 @@ def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
         params.anchor_leak,
         params.task,
         seed,
+        **({"methods": tuple(params.methods)} if params.methods else {}),
     )
     return pd.DataFrame(rows)
 
