@@ -164,11 +164,11 @@ class DawidSkene(Aggregator):
     n_iter: int = 100
     params_: tuple | None = field(default=None, repr=False)
 
-    def _post(self, V, prior, sens, spec):
+    def _post(self, V, prior, sens, specificity):
         eps = 1e-6
-        sens, spec = np.clip(sens, eps, 1 - eps), np.clip(spec, eps, 1 - eps)
+        sens, specificity = np.clip(sens, eps, 1 - eps), np.clip(specificity, eps, 1 - eps)
         l1 = np.log(prior) + V @ np.log(sens) + (1 - V) @ np.log(1 - sens)
-        l0 = np.log(1 - prior) + V @ np.log(1 - spec) + (1 - V) @ np.log(spec)
+        l0 = np.log(1 - prior) + V @ np.log(1 - specificity) + (1 - V) @ np.log(specificity)
         return 1.0 / (1.0 + np.exp(np.clip(l0 - l1, -700, 700)))
 
     def fit(self, X, y=None):
@@ -179,13 +179,13 @@ class DawidSkene(Aggregator):
         for _ in range(self.n_iter):
             prior = np.clip(p.mean(), 1e-3, 1 - 1e-3)
             sens = (p @ V + 1) / (p.sum() + 2)
-            spec = ((1 - p) @ (1 - V) + 1) / ((1 - p).sum() + 2)
-            new = self._post(V, prior, sens, spec)
+            specificity = ((1 - p) @ (1 - V) + 1) / ((1 - p).sum() + 2)
+            new = self._post(V, prior, sens, specificity)
             done = np.max(np.abs(new - p)) < 1e-7
             p = new
             if done:
                 break
-        self.params_ = (prior, sens, spec)
+        self.params_ = (prior, sens, specificity)
         return self
 
     def predict_proba(self, X):

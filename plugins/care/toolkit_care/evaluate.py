@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
 from toolkit_care import aggregators as ag
 from toolkit_care.care_svd import CareSVD, tune_gamma
@@ -214,7 +215,7 @@ def civil_rows(
         best = (-1.0, None, None)
         for g in (0.1, 0.2, 0.25, 0.5, 0.75, 1, 2, 3, 5, 7, 10):
             try:
-                p = CareSVD("faithful", gamma=g, max_iters=None, task=ag.BINARY, threshold=thr).fit_predict(X)
+                p = CareSVD("faithful", gamma=g, task=ag.BINARY, threshold=thr).fit_predict(X)
             except (ValueError, RuntimeError):
                 continue
             va = float(np.mean(p[val] == y[val]))
@@ -225,7 +226,9 @@ def civil_rows(
     add("care_svd_faithful", svd_faithful)
 
     def svd_principled():
-        agg = CareSVD("principled", task=ag.BINARY, threshold=thr, seed=seed, max_iters=None).fit(X)
+        agg = CareSVD(
+            "principled", task=ag.BINARY, threshold=thr, seed=seed, gamma_grid=(0.25, 1, 3, 10)
+        ).fit(X)
         return agg.predict(X), {"gamma": agg.gamma_, "rank": agg.rank_}
 
     add("care_svd_principled", svd_principled)
@@ -272,6 +275,26 @@ def civil_rows(
         return (s > np.percentile(s, 100 * (1 - rate))).astype(int)
 
     add("factor3_oracle_prior", fa3_oracle)
+
+    def crowdkit_ds():
+        try:
+            from crowdkit.aggregation import DawidSkene as CKDawidSkene
+        except ImportError as exc:
+            raise RuntimeError(
+                "crowd-kit is not installed (pip install theory-toolkit-care[anchors])"
+            ) from exc
+        n, J = V.shape
+        long = pd.DataFrame(
+            {
+                "task": np.repeat(np.arange(n), J),
+                "worker": np.tile(np.arange(J), n),
+                "label": V.astype(int).ravel(),
+            }
+        )
+        out = CKDawidSkene(n_iter=100).fit_predict(long)
+        return out.reindex(np.arange(n)).to_numpy().astype(int)
+
+    add("crowdkit_dawid_skene", crowdkit_ds)
     return rows
 
 

@@ -23,6 +23,7 @@ class SyntheticParams(Params):
     task: Literal["continuous", "binary", "pairwise"] = Field(
         "continuous", description="what the judges report"
     )
+    methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
 
 
 def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
