@@ -56,7 +56,9 @@ def synthetic(
         elif m == "factor_1k":
             est = ag.FactorAggregator(1 + n_confounders, task=kind, seed=seed).fit_predict(V)
         elif m == "care_svd":
-            agg = CareSVD("principled", anchors=anchors, task=kind, seed=seed, gamma_grid=gamma_grid)
+            agg = CareSVD(
+                "principled", anchors=anchors, task=kind, seed=seed, gamma_grid=gamma_grid, max_iters=2000
+            )
             est = agg.fit_predict(V)
             extra = {"rank": agg.rank_, "gamma": agg.gamma_, "fallback": agg.fallback_ or ""}
         elif m == "care_faithful":
