@@ -85,8 +85,11 @@ def _files_under(path: Path) -> Iterable[Path]:
 
 
 def is_present(dataset: Dataset, settings: Settings | None = None) -> bool:
-    """True when the dataset's target holds at least one file (always True without a DataSource)."""
+    """True when the dataset's target holds at least one file (always True without a DataSource);
+    for a multi-file source, when every listed file is there."""
     path = expected_path(dataset, settings)
+    if path is not None and dataset.source is not None and dataset.source.files:
+        return all((path / rel).is_file() for rel, _ in dataset.source.files)
     return path is None or next(iter(_files_under(path)), None) is not None
 
 
@@ -123,7 +126,10 @@ def dataset_status(dataset: Dataset, settings: Settings | None = None) -> Datase
     path = expected_path(dataset, settings)
     assert path is not None
     present = is_present(dataset, settings)
-    size = sum(f.stat().st_size for f in _files_under(path)) if present else source.size_bytes
+    if present and source.files:
+        size = sum((path / rel).stat().st_size for rel, _ in source.files)
+    else:
+        size = sum(f.stat().st_size for f in _files_under(path)) if present else source.size_bytes
     return DatasetStatus(
         dataset.name,
         dataset.plugin,
@@ -201,6 +207,14 @@ def _validate_source(name: str, source: DataSource) -> None:
         raise UserError(
             f"dataset {name}: DataSource.sha256 must be 64 hex digits or None, got {source.sha256!r}"
         )
+    if source.files and (source.sha256 is not None or source.unpack is not None):
+        raise UserError(f"dataset {name}: a DataSource with files takes sha256=None and unpack=None")
+    for rel, digest in source.files:
+        path = PurePosixPath(rel)
+        if not rel or path.is_absolute() or ".." in path.parts:
+            raise UserError(f"dataset {name}: DataSource.files path must be relative, got {rel!r}")
+        if len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):
+            raise UserError(f"dataset {name}: DataSource.files sha256 of {rel} must be 64 hex digits")
 
 
 def parse_size(text: str, what: str = MAX_UNPACKED_ENV) -> int:
@@ -444,6 +458,8 @@ def fetch(
     dest.parent.mkdir(parents=True, exist_ok=True)
     for folder in clean_stale_fetches(dest.parent, dest.name):
         echo(f"removed {folder}, left by a fetch that was stopped")
+    if source.files:
+        return _fetch_files(dataset, dest, echo, timeout)
     with tempfile.TemporaryDirectory(prefix=f".fetch-{dest.name}-", dir=dest.parent) as tmp:
         tmp_path = Path(tmp)
         (tmp_path / _OWNER_FILE).write_text(str(os.getpid()))
@@ -492,6 +508,34 @@ def fetch(
             dest.rename(old)
         staged.rename(dest)
     echo(f"fetched {dataset.name}: {n_files} file(s), {human_size(n_bytes)} downloaded, into {dest}")
+    return dest
+
+
+def _fetch_files(dataset: Dataset, dest: Path, echo: Callable[[str], Any], timeout: float) -> Path:
+    """A multi-file source: download and verify every file, then move each into place."""
+    source = dataset.source
+    assert source is not None
+    dest.mkdir(parents=True, exist_ok=True)
+    n_bytes = 0
+    with tempfile.TemporaryDirectory(prefix=f".fetch-{dataset.name}-", dir=dest) as tmp:
+        staged = []
+        for i, (rel, expected) in enumerate(source.files):
+            into = Path(tmp) / str(i)
+            into.mkdir()
+            url = source.url.rstrip("/") + "/" + urllib.parse.quote(rel)
+            file, digest, size = _download(dataset.name, url, into, timeout)
+            if digest.lower() != expected.lower():
+                raise DataFetchError(
+                    f"cannot fetch {dataset.name}: checksum mismatch for {rel} (sha256 {digest}, expected "
+                    f"{expected}); the download was discarded, nothing was written"
+                )
+            staged.append((file, dest / rel))
+            n_bytes += size
+        echo(f"sha256 verified for {len(staged)} file(s)")
+        for file, out in staged:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, out)
+    echo(f"fetched {dataset.name}: {len(staged)} file(s), {human_size(n_bytes)} downloaded, into {dest}")
     return dest
 
 

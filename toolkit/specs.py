@@ -159,6 +159,10 @@ class DataSource:
     :param strip_components: leading path components to drop from archive members (like tar's).
     :param license: the dataset's licence or terms, as its source states them.
     :param size_bytes: the download's size, shown before fetching (optional).
+    :param files: for a release of several plain files: ``(relative path, sha256)`` pairs. Each is
+        downloaded from ``url + "/" + path`` into ``target/path``, every checksum is verified before
+        any file is moved into place, and the dataset is present when all of them are. Several
+        datasets may then share one target folder. ``sha256`` and ``unpack`` must be ``None``.
     """
 
     url: str
@@ -168,6 +172,7 @@ class DataSource:
     strip_components: int = 0
     license: str = ""
     size_bytes: int | None = None
+    files: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

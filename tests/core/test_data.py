@@ -311,3 +311,34 @@ def test_this_suite_uses_the_missing_data_hooks(request):
 def test_ci_requires_the_data():
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert "export TOOLKIT_REQUIRE_DATA=1" in ci
+
+
+def test_fetch_of_a_multi_file_source_verifies_every_file_and_shares_the_target(serve, data_root):
+    from toolkit.data import DataFetchError, dataset_status, fetch, is_present
+    from toolkit.specs import Dataset, DataSource
+
+    a, b = b"x,y\n1,2\n", b"judge\n3\n"
+    url = serve("a.csv", a).rsplit("/", 1)[0]
+    www = data_root.parent / "www"
+    (www / "sub").mkdir()
+    (www / "sub" / "b.csv").write_bytes(b)
+    digest = lambda payload: hashlib.sha256(payload).hexdigest()  # noqa: E731
+    one = Dataset(
+        "fix.one",
+        "two files",
+        lambda: None,
+        source=DataSource(url, None, "shared", files=(("a.csv", digest(a)), ("sub/b.csv", digest(b)))),
+    )
+    assert not is_present(one)
+    fetch(one, echo=lambda _: None)
+    assert (data_root / "shared" / "sub" / "b.csv").read_bytes() == b and is_present(one)
+    assert dataset_status(one).size_bytes == len(a) + len(b)
+    # a second dataset in the same folder: a bad checksum writes nothing and keeps the first one's files
+    bad = Dataset(
+        "fix.bad", "bad", lambda: None, source=DataSource(url, None, "shared", files=(("c.csv", "0" * 64),))
+    )
+    (www / "c.csv").write_bytes(b"z\n")
+    with pytest.raises(DataFetchError, match="checksum mismatch for c.csv"):
+        fetch(bad, echo=lambda _: None)
+    assert not (data_root / "shared" / "c.csv").exists() and is_present(one)
+    assert sorted(p.name for p in (data_root / "shared").iterdir()) == ["a.csv", "sub"]

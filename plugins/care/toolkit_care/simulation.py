@@ -1,0 +1,103 @@
+"""care's simulations: ``care.synthetic`` (judges with planted confounders, every aggregator against the truth
+and the Bayes floor) and ``care.benchmark`` (every aggregator on a released judge table against its labels)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pandas as pd
+
+from toolkit import Simulation
+from toolkit.config import Field, Params
+
+BOUND_NAMES = ("care.bayes_floor",)
+
+
+class SyntheticParams(Params):
+    n_items: int = Field(1000, ge=20, le=1_000_000, description="items (pairs for the pairwise task)")
+    n_judges: int = Field(10, ge=3, le=500, description="judges J")
+    n_confounders: int = Field(1, ge=0, le=10, description="shared confounders K")
+    strength: float = Field(1.0, ge=0, le=10, description="confounder strength (scale of B)")
+    n_anchors: int = Field(2, ge=0, le=500, description="anchor judges (the first ones; no confounder load)")
+    anchor_leak: float = Field(0.0, ge=0, le=1, description="share of the confounder load anchors keep")
+    task: Literal["continuous", "binary", "pairwise"] = Field(
+        "continuous", description="what the judges report"
+    )
+    methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
+
+
+def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
+    """Error of every aggregator on one simulated table (continuous: 1 - corr^2 with Q; binary and pairwise:
+    error rate) beside the Bayes floor. ``care_svd`` is CARE-SVD's principled mode given the anchor judges."""
+    from toolkit_care.evaluate import synthetic as run
+
+    if params.n_anchors > params.n_judges:
+        raise ValueError(f"n_anchors={params.n_anchors} must be <= n_judges={params.n_judges}")
+    rows = run(
+        params.n_items,
+        params.n_judges,
+        params.n_confounders,
+        params.strength,
+        params.n_anchors,
+        params.anchor_leak,
+        params.task,
+        seed,
+        **({"methods": tuple(params.methods)} if params.methods else {}),
+    )
+    return pd.DataFrame(rows)
+
+
+class BenchmarkParams(Params):
+    dataset: Literal["asset", "civilcomments"] = Field("asset", description="the released judge table")
+    methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
+    lam_L_grid: Literal["sub", "full"] = Field(
+        "sub",
+        description="CARE-Tensor's lam_L grid on civilcomments: 'sub' = 1e-3 only, 'full' = all 5 values",
+    )
+    restarts: int = Field(1000, ge=10, le=100_000, description="random starts of the tensor power method")
+
+
+def benchmark(params: BenchmarkParams, seed: int) -> pd.DataFrame:
+    """Every aggregator on a released table: asset (MAE and Kendall tau vs the human rating), civilcomments
+    (accuracy on the 85% test split). ``seed`` sets the validation split and the tensor method's starts."""
+    from toolkit_care import data
+    from toolkit_care.care_tensor import LAM_GRID
+    from toolkit_care.evaluate import asset_rows, civil_rows
+
+    methods = list(params.methods) if params.methods else None
+    if params.dataset == "asset":
+        rows = asset_rows(data.load_asset(), seed, methods)
+    else:
+        grid = (1e-3,) if params.lam_L_grid == "sub" else LAM_GRID
+        rows = civil_rows(data.load_civilcomments(), seed, methods, lam_L_grid=grid, restarts=params.restarts)
+    return pd.DataFrame(rows).assign(dataset=params.dataset)
+
+
+def _plot_synthetic(table: pd.DataFrame, fig) -> None:
+    ax = fig.add_subplot(1, 1, 1)
+    means = table.groupby("method")["error"].mean().sort_values()
+    ax.barh(means.index, means.values, color="tab:blue")
+    if "bayes_floor" in table:
+        ax.axvline(table["bayes_floor"].mean(), color="k", ls="--", label="Bayes floor")
+        ax.legend()
+    ax.set_xlabel("error")
+
+
+SIMULATIONS = [
+    Simulation(
+        "care.synthetic",
+        synthetic,
+        SyntheticParams,
+        "judges with planted confounders: every aggregator's error vs the truth and the Bayes floor",
+        bounds=BOUND_NAMES,
+        quick={"n_items": 300},
+        plot=_plot_synthetic,
+    ),
+    Simulation(
+        "care.benchmark",
+        benchmark,
+        BenchmarkParams,
+        "every aggregator on a released judge table (asset: MAE, Kendall tau; civilcomments: test accuracy)",
+        quick={"methods": ("mv", "avg", "uws")},
+    ),
+]
