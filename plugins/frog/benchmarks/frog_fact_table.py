@@ -1,8 +1,8 @@
 """Fact tables at speed: sampling and epoch time of Row2Node, Row2Edge and FROG on a synthetic
 fact table with four foreign keys (issue 20, section 6), side by side in one process.
 
-    python benchmarks/frog_fact_table.py                       # 1M fact rows (the README numbers)
-    python benchmarks/frog_fact_table.py --rows 100000         # smaller smoke run
+    python plugins/frog/benchmarks/frog_fact_table.py                       # 1M fact rows (the README numbers)
+    python plugins/frog/benchmarks/frog_fact_table.py --rows 100000         # smaller smoke run
 
 Schema: ``d0 .. d3`` dimension tables (``--dim-rows`` rows each, static), ``fact`` (``--rows``
 rows, a time, one numeric column, keys to d0..d3); entity ``d0``. Row2Edge and FROG use ``fact``

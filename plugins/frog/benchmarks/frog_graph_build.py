@@ -2,8 +2,8 @@
 and the time of one training epoch on it: Row2Node on our graph, Row2Node on the pandas-built
 graph (the same edges), and FROG.
 
-    python benchmarks/frog_graph_build.py                 # ~1M rows
-    python benchmarks/frog_graph_build.py --customers 5000 --no-train   # small smoke run
+    python plugins/frog/benchmarks/frog_graph_build.py                 # ~1M rows
+    python plugins/frog/benchmarks/frog_graph_build.py --customers 5000 --no-train   # small smoke run
 
 Keys are shuffled 64-bit ids (not 0..n-1), so both builders really look keys up. Build times are
 the median of --repeats runs; epoch times are the mean over --epochs epochs, after

@@ -3,8 +3,8 @@
 a JSON task spec, then Row2Node, Row2Edge, FROG and LightGBM on it -- the same code path as
 ``toolkit run frog.database -p url=<file> -p task=<task.json>``.
 
-    python simulations/frog_database.py --out results/frog/database            # 3 seeds, 600 customers
-    python simulations/frog_database.py --quick --out /tmp/frog_db              # 1 seed, small, seconds
+    python plugins/frog/studies/frog_database.py --out results/frog/database            # 3 seeds, 600 customers
+    python plugins/frog/studies/frog_database.py --quick --out /tmp/frog_db              # 1 seed, small, seconds
 
 Writes ``retail.db``, ``task.json`` and ``results.csv`` (one row per model x seed) to --out and
 prints the comparison (mean ± sd over seeds) and FROG's learned role of ``line_item``.

@@ -3,8 +3,8 @@
 Writes summary.csv (one row per task x model x seed), history.csv (per epoch), comparisons.md and
 pi_over_training.png (FROG's role per link table per epoch) to --out.
 
-    python simulations/frog_lahman.py                  # full: 3 seeds, allstar + games
-    python simulations/frog_lahman.py --quick          # 1 seed, 4 training seasons, 32 channels, fan-out 10
+    python plugins/frog/studies/frog_lahman.py                  # full: 3 seeds, allstar + games
+    python plugins/frog/studies/frog_lahman.py --quick          # 1 seed, 4 training seasons, 32 channels, fan-out 10
 """
 
 from __future__ import annotations

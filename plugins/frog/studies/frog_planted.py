@@ -3,8 +3,8 @@
 Writes summary.csv (one row per kind x model x seed), history.csv (per epoch, with pi_review),
 comparisons.md (claim vs measured) and pi_over_training.png to --out.
 
-    python simulations/frog_planted.py                 # full: 3 seeds, edge_easy/edge_hard/node
-    python simulations/frog_planted.py --quick         # 1 seed, small databases
+    python plugins/frog/studies/frog_planted.py                 # full: 3 seeds, edge_easy/edge_hard/node
+    python plugins/frog/studies/frog_planted.py --quick         # 1 seed, small databases
 """
 
 from __future__ import annotations

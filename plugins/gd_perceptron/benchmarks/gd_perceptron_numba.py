@@ -13,8 +13,8 @@ Target (issue 22): numba >= 5x faster than the engine on this run. The counts of
 ``--engine-iters K`` times the two numpy implementations on the first K iterations only (a cap; the
 per-iteration ratio is then reported; the full run is the default).
 
-    python benchmarks/gd_perceptron_numba.py                    # d = 512, full runs
-    python benchmarks/gd_perceptron_numba.py --d 128 --repeat 3
+    python plugins/gd_perceptron/benchmarks/gd_perceptron_numba.py                    # d = 512, full runs
+    python plugins/gd_perceptron/benchmarks/gd_perceptron_numba.py --d 128 --repeat 3
 """
 
 from __future__ import annotations

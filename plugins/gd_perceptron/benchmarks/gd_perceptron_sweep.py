@@ -10,8 +10,8 @@ Baseline: one ``engine.reference_run`` per run, a plain loop in the (m, d) weigh
 batch per d in the plain (m, d) form, which separates the gain of batching from that of the Gram form.
 Target (issue 3): batched >= 10x faster. Iteration counts of both must agree.
 
-    python benchmarks/gd_perceptron_sweep.py                 # full sweep
-    python benchmarks/gd_perceptron_sweep.py --d-max 512 --seeds 5
+    python plugins/gd_perceptron/benchmarks/gd_perceptron_sweep.py                 # full sweep
+    python plugins/gd_perceptron/benchmarks/gd_perceptron_sweep.py --d-max 512 --seeds 5
 """
 
 from __future__ import annotations

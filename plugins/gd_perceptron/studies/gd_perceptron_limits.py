@@ -8,8 +8,8 @@
    under limit=vanishing_init and limit=from_init (eta = 1), with the linear Batch Perceptron (d^2); the
    wall time of each sweep is printed (the issue measured 207 s for such a sweep before it).
 
-    python simulations/gd_perceptron_limits.py            # full
-    python simulations/gd_perceptron_limits.py --quick    # fewer seeds, d <= 128
+    python plugins/gd_perceptron/studies/gd_perceptron_limits.py            # full
+    python plugins/gd_perceptron/studies/gd_perceptron_limits.py --quick    # fewer seeds, d <= 128
 
 Writes limits_regimes.{csv,png}, limits_scaling.{csv,png} and limits.md to --out (default results/gd_perceptron/).
 """

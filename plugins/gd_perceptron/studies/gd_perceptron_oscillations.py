@@ -3,7 +3,7 @@ large step (R1, Thm 4.1, Thm 5.1 data), the mistake-set period, the relative err
 to the perceptron limit for several gamma (linear and fixed-outer ReLU), and the alignment of GD with
 the cvxpy max-margin SVM.
 
-    python simulations/gd_perceptron_oscillations.py [--quick] [--out results/gd_perceptron]
+    python plugins/gd_perceptron/studies/gd_perceptron_oscillations.py [--quick] [--out results/gd_perceptron]
 
 Writes oscillations.png/.csv, reduction.png/.csv (+ _comparisons.md) and margins.png/.csv.
 """

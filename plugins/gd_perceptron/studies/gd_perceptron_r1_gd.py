@@ -4,8 +4,8 @@ arithmetic; T/d; fitted slopes over d = 256..4096, 16..4096 and 1024..4096; cell
 with the precision get a ladder of 20..320 digits. This is the evidence for README's "Why gamma = 1e4
 misses the slope target".
 
-    python simulations/gd_perceptron_r1_gd.py                       # gamma = 1e2, 1e3, 1e4 (~1 min)
-    python simulations/gd_perceptron_r1_gd.py --extra               # also gamma = 3e4, 1e5, 1e6, 1e8, 1e12
+    python plugins/gd_perceptron/studies/gd_perceptron_r1_gd.py                       # gamma = 1e2, 1e3, 1e4 (~1 min)
+    python plugins/gd_perceptron/studies/gd_perceptron_r1_gd.py --extra               # also gamma = 3e4, 1e5, 1e6, 1e8, 1e12
 
 Writes r1_gd.csv and r1_gd.md to --out (default results/gd_perceptron/).
 """

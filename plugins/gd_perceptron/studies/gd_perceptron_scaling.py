@@ -2,8 +2,8 @@
 perceptron form, with fitted log-log slopes (bootstrap intervals) and the speed-up over the linear
 Batch Perceptron; every perceptron-type run held against its Novikoff-type bound.
 
-    python simulations/gd_perceptron_scaling.py            # full: d = 16..4096, 20 seeds
-    python simulations/gd_perceptron_scaling.py --quick    # d <= 512, 5 seeds
+    python plugins/gd_perceptron/studies/gd_perceptron_scaling.py            # full: d = 16..4096, 20 seeds
+    python plugins/gd_perceptron/studies/gd_perceptron_scaling.py --quick    # d <= 512, 5 seeds
 
 Writes scaling.csv, scaling.png (log-log with slopes), scaling_comparisons.md, novikoff.csv and
 novikoff_comparisons.md to --out (default results/gd_perceptron/).

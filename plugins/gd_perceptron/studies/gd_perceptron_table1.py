@@ -2,7 +2,7 @@
 308, Normalized LR+GD 2, 2, 16, 157), Thm 4.1 (separation at t = 2, f(theta_1)/gamma -> 1/8) and R1's
 Batch Perceptron count 2d + 4 for d = 16..4096.
 
-    python simulations/gd_perceptron_table1.py [--out results/gd_perceptron]
+    python plugins/gd_perceptron/studies/gd_perceptron_table1.py [--out results/gd_perceptron]
 
 Writes table1.csv and table1_comparisons.md.
 """

@@ -1,8 +1,8 @@
 """FedAvg rounds in Flower's simulation engine vs the graphpfl simulator, on the same workload.
 
     pip install "flwr[simulation]"          # not a dependency of the toolkit (it brings Ray)
-    python benchmarks/graphpfl_flower.py                       # MUTAG, 10 clients, 10 rounds
-    python benchmarks/graphpfl_flower.py --rounds 20 --cpus-per-client 1
+    python plugins/graphpfl/benchmarks/graphpfl_flower.py                       # MUTAG, 10 clients, 10 rounds
+    python plugins/graphpfl/benchmarks/graphpfl_flower.py --rounds 20 --cpus-per-client 1
 
 Both sides run the identical client work: ``toolkit_graphpfl.federation.client_update`` (one local
 epoch of Adam on the client's pre-collated GIN 3x64 batches, batch 32) and an evaluation of the

@@ -1,15 +1,15 @@
 """Per-round cost of the graphpfl simulator on one CPU thread (the issue's benchmark).
 
-    python benchmarks/graphpfl_rounds.py                 # MUTAG, 10 clients, GIN 3x64, batch 32, 1 local epoch
-    python benchmarks/graphpfl_rounds.py --dataset PROTEINS --rounds 10
-    python benchmarks/graphpfl_rounds.py --no-pyg        # skip the PyG DataLoader comparison
+    python plugins/graphpfl/benchmarks/graphpfl_rounds.py                 # MUTAG, 10 clients, GIN 3x64, batch 32, 1 local epoch
+    python plugins/graphpfl/benchmarks/graphpfl_rounds.py --dataset PROTEINS --rounds 10
+    python plugins/graphpfl/benchmarks/graphpfl_rounds.py --no-pyg        # skip the PyG DataLoader comparison
 
 Reports: start-up time (imports + data + partition + pre-collation + model, until round 1 starts),
 rounds per second and seconds per round for every built-in strategy (the first round is excluded as
 warm-up), each method's cost relative to FedAvg, the Fisher step's share of a round, communication
 bytes per round, and the same FedAvg workload run with torch_geometric's GINConv and a DataLoader
 re-built every round (the usual PyG federated loop) for the pre-collation speed-up.
-The Flower comparison is a separate script: benchmarks/graphpfl_flower.py (needs flwr[simulation]).
+The Flower comparison is a separate script: plugins/graphpfl/benchmarks/graphpfl_flower.py (needs flwr[simulation]).
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         except ImportError as exc:
             print(f"PyG comparison skipped: {exc}")
-    print("Flower comparison: python benchmarks/graphpfl_flower.py (needs flwr[simulation])")
+    print("Flower comparison: python plugins/graphpfl/benchmarks/graphpfl_flower.py (needs flwr[simulation])")
     if args.csv:
         table.to_csv(args.csv, index=False)
     return 0

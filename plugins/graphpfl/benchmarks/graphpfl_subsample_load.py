@@ -1,7 +1,7 @@
 """CPU time to get the subsampled graphs of a TU dataset in a fresh process: only the kept graphs built
 (what ``subsample`` does) vs the whole dataset built, then subset (what it did before 2026-12-02).
 
-    python benchmarks/graphpfl_subsample_load.py --dataset NCI1 --subsample 1000 --repeats 3
+    python plugins/graphpfl/benchmarks/graphpfl_subsample_load.py --dataset NCI1 --subsample 1000 --repeats 3
 
 Each measurement is its own interpreter (the parsed files are cached per process), the two ways alternated;
 the time counts the loading of the seeds' subsamples only, not the imports. Needs the dataset under

@@ -1,6 +1,6 @@
 """Choose the stopping rule's patience on *validation* data of pilot seeds (never the study's seeds).
 
-    python simulations/graphpfl_patience_pilot.py --datasets PTC_MR,BZR --noise 0.3 \\
+    python plugins/graphpfl/studies/graphpfl_patience_pilot.py --datasets PTC_MR,BZR --noise 0.3 \\
         --algorithms fedavg,graphpfl --seeds 100:103 --n-rounds 40 --candidates 3,5,10,20
 
 Each (dataset, algorithm, pilot seed) runs once for ``--n-rounds`` rounds without stopping

@@ -1,6 +1,6 @@
 """One table of the multi-dataset study from the ``runs.csv`` files of ``graphpfl_noise_study.py``.
 
-    python simulations/graphpfl_study_table.py results/graphpfl/PTC_MR/runs.csv results/graphpfl/BZR/runs.csv \\
+    python plugins/graphpfl/studies/graphpfl_study_table.py results/graphpfl/PTC_MR/runs.csv results/graphpfl/BZR/runs.csv \\
         results/graphpfl/COX2/runs.csv results/graphpfl/NCI1/runs.csv --out results/graphpfl/study
 
 Per (dataset, noise p, method): seeds, mean pooled test accuracy, the paired difference to FedAvg with its

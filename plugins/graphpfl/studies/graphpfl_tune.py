@@ -1,8 +1,8 @@
 """Choose GraphP-FL (reconstructed) hyper-parameters on *validation* accuracy, on pilot seeds.
 
-    python simulations/graphpfl_tune.py --dataset MUTAG --n-clients 5 --noise 0.3 --n-rounds 50 \\
+    python plugins/graphpfl/studies/graphpfl_tune.py --dataset MUTAG --n-clients 5 --noise 0.3 --n-rounds 50 \\
         --seeds 100:105 --grid sl_beta=0.2,0.5,0.8 --grid frpa_form=A,B
-    python simulations/graphpfl_tune.py --dataset PROTEINS --n-clients 10 --noise 0 --n-rounds 15 \\
+    python plugins/graphpfl/studies/graphpfl_tune.py --dataset PROTEINS --n-clients 10 --noise 0 --n-rounds 15 \\
         --seeds 100:102 --algorithm fedavg_sl --grid sl_beta=0.2,0.5,0.8
 
 The procedure (kept apart from the reported numbers):

@@ -2,7 +2,7 @@
 core vs the batched numpy core, and the enumeration of all <= n-state binary DFAs (numpy
 fingerprints, the previous method, vs numba canonical keys).
 
-    OMP_NUM_THREADS=1 python benchmarks/langgen_core.py [--n4] [--pairs 5000] [--seed 0]
+    OMP_NUM_THREADS=1 python plugins/langgen/benchmarks/langgen_core.py [--n4] [--pairs 5000] [--seed 0]
 
 Workloads (every path's answers are compared; a disagreement aborts the run):
 - ``construction``: 200 random DFAs with 1..6 states (random tables, accepting sets) over {a, b},

@@ -6,7 +6,7 @@ automata-lib (``&``, ``isfinite``, ``cardinality``). B = the intersection of two
 Every path's answers are compared (a disagreement aborts). The compiled scan over all 57,000
 languages is timed as well.
 
-    OMP_NUM_THREADS=1 python benchmarks/langgen_family_scan.py [--languages 1000]
+    OMP_NUM_THREADS=1 python plugins/langgen/benchmarks/langgen_family_scan.py [--languages 1000]
 """
 
 from __future__ import annotations

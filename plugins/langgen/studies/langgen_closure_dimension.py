@@ -1,6 +1,6 @@
 """Table and log-scale figure of C(H_n) and of the measured worst-case sample complexity against n.
 
-    OMP_NUM_THREADS=1 python simulations/langgen_closure_dimension.py [--out results/langgen] [--full]
+    OMP_NUM_THREADS=1 python plugins/langgen/studies/langgen_closure_dimension.py [--out results/langgen] [--full]
 
 Writes closure_dimension.csv, sample_complexity.csv and closure_dimension.png to --out.
 Counting class H_m (n = m + 2 DFA states), DFA_n (exact for n <= 2, certified lower bounds beyond),

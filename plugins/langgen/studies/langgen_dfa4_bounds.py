@@ -4,7 +4,7 @@ lemma), from the counting witness and from random single words (seeded), time-bo
 checkpoint rewritten at every improvement and after every restart. (The breadth-first search over
 all closed sets, exact for DFA_3, is far too wide here: hundreds of closed sets a minute at level 2.)
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa4_bounds.py --max-length 8 \\
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa4_bounds.py --max-length 8 \\
         --time-limit 1800 --out results/langgen/dfa4_bounds.json
 
 The certificate of the bound is ``witness_family`` (indices into the enumeration of DFA_4,

@@ -13,7 +13,7 @@ langgen_dfa4_pairs.py or langgen_dfa4_families.py.
 the running intersection of the 65-member family reaches 77,380 states after 21 members, before it
 becomes finite; the support of the prefix argument has 4 members.)
 
-    OMP_NUM_THREADS=1 python simulations/langgen_dfa4_certificate.py results/langgen/dfa4_bounds.json
+    OMP_NUM_THREADS=1 python plugins/langgen/studies/langgen_dfa4_certificate.py results/langgen/dfa4_bounds.json
 
 Writes ``<checkpoint>.certificate.json`` (support as DFA tables, the words, the two checks, time
 and peak memory) and exits 1 if a check fails.

@@ -4,7 +4,7 @@
 rewritten at every improvement; its ``members`` (DFA tables) and ``witness_words`` are what
 ``langgen_dfa4_certificate.py`` checks.
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa4_families.py \\
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa4_families.py \\
         --start results/langgen/dfa4_bounds.json.certificate.json --k 4 5 --seeds 0 1 \\
         --time-limit 600 --out results/langgen/dfa4_families.json
 

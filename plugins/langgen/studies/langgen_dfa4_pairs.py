@@ -2,7 +2,7 @@
 a certified lower bound on C(DFA_4) with the pair as its certificate, compiled (numba) scan in
 blocks of rows, time-bounded, JSON checkpoint after every block (``--resume`` continues from it).
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa4_pairs.py --time-limit 1800 \\
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa4_pairs.py --time-limit 1800 \\
         --out results/langgen/dfa4_pairs.json [--resume]
 """
 

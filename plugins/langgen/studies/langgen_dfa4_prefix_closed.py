@@ -4,7 +4,7 @@ members of the 108-word DFA_4 certificate are prefix-closed). ``--subclass prefi
 takes the prefix-closed and the suffix-closed languages together (mixed triples included). Writes
 a checkpoint JSON that ``langgen_dfa4_certificate.py`` checks.
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa4_prefix_closed.py \\
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa4_prefix_closed.py \\
         [--subclass prefix|prefix-or-suffix] --out results/langgen/dfa4_prefix_closed.json
 """
 

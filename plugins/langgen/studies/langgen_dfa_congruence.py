@@ -14,8 +14,8 @@ simple paths from the start (capped at ``--max-paths``) and prints the bound; ot
 how many classes the words of each length add: while every word of length <= d is its own class,
 U_n has >= 2^(d+1) - 1 states, and the bound is at least that large.
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa_congruence.py --n 3 --max-depth 40
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_dfa_congruence.py --n 4 --max-depth 12
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa_congruence.py --n 3 --max-depth 40
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_dfa_congruence.py --n 4 --max-depth 12
 """
 
 from __future__ import annotations

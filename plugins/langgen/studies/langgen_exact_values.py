@@ -1,7 +1,7 @@
 """Exact closure dimensions of SL_k and LTT(k, t) over {a, b}, each by two independent computations,
 with witnesses, time and peak memory.
 
-    OMP_NUM_THREADS=1 nice -n 10 python simulations/langgen_exact_values.py [--out results/langgen] \\
+    OMP_NUM_THREADS=1 nice -n 10 python plugins/langgen/studies/langgen_exact_values.py [--out results/langgen] \\
         [--sl-max 4] [--sl-exact 5] [--ltt 1,1 1,2 1,3 1,4 2,1 2,2 2,3 3,1 3,2 3,3 4,1 4,2] [--sl-bounds 6] \\
         [--seed 0] [--ltt-words 5,1]
 

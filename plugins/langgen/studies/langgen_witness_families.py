@@ -1,6 +1,6 @@
 """Witness families: brute-force |∩F| against the closed forms, on a log scale.
 
-    OMP_NUM_THREADS=1 python simulations/langgen_witness_families.py [--out results/langgen]
+    OMP_NUM_THREADS=1 python plugins/langgen/studies/langgen_witness_families.py [--out results/langgen]
 
 Writes witness_families.csv and witness_families.png; bounds are checked by the runner.
 """

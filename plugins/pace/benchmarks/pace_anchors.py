@@ -1,7 +1,7 @@
 """pace against its anchors in one run: MAPIE 1.6's ACI and salesforce online-conformal 1.0.2, same score streams.
 
-    python benchmarks/pace_anchors.py                 # needs the pace plugin (toolkit_pace) and an anchor or both
-    python benchmarks/pace_anchors.py --self-test     # the anchors against their own rules (no toolkit_pace)
+    python plugins/pace/benchmarks/pace_anchors.py                 # needs the pace plugin (toolkit_pace) and an anchor or both
+    python plugins/pace/benchmarks/pace_anchors.py --self-test     # the anchors against their own rules (no toolkit_pace)
     options: --T 4000 --seed 0 --gammas 0.005,0.05 --streams exchangeable,abrupt_variance,multi_block --csv FILE
 
 Install the anchors (the versions this script was checked with):

@@ -1,6 +1,6 @@
 """Microseconds per step of every pace method on one stream, numba and numpy engines side by side.
 
-    .venv/bin/python benchmarks/pace_methods.py            # T = 4000, abrupt variance, seed 0, best of 3
+    .venv/bin/python plugins/pace/benchmarks/pace_methods.py            # T = 4000, abrupt variance, seed 0, best of 3
 
 ACI and PACE have a compiled kernel (numba) and the Python classes (numpy engine); both give identical arrays
 (tests/pace), so the ratio is the price of the interpreter. The other methods run their classes. The compile

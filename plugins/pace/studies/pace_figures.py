@@ -1,6 +1,6 @@
 """The pace README's figures: local coverage around the shifts, and recovery times per stream.
 
-    .venv/bin/python simulations/pace_figures.py
+    .venv/bin/python plugins/pace/studies/pace_figures.py
 
 Writes plugins/pace/figures/local_coverage.png (abrupt variance and LLM streams, seed 100: miscoverage over
 the next 100 rounds for ACI, PACE, DtACI, with PACE's step gamma_t) and plugins/pace/figures/recovery.png
@@ -21,7 +21,7 @@ from toolkit_pace.metrics import forward_local
 
 import toolkit
 
-OUT = Path(__file__).resolve().parents[1] / "plugins" / "pace" / "figures"
+OUT = Path(__file__).resolve().parents[1] / "figures"
 
 
 def local_coverage(path: Path) -> None:

@@ -1,6 +1,6 @@
 """Why G2's step share (gamma_t = gamma_0 on >= 90% of exchangeable rounds) is out of reach of the spec's PACE.
 
-    .venv/bin/python simulations/pace_g2_step_share.py [--seeds 20] [--iid-rounds 200000]
+    .venv/bin/python plugins/pace/studies/pace_g2_step_share.py [--seeds 20] [--iid-rounds 200000]
 
 Three parts, none of which changes the method (the spec's constants throughout):
 
@@ -16,7 +16,7 @@ Three parts, none of which changes the method (the spec's constants throughout):
    the spec's whole rule: scores iid |N(0, 1)| (the exchangeable stream), the threshold the true quantile
    (so the errors are exactly iid Bernoulli(alpha)), the KS term on those scores, the gap term, the
    smoothing, the cap and the ledger (seed 301).
-3. The measured runs (exchangeable stream, the gate seeds 100.. and T = 4000, as simulations/pace_gates.py):
+3. The measured runs (exchangeable stream, the gate seeds 100.. and T = 4000, as plugins/pace/studies/pace_gates.py):
    the share with gamma_t <= 1.01 gamma_0, and the same smoothing recursion re-run on the run's reactive
    signal alone and on its proactive (KS) signal alone. gamma~ is monotone in the targets, so the share of
    the full method is at most the smaller of the two one-signal shares (the ledger can only lower gamma_t;

@@ -1,6 +1,6 @@
 """What holds PACE's post-shift deviation (G4) back: how often the ledger binds after a change point.
 
-    .venv/bin/python simulations/pace_g4_ledger.py [--seeds 10]
+    .venv/bin/python plugins/pace/studies/pace_g4_ledger.py [--seeds 10]
 
 A diagnosis, not a gate and not a tuning: seeds 200.. (not the gate seeds 100..119), T = 4000, the spec's
 constants. For abrupt variance, multi-block and LLM factuality at gamma_0 in {.005, .01} it prints the mean

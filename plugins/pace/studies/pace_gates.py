@@ -1,6 +1,6 @@
 """Gates G1-G5 of the pace spec over 20 fresh seeds (100..119), every run held against its bounds.
 
-    .venv/bin/python simulations/pace_gates.py --out pace_gates.md
+    .venv/bin/python plugins/pace/studies/pace_gates.py --out pace_gates.md
 
 The rule (written in plugins/pace/README.md before this ran): G1 every run of ACI, PACE, quantile
 tracking and decaying steps within T1/T2/T3 at every prefix (zero tolerance); G2 on the exchangeable

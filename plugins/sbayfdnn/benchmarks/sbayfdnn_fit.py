@@ -1,7 +1,7 @@
 """Wall time of one sparse Bayesian fit (n = 500, m = 100, J = 24, 3000 epochs, 3 restarts, Laplace)
 on one CPU thread, or on CUDA with --device cuda. Target (issue 5): <= 90 s on one CPU thread.
 
-    python benchmarks/sbayfdnn_fit.py [--device cpu|cuda|auto] [--repeats 1]
+    python plugins/sbayfdnn/benchmarks/sbayfdnn_fit.py [--device cpu|cuda|auto] [--repeats 1]
 """
 
 from __future__ import annotations

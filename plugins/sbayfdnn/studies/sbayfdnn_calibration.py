@@ -2,7 +2,7 @@
 against the frequency with which that basis function truly lies in a region (its support overlaps
 the true region), over links and seeds of the two-region design (quick gate settings by default).
 
-    python simulations/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
+    python plugins/sbayfdnn/studies/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
 
 Every (link, seed) is appended to ``<out>/rows.jsonl`` as soon as it is fitted; a rerun with the same
 --out skips those already there (a stopped run keeps its fits and resumes). Writes ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and

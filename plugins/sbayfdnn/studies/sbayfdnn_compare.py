@@ -1,9 +1,9 @@
 """Comparison table (methods x links, mean +/- sd over seeds) on the two-region design at SNR 5, the
 issue's simulation gates, and the null design. Writes CSVs and a figure to --out.
 
-    python simulations/sbayfdnn_compare.py                      # full: 4 links x 3 seeds, n = 500
-    python simulations/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
-    python simulations/sbayfdnn_compare.py --seeds 5 --first-seed 5   # fresh seeds 5-9
+    python plugins/sbayfdnn/studies/sbayfdnn_compare.py                      # full: 4 links x 3 seeds, n = 500
+    python plugins/sbayfdnn/studies/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
+    python plugins/sbayfdnn/studies/sbayfdnn_compare.py --seeds 5 --first-seed 5   # fresh seeds 5-9
 
 Every (link, seed) and every null-design seed is appended to ``<out>/rows.jsonl`` as soon as it is
 fitted; a rerun with the same --out skips those already there (a stopped run keeps its rows).

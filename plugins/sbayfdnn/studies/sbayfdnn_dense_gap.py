@@ -13,8 +13,8 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
 3. ``summary.csv``: per link, the oracle's RMSE as a multiple of the dense network's. When that is
    above 0.9 no method, not even the true regression function, can meet the gate.
 
-    python simulations/sbayfdnn_dense_gap.py --links linear,sin,square,exp --seeds 1 --out results/sbayfdnn/dense_gap
-    python simulations/sbayfdnn_dense_gap.py --seeds 0 --evidence-pruning square:3 --out results/sbayfdnn/pruning
+    python plugins/sbayfdnn/studies/sbayfdnn_dense_gap.py --links linear,sin,square,exp --seeds 1 --out results/sbayfdnn/dense_gap
+    python plugins/sbayfdnn/studies/sbayfdnn_dense_gap.py --seeds 0 --evidence-pruning square:3 --out results/sbayfdnn/pruning
 
 4. with ``--evidence-pruning``, ``evidence_pruning.csv``: see :func:`evidence_pruning`.
 

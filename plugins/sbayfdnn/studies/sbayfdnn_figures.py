@@ -2,7 +2,7 @@
 shaded, inclusion probabilities per basis function (with the 1/2 line), and Laplace predictive
 intervals on test curves. Also a CSV of the PIPs and the intervals.
 
-    python simulations/sbayfdnn_figures.py --link square --seed 0 --out results/sbayfdnn
+    python plugins/sbayfdnn/studies/sbayfdnn_figures.py --link square --seed 0 --out results/sbayfdnn
 """
 
 from __future__ import annotations

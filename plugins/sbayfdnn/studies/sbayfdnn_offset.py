@@ -7,8 +7,8 @@ when it chose a wider slab, the stored candidates are those of that refit); ``ne
 network's test RMSE over the FLM's whatever the CV chose, and ``inner_cv_gain`` / ``inner_cv_gain_se`` the
 CV gain of the best network over the FLM and its paired standard error.
 
-    python simulations/sbayfdnn_offset.py --cases toy40,offset_linear,offset_square,null --seeds 100,101,102
-    python simulations/sbayfdnn_offset.py --diagnose     # the diagnosis: toy40 and offset_linear, seed 0, J 24 and 8
+    python plugins/sbayfdnn/studies/sbayfdnn_offset.py --cases toy40,offset_linear,offset_square,null --seeds 100,101,102
+    python plugins/sbayfdnn/studies/sbayfdnn_offset.py --diagnose     # the diagnosis: toy40 and offset_linear, seed 0, J 24 and 8
 
 Cases: ``toy40`` (y = X(0.2) + noise, the spec's curves, n = 40), ``offset_linear`` / ``offset_square``
 (``designs.simulate_offset``, n = 200, 500 test curves), ``null`` (beta = 0, n = 500). One JSON line

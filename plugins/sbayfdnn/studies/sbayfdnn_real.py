@@ -3,8 +3,8 @@ Tecator (sktime; standard split 172 / 43), Covid3Month (sktime; 140 / 61) and El
 (statsmodels; years 1-45 / 46-60). Test RMSE per method and seed, plus the sparse model's number of
 selected basis functions and what the earlier rule (no linear guard) would have predicted.
 
-    python simulations/sbayfdnn_real.py --seeds 0,1 --out results/sbayfdnn/real.csv
-    python simulations/sbayfdnn_real.py --quick          # 600 epochs, one seed (the headline check)
+    python plugins/sbayfdnn/studies/sbayfdnn_real.py --seeds 0,1 --out results/sbayfdnn/real.csv
+    python plugins/sbayfdnn/studies/sbayfdnn_real.py --quick          # 600 epochs, one seed (the headline check)
 
 With ``--out X.csv`` every (dataset, seed) is appended to ``X.jsonl`` as soon as it is done and a
 rerun skips the ones already there (a stopped run keeps its rows and resumes); the CSV and its

@@ -9,7 +9,7 @@ choice rule can be scored offline on the same fits. It prints, per seed and fold
 each rule picks (the lowest CV MSE; a margin of one or of two paired standard errors, the estimator's
 default two) and that candidate's test RMSE, and its committee's, over the FLM's. The folds are the estimator's own (``estimator.inner_cv_folds``).
 
-    python simulations/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
+    python plugins/sbayfdnn/studies/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
 """
 
 from __future__ import annotations

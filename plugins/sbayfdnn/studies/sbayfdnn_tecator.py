@@ -6,7 +6,7 @@ permutation) and scored on the inner-validation part (the other 20%); the FLM is
 rows. One row per (configuration, split seed): inner-train and inner-validation RMSE, columns kept,
 whether the linear guard acted, the FLM's inner-validation RMSE and the ratio.
 
-    python simulations/sbayfdnn_tecator.py --configs default,slab10,epochs3x,score_sd1,basis12 --splits 0
+    python plugins/sbayfdnn/studies/sbayfdnn_tecator.py --configs default,slab10,epochs3x,score_sd1,basis12 --splits 0
 
 With ``--out X.csv`` each (configuration, split) is appended to ``X.jsonl`` when it finishes and a
 rerun skips those already there.
@@ -15,7 +15,7 @@ rerun skips those already there.
 with a 10x wider slab (sigma1^2 = 5e-2). Cases: Tecator inner splits (``--splits``) and the pilot
 designs toy40 / offset_linear (``--pilot-seeds``, their own synthetic test curves):
 
-    python simulations/sbayfdnn_tecator.py --candidate --splits 1,2 --pilot-seeds 100
+    python plugins/sbayfdnn/studies/sbayfdnn_tecator.py --candidate --splits 1,2 --pilot-seeds 100
 """
 
 from __future__ import annotations

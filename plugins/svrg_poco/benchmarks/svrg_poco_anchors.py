@@ -5,7 +5,7 @@ relative suboptimality 1e-6 and seconds per epoch (one pass = N gradient evaluat
 our SVRG (numba inner loop; and the plain numpy loop), and copt's SVRG when it is installed (its
 per-call jit compilation left out of its times and reported apart).
 
-    python benchmarks/svrg_poco_anchors.py [--repeats 3]
+    python plugins/svrg_poco/benchmarks/svrg_poco_anchors.py [--repeats 3]
 """
 
 from __future__ import annotations

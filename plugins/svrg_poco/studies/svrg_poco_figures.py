@@ -1,6 +1,6 @@
 """Figures of svrg_poco: suboptimality per gradient evaluation (G1, G3) and the digits MLP (G4).
 
-    python simulations/svrg_poco_figures.py [--out plugins/svrg_poco/figures] [--mlp-epochs 40]
+    python plugins/svrg_poco/studies/svrg_poco_figures.py [--out plugins/svrg_poco/figures] [--mlp-epochs 40]
 
 Writes convergence_ls.png (SGD, SVRG option I/II, isotropic PoCo, VON-PoCo on least squares
 kappa_H = 10 and 1e3), convergence_lr.png (SVRG vs VON-PoCo on digits and breast_cancer) and

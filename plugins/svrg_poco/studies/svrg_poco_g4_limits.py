@@ -10,7 +10,7 @@ the plugin README before the runs. The range of IVON's Hessian estimate h at the
 come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999. Resumable: each
 finished run is written at once to g4_limits.csv under --out, and a run already there is not run again.
 
-    python simulations/svrg_poco_g4_limits.py [--seeds 0,1,2] [--ivon-lrs 0.05,0.15,...,109.35]
+    python plugins/svrg_poco/studies/svrg_poco_g4_limits.py [--seeds 0,1,2] [--ivon-lrs 0.05,0.15,...,109.35]
         [--adam-lrs 0.001,0.003,0.009,0.027,0.081] [--epochs 40] [--out results/svrg_poco]
 """
 

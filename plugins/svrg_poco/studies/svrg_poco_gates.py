@@ -1,6 +1,6 @@
 """Run svrg_poco's gate experiments G1-G4 in their full setting and print the claim-by-claim table.
 
-    python simulations/svrg_poco_gates.py [--quick] [--only g1,g3] [--seeds 3,4,5] [--out results/svrg_poco]
+    python plugins/svrg_poco/studies/svrg_poco_gates.py [--quick] [--only g1,g3] [--seeds 3,4,5] [--out results/svrg_poco]
 
 ``--seeds`` replaces each gate's seeds (0-2 in the full setting): fresh seeds for a confirmation run.
 """

@@ -10,7 +10,7 @@ the G4 comparisons at equal steps and at equal evaluations, on the mean over the
 Resumable: each finished run is written at once to mlp_grid.csv / mlp_confirm.csv under --out, and a
 run already there (same method, lr, seed and epochs) is not run again.
 
-    python simulations/svrg_poco_mlp_grid.py [--epochs 40] [--confirm-seeds 2,3,4] [--out results/svrg_poco]
+    python plugins/svrg_poco/studies/svrg_poco_mlp_grid.py [--epochs 40] [--confirm-seeds 2,3,4] [--out results/svrg_poco]
 """
 
 from __future__ import annotations
