@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def load_script():
-    """Import a script of the repository (``simulations/...py``, ``benchmarks/...py``) as a module."""
+    """Import a script of the repository (``plugins/graphpfl/studies/...py``, ``plugins/graphpfl/benchmarks/...py``) as a module."""
 
     def load(relative_path: str):
         path = REPO / relative_path

@@ -18,7 +18,7 @@ def test_flower_benchmark_client_work_reproduces_the_simulators_fedavg(load_scri
     from toolkit_graphpfl.federation import run_federation
     from toolkit_graphpfl.strategies import FedAvg, FLConfig
 
-    bench = load_script("benchmarks/graphpfl_flower.py")
+    bench = load_script("plugins/graphpfl/benchmarks/graphpfl_flower.py")
     n_clients, seed = 4, 0
     clients, cfg, init = bench.workload("MUTAG", n_clients, seed)
     # one round, equal up to the float32 vs float64 averaging (later rounds: Adam turns that rounding into
@@ -37,7 +37,7 @@ def test_flower_benchmark_detects_a_different_workload(load_script):
     from toolkit_graphpfl.federation import run_federation
     from toolkit_graphpfl.strategies import FedAvg, FLConfig
 
-    bench = load_script("benchmarks/graphpfl_flower.py")
+    bench = load_script("plugins/graphpfl/benchmarks/graphpfl_flower.py")
     clients, cfg, init = bench.workload("MUTAG", 4, 0)
     arrays = _fedavg_round_through_benchmark(bench, 4, 0, 2, [v.numpy() for v in init.values()])
     ours = run_federation(clients, FedAvg(FLConfig(n_rounds=1)), cfg, 0).global_shared

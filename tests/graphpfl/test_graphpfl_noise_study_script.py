@@ -1,4 +1,4 @@
-"""simulations/graphpfl_noise_study.py: a study, and tables rebuilt from its store for a subset of seeds."""
+"""plugins/graphpfl/studies/graphpfl_noise_study.py: a study, and tables rebuilt from its store for a subset of seeds."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 
 
 def test_stored_only_tables_keep_only_the_requested_seeds(tmp_path, load_script):
-    study = load_script("simulations/graphpfl_noise_study.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
     common = [
         "--dataset",
         "planted",
@@ -40,7 +40,7 @@ def test_stored_only_tables_keep_only_the_requested_seeds(tmp_path, load_script)
 def test_replayed_patience_reports_what_runs_with_that_patience_report(tmp_path, load_script):
     import pytest
 
-    study = load_script("simulations/graphpfl_noise_study.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
     common = [
         "--dataset",
         "planted",
@@ -81,7 +81,7 @@ PLANTED = ["--dataset", "planted", "--n-clients", "2", "--set", "n_graphs=40", "
 
 
 def test_a_subset_call_merges_into_runs_csv_replacing_only_its_keys(tmp_path, load_script):
-    study = load_script("simulations/graphpfl_noise_study.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
     common = [
         *PLANTED,
         "--noise",
@@ -125,7 +125,7 @@ def test_kept_rows_of_another_configuration_are_refused_before_any_work(
 
     import toolkit
 
-    study = load_script("simulations/graphpfl_noise_study.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
     common = [
         *PLANTED,
         "--noise",
@@ -151,7 +151,7 @@ def test_kept_rows_of_another_configuration_are_refused_before_any_work(
 def test_runs_the_rule_stopped_within_a_smaller_maximum_are_reused_and_equal_direct_runs(
     tmp_path, load_script
 ):
-    study = load_script("simulations/graphpfl_noise_study.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
     common = [
         *PLANTED,
         "--noise",
@@ -230,9 +230,9 @@ def test_bad_lists_exit_2_naming_the_option_before_any_work(tmp_path, load_scrip
     import toolkit
 
     monkeypatch.setattr(toolkit, "sweep", lambda *a, **k: pytest.fail("work started"))
-    study = load_script("simulations/graphpfl_noise_study.py")
-    pilot = load_script("simulations/graphpfl_patience_pilot.py")
-    tune = load_script("simulations/graphpfl_tune.py")
+    study = load_script("plugins/graphpfl/studies/graphpfl_noise_study.py")
+    pilot = load_script("plugins/graphpfl/studies/graphpfl_patience_pilot.py")
+    tune = load_script("plugins/graphpfl/studies/graphpfl_tune.py")
     out = ["--out", str(tmp_path / "never")]
     cases = [
         (study, ["--seeds", "0,x"], "--seeds"),

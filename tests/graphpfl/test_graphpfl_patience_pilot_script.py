@@ -1,4 +1,4 @@
-"""simulations/graphpfl_patience_pilot.py: every candidate patience read off one unstopped run per seed."""
+"""plugins/graphpfl/studies/graphpfl_patience_pilot.py: every candidate patience read off one unstopped run per seed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 
 
 def test_patience_pilot_replays_each_candidate_and_reads_validation_only(tmp_path, capsys, load_script):
-    pilot = load_script("simulations/graphpfl_patience_pilot.py")
+    pilot = load_script("plugins/graphpfl/studies/graphpfl_patience_pilot.py")
     out = tmp_path / "out"
     rc = pilot.main(
         [

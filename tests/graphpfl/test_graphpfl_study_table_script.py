@@ -1,4 +1,4 @@
-"""simulations/graphpfl_study_table.py: per-dataset paired intervals, verdicts by the pre-registered rule, pooling."""
+"""plugins/graphpfl/studies/graphpfl_study_table.py: per-dataset paired intervals, verdicts by the pre-registered rule, pooling."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _runs():
 
 
 def test_study_table_pairs_seeds_applies_the_rule_and_names_runs_against(tmp_path, load_script):
-    script = load_script("simulations/graphpfl_study_table.py")
+    script = load_script("plugins/graphpfl/studies/graphpfl_study_table.py")
     table, pooled, _ = script.study_tables(_runs())
     g = table[table.algorithm == "graphpfl"].set_index("dataset")
     assert g.loc["A", "diff"] == pytest.approx(10.0) and g.loc["A", "verdict"] == "helps"
@@ -48,7 +48,7 @@ def test_study_table_pairs_seeds_applies_the_rule_and_names_runs_against(tmp_pat
 
 
 def test_study_table_reports_stop_rounds_median_max_and_runs_at_the_maximum(tmp_path, load_script):
-    script = load_script("simulations/graphpfl_study_table.py")
+    script = load_script("plugins/graphpfl/studies/graphpfl_study_table.py")
     runs = _runs().assign(n_rounds=100, stopped_early=lambda d: d.seed != 2)  # seed 2 reached the maximum
     table, pooled, drops = script.study_tables(runs)
     g = table[table.algorithm == "graphpfl"].set_index("dataset")

@@ -1,4 +1,4 @@
-"""simulations/graphpfl_tune.py: validation-only scores per grid point, grid values printed unrounded."""
+"""plugins/graphpfl/studies/graphpfl_tune.py: validation-only scores per grid point, grid values printed unrounded."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 
 
 def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, load_script):
-    tune = load_script("simulations/graphpfl_tune.py")
+    tune = load_script("plugins/graphpfl/studies/graphpfl_tune.py")
     out = tmp_path / "out"
     rc = tune.main(
         [

@@ -110,7 +110,11 @@ def test_certificate_script_on_a_table_checkpoint(tmp_path):
     path = tmp_path / "cp.json"
     path.write_text(json.dumps(doc))
     run = subprocess.run(
-        [sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(path)],
+        [
+            sys.executable,
+            str(REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_certificate.py"),
+            str(path),
+        ],
         capture_output=True,
         text=True,
     )
@@ -120,7 +124,11 @@ def test_certificate_script_on_a_table_checkpoint(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"n": 3, "witness_words": DFA3_WITNESS[:-1], "members": doc["members"]}))
     run = subprocess.run(
-        [sys.executable, str(REPO / "simulations" / "langgen_dfa4_certificate.py"), str(bad)],
+        [
+            sys.executable,
+            str(REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_certificate.py"),
+            str(bad),
+        ],
         capture_output=True,
         text=True,
     )

@@ -116,7 +116,7 @@ def _exact_values_main(argv, monkeypatch):
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py"
+    path = Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_exact_values.py"
     spec = importlib.util.spec_from_file_location("langgen_exact_values", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -177,7 +177,7 @@ def test_ltt_two_computations_agree_in_the_exact_values_script():
 
     spec = importlib.util.spec_from_file_location(
         "langgen_exact_values",
-        Path(__file__).resolve().parents[2] / "simulations" / "langgen_exact_values.py",
+        Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_exact_values.py",
     )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -206,7 +206,9 @@ def test_congruence_bound_script_closes_on_dfa2_and_validates():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "simulations" / "langgen_dfa_congruence.py"
+    script = (
+        Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_dfa_congruence.py"
+    )
     run = subprocess.run(
         [sys.executable, str(script), "--n", "2", "--max-depth", "40"],
         capture_output=True,

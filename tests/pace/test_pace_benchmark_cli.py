@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"_pace_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"_pace_bench_{name}", ROOT / "plugins" / "pace" / "benchmarks" / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[f"_pace_bench_{name}"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)

@@ -1,4 +1,4 @@
-"""simulations/pace_g2_step_share.py and pace_g4_ledger.py: the numbers the README's G2/G4 analysis rests on."""
+"""plugins/pace/studies/pace_g2_step_share.py and pace_g4_ledger.py: the numbers the README's G2/G4 analysis rests on."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "simulations" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "plugins" / "pace" / "studies" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -427,7 +427,7 @@ def test_inner_cv_choices_are_what_they_say():
 
 def _small_toy(seed: int, n: int = 40, n_test: int = 300, m: int = 30):
     """README "Small samples": y = X(0.2) + noise on the spec's curves (m points), n curves; with n_test = 500
-    and m = 100 it is ``simulations/sbayfdnn_offset.py``'s ``toy(n, seed)``."""
+    and m = 100 it is ``plugins/sbayfdnn/studies/sbayfdnn_offset.py``'s ``toy(n, seed)``."""
     from toolkit_sbayfdnn.designs import simulate
 
     d = simulate("two_region", "linear", 5.0, n, n_test, m, seed=seed)
@@ -622,7 +622,9 @@ def test_toy40_seed_101_default_is_within_five_percent_of_the_linear_model():
     the one-standard-error rule it keeps the FLM."""
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
-    d = _small_toy(seed=101, n=40, n_test=500, m=100)  # simulations/sbayfdnn_offset.py's toy(40, 101)
+    d = _small_toy(
+        seed=101, n=40, n_test=500, m=100
+    )  # plugins/sbayfdnn/studies/sbayfdnn_offset.py's toy(40, 101)
     flm = FunctionalLinearModel().fit(d.X, d.y, d.grid)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -642,7 +644,9 @@ def test_toy40_seed_500_default_is_within_five_percent_of_the_linear_model():
     curves; with two standard errors it keeps the FLM."""
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
 
-    d = _small_toy(seed=500, n=40, n_test=500, m=100)  # simulations/sbayfdnn_offset.py's toy(40, 500)
+    d = _small_toy(
+        seed=500, n=40, n_test=500, m=100
+    )  # plugins/sbayfdnn/studies/sbayfdnn_offset.py's toy(40, 500)
     flm = FunctionalLinearModel().fit(d.X, d.y, d.grid)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

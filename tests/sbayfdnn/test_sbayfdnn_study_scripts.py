@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _script(name: str):
     spec = importlib.util.spec_from_file_location(
-        f"sbayfdnn_script_{name}", REPO / "simulations" / f"{name}.py"
+        f"sbayfdnn_script_{name}", REPO / "plugins" / "sbayfdnn" / "studies" / f"{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

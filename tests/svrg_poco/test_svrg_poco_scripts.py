@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_study_scripts_refuse_a_bad_list_with_status_2(script, argv, message, tmp_path):
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "simulations" / script), *argv, "--out", str(out)],
+        [sys.executable, str(ROOT / "plugins" / "svrg_poco" / "studies" / script), *argv, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -307,7 +307,7 @@ class TemporalSampler:
     :param engine: ``numba`` (compiled kernels, :mod:`toolkit_frog.sampling_kernels`), ``numpy``
         (vectorised) or ``auto`` (numba for graphs with >= ``AUTO_NUMBA_MIN_EDGES`` edges); ``last``
         gives the same subgraphs on both, ``uniform`` draws differently (each engine is
-        deterministic given the rng). ``benchmarks/frog_fact_table.py`` times both.
+        deterministic given the rng). ``plugins/frog/benchmarks/frog_fact_table.py`` times both.
     Seeds themselves are always included (their own row time is not checked).
     """
 

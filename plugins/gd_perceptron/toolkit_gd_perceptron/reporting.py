@@ -1,6 +1,6 @@
 """Write a headline experiment's outcome to a folder: table CSV, comparisons (CSV + Markdown), figure.
 
-Used by the ``simulations/gd_perceptron_*.py`` scripts. No toolkit imports beyond the outcome it is given.
+Used by the ``plugins/gd_perceptron/studies/gd_perceptron_*.py`` scripts. No toolkit imports beyond the outcome it is given.
 """
 
 from __future__ import annotations

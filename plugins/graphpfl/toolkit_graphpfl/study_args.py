@@ -1,4 +1,4 @@
-"""argparse pieces shared by the graphpfl study scripts (``simulations/graphpfl_*.py``): bad input ends
+"""argparse pieces shared by the graphpfl study scripts (``plugins/graphpfl/studies/graphpfl_*.py``): bad input ends
 with exit status 2 and a message naming the option before any run starts. Light: argparse and the core."""
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ def check_with_automata(tables: Sequence[dict], words, n_states: int, alphabet: 
 # C(DFA_4) >= 109: three infinite prefix-closed 4-state languages whose intersection is exactly
 # these 109 words: (1) no factor bbb and not starting with b; (2) no b while the number of a's
 # read is divisible by 3; (3) an even-numbered a is not followed by a. Found by the exhaustive search
-# over <= 3 prefix-closed members (simulations/langgen_dfa4_prefix_closed.py); both computations
+# over <= 3 prefix-closed members (plugins/langgen/studies/langgen_dfa4_prefix_closed.py); both computations
 # check it in tests/langgen/test_langgen_certificates.py.
 DFA4_LOWER_BOUND_WITNESS = {
     "value": 109,

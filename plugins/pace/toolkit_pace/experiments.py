@@ -1,6 +1,6 @@
 """Headline experiments of pace for ``toolkit reproduce``: the spec's gates G1-G5.
 
-quick: one seed (seconds); full: the 20 fresh seeds (100..119) that ``simulations/pace_gates.py`` runs and the
+quick: one seed (seconds); full: the 20 fresh seeds (100..119) that ``plugins/pace/studies/pace_gates.py`` runs and the
 plugin README quotes. Every run is held against its method's bounds with the registered Bound specs
 (``toolkit.check_table``), zero tolerance.
 """
@@ -43,7 +43,7 @@ PROTOTYPE_RECOVERY = {
     ("multi_block", 0.01): (548, 197),
     ("llm_factuality", 0.01): (185, 56),
 }
-PROGRESS = False  # simulations/pace_gates.py prints one line per run
+PROGRESS = False  # plugins/pace/studies/pace_gates.py prints one line per run
 GAMMA0_TOLERANCE = (
     0.01  # "gamma_t = gamma_0" read as gamma_t <= (1 + 1%) gamma_0 (exact equality reported too)
 )

@@ -218,7 +218,7 @@ def two_region_gates(quick: bool) -> ExperimentOutcome:
         (
             "QUICK check: n = 500, SNR 5, 1000 epochs (full: 3000), 2 restarts, seeds 0-1, links linear and u^2, "
             "1000 test curves; the full gates (3000 epochs, 3 seeds, four links, 2000 test curves) are checked by "
-            "`pytest tests/sbayfdnn -m slow` and `python simulations/sbayfdnn_compare.py` (README). The quick "
+            "`pytest tests/sbayfdnn -m slow` and `python plugins/sbayfdnn/studies/sbayfdnn_compare.py` (README). The quick "
             "setting's region FPR on u^2 varies by seed (0.28-0.53 over seeds 0-5, mean 0.36)."
         )
         if quick

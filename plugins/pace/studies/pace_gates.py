@@ -1,0 +1,98 @@
+"""Gates G1-G5 of the pace spec over 20 fresh seeds (100..119), every run held against its bounds.
+
+    .venv/bin/python plugins/pace/studies/pace_gates.py --out pace_gates.md
+
+The rule (written in plugins/pace/README.md before this ran): G1 every run of ACI, PACE, quantile
+tracking and decaying steps within T1/T2/T3 at every prefix (zero tolerance); G2 on the exchangeable
+stream PACE's violation rate and mean width within 10% of ACI's (means over seeds) and gamma_t <= 1.01
+gamma_0 on >= 90% of rounds; G3 PACE's mean total recovery <= 0.5 x ACI's (abrupt, multi-block, LLM;
+gamma_0 in {.005, .01}); G4 PACE's mean post-shift deviation <= 0.75 x ACI's; G5 PACE's worst long-run
+deviation <= 0.015, worst abstention <= 5%, mean LLM retained fraction >= ACI's - 0.02.
+Seed-to-seed spread: the 10th-90th percentile of the per-seed ratio is printed beside each mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+from toolkit_pace import experiments as E
+
+
+def _ratio_spread(table: pd.DataFrame, column: str, stream: str, gamma0: float) -> str:
+    a = table[(table.method == "aci") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index(
+        "seed"
+    )[column]
+    p = table[(table.method == "pace") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index(
+        "seed"
+    )[column]
+    r = (p / a).dropna()
+    return (
+        f"per-seed PACE/ACI {np.percentile(r, 10):.2f}..{np.percentile(r, 90):.2f}, worse than gate in "
+        f"{int((r > (0.5 if column == 'recovery_total' else 0.75)).sum())}/{r.size} seeds"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=20, help="number of seeds, from 100 (default 20)")
+    ap.add_argument("--out", default=None, help="write the Markdown report here too")
+    args = ap.parse_args()
+    seeds = tuple(range(100, 100 + args.seeds))
+    E.PROGRESS = True
+    start = time.time()
+    lines = [f"# pace gates, seeds {seeds[0]}..{seeds[-1]}", ""]
+    outcomes = {"G1": E.g1_bounds(False, seeds=seeds)}
+    runs = E.shift_runs(seeds)
+    outcomes["G2"] = E.g2_exchangeable(False, runs)
+    outcomes["G3-G4"] = E.g3_g4_shift(False, runs)
+    outcomes["G5"] = E.g5_long_run(False, runs)
+    lines += ["| gate | claim | reference | measured | ok |", "|---|---|---|---|---|"]
+    for gate, outcome in outcomes.items():
+        for c in outcome.comparisons:
+            lines.append(f"| {gate} | {c.claim} | {c.paper} | {c.measured} | {'yes' if c.ok else 'NO'} |")
+    table = outcomes["G3-G4"].table
+    lines += ["", "Seed spread of the G3/G4 ratios:", ""]
+    for g0 in E.GAMMA0S:
+        for stream in E.SHIFT_STREAMS:
+            lines.append(
+                f"- {stream}, gamma0={g0}: recovery {_ratio_spread(table, 'recovery_total', stream, g0)}; "
+                f"post-shift {_ratio_spread(table, 'post_shift_deviation', stream, g0)}"
+            )
+    dt = (
+        table[table.method == "dtaci"]
+        .groupby("stream")[["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]]
+        .mean()
+    )
+    pace = (
+        table[(table.method == "pace") & (table.gamma0 == 0.005)]
+        .groupby("stream")[["recovery_total", "post_shift_deviation", "long_run_deviation", "violation_rate"]]
+        .mean()
+    )
+    lines += [
+        "",
+        "DtACI vs PACE (gamma0 = .005), means over seeds:",
+        "",
+        "```",
+        pace.add_prefix("pace_").join(dt.add_prefix("dtaci_")).round(4).to_string(),
+        "```",
+    ]
+    g1 = outcomes["G1"].table
+    lines += [
+        "",
+        f"G1 runs per method: {g1.groupby('method').size().to_dict()}; min margin per method: "
+        f"{g1.groupby('method').min_margin.min().round(4).to_dict()}",
+        "",
+        f"wall time {time.time() - start:.0f} s",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as fh:
+            fh.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
