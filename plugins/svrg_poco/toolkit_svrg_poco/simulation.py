@@ -26,7 +26,7 @@ class ProblemParams(Params):
         ge=0.0,
         le=10.0,
         description="L2 strength lambda for logistic problems "
-        "(0 = the spec's value: 1e-2 for breast_cancer, 1e-3 for digits; least squares uses 0)",
+        "(0 = the default: 1e-2 for breast_cancer, 1e-3 for digits; least squares uses 0)",
     )
     n: int = Field(1000, ge=10, le=200_000, description="samples of the least-squares design")
     problem_seed: int = Field(
