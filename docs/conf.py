@@ -203,6 +203,7 @@ if (GALLERY_SOURCE / "GALLERY_HEADER.rst").exists():
         "remove_config_comments": True,
         "show_memory": False,
         "plot_gallery": "True",
+        "capture_repr": (),  # a script's last expression (a Legend, an Axes) is not output
     }
 else:  # a checkout without the gallery's scripts: an empty gallery page
     (DOCS / "auto_examples").mkdir(exist_ok=True)
@@ -221,4 +222,17 @@ html_theme_options = {
     "header_links_before_dropdown": 7,
 }
 html_static_path: list[str] = []
+# pages without sub-pages need no section navigation beside them
+html_sidebars = {
+    page: []
+    for page in (
+        "index",
+        "getting-started",
+        "tutorial",
+        "architecture",
+        "glossary",
+        "changelog",
+        "writing-plugins",
+    )
+}
 html_show_sourcelink = False
