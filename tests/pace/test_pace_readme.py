@@ -1,4 +1,4 @@
-"""The plugin README's snippets run as written: the Python block (default) and every `toolkit` command (slow)."""
+"""The plugin guide's snippets run as written: the Python block (default) and every `toolkit` command (slow)."""
 
 import os
 import re
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "plugins" / "pace" / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "plugins" / "pace" / "index.md"  # the guide
 TOOLKIT = str(Path(sys.executable).with_name("toolkit"))
 
 

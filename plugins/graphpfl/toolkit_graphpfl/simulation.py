@@ -97,7 +97,7 @@ class NoiseRobustnessParams(Params):
     lr: float = Field(
         3e-3,
         gt=0.0,
-        description="Adam learning rate (3e-3: best validation for FedAvg and GraphP-FL on pilot seeds; the spec says 1e-3)",
+        description="Adam learning rate (3e-3: best validation for FedAvg and GraphP-FL on pilot seeds; the paper uses 1e-3)",
     )
     weight_decay: float = Field(5e-4, ge=0.0, description="Adam weight decay")
     hidden: int = Field(64, ge=1, description="GIN hidden width")

@@ -2,8 +2,8 @@
 
     .venv/bin/python plugins/pace/studies/pace_figures.py
 
-Writes plugins/pace/figures/local_coverage.png (abrupt variance and LLM streams, seed 100: miscoverage over
-the next 100 rounds for ACI, PACE, DtACI, with PACE's step gamma_t) and plugins/pace/figures/recovery.png
+Writes docs/plugins/pace/figures/local_coverage.png (abrupt variance and LLM streams, seed 100: miscoverage over
+the next 100 rounds for ACI, PACE, DtACI, with PACE's step gamma_t) and docs/plugins/pace/figures/recovery.png
 (mean total recovery over seeds 100..104 per stream, gamma_0 = .005 and .01, DtACI beside).
 """
 
@@ -21,7 +21,7 @@ from toolkit_pace.metrics import forward_local
 
 import toolkit
 
-OUT = Path(__file__).resolve().parents[1] / "figures"
+OUT = Path(__file__).resolve().parents[3] / "docs" / "plugins" / "pace" / "figures"
 
 
 def local_coverage(path: Path) -> None:

@@ -35,7 +35,7 @@ toolkit_register_bounds = defer(
 toolkit_register_datasets = defer(
     "toolkit_pace.data:DATASETS",
     {
-        "pace.synthetic": "synthetic score streams |mu_t + sigma_t Z| with the spec's shifts (1-D array)",
+        "pace.synthetic": "synthetic score streams |mu_t + sigma_t Z| with planted shifts (1-D array)",
         "pace.statsmodels": "statsmodels series (co2, elnino, sunspots, inflation, nile) as |y - rolling AR(3) "
         "forecast| (1-D array)",
         "pace.llm_factuality": "simulated LLM factuality scores: the largest confidence of a false claim per "

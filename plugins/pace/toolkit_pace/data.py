@@ -13,7 +13,7 @@ from toolkit.config import Field, Params
 
 class SyntheticParams(Params):
     scenario: Literal["exchangeable", "drift", "abrupt_variance", "mean_jump", "multi_block", "computo"] = (
-        Field("abrupt_variance", description="the spec's shift scenario")
+        Field("abrupt_variance", description="the shift scenario")
     )
     T: int = Field(4000, ge=2, le=1_000_000, description="stream length")
     seed: int = Field(0, ge=0, description="seed of the Gaussian draws")
@@ -51,7 +51,7 @@ def load_llm(T: int = 4000, seed: int = 0) -> np.ndarray:
 DATASETS = [
     Dataset(
         "pace.synthetic",
-        "synthetic score streams |mu_t + sigma_t Z| with the spec's shifts (1-D array)",
+        "synthetic score streams |mu_t + sigma_t Z| with planted shifts (1-D array)",
         load_synthetic,
         SyntheticParams,
     ),

@@ -39,7 +39,7 @@ def _at(T: int, fraction: float) -> int:
 
 
 def synthetic(scenario: str, T: int, seed: int) -> Stream:
-    """s_t = |mu_t + sigma_t Z_t|, Z_t iid N(0, 1); change points scale with T (the spec's values at T = 4000):
+    """s_t = |mu_t + sigma_t Z_t|, Z_t iid N(0, 1); change points scale with T (the values at T = 4000):
 
     exchangeable (mu 0, sigma 1); drift (sigma = 1 + 2t/T); abrupt_variance (sigma 1 -> 3 at 0.375 T, -> 1 at
     0.625 T); mean_jump (mu 0 -> 2 at 0.375 T); multi_block (sigma per T/8 block 1, 2.5, 1, 4, 1.5, 1, 3, 1);

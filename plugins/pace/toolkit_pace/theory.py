@@ -553,12 +553,12 @@ DTACI_BOUND = (
 )
 _BHATNAGAR = (
     "Bhatnagar, Wang, Xiong, Bai, 'Improved online conformal prediction via strongly adaptive online "
-    "learning', ICML 2023 (as transcribed in the spec, section 2 T5; reviewed by Susmann, Chambaz, Josse 2024, "
+    "learning', ICML 2023 (as transcribed from the paper's related work; reviewed by Susmann, Chambaz, Josse 2024, "
     "Computo)"
 )
 _GIBBS_CANDES = (
     "Gibbs & Candes, 'Conformal inference for online prediction with arbitrary distribution shifts', "
-    "JMLR 2024 (DtACI; as transcribed in the spec, section 2 T5; reviewed by Susmann, Chambaz, Josse 2024)"
+    "JMLR 2024 (DtACI; as transcribed from the paper's related work; reviewed by Susmann, Chambaz, Josse 2024)"
 )
 _TRANSCRIPTION_DOMAIN = {T_real: (2, None), m_len: (1, None), alpha: (0, 1)}
 _optimal_gamma = D / sp.sqrt(T_real)

@@ -32,7 +32,7 @@ toolkit_register_bounds = defer(
 toolkit_register_datasets = defer(
     "toolkit_sbayfdnn.data:DATASETS",
     {
-        "sbayfdnn.synthetic": "functional regression with planted regions (the spec's designs)",
+        "sbayfdnn.synthetic": "functional regression with planted regions (the paper's designs)",
         "sbayfdnn.elnino": "statsmodels El Nino SST curves (60 years x 12 months), next-year Jan-Mar mean as response",
         "sbayfdnn.ecg": "neurokit2-simulated ECG beats on a common grid, response on the QRS window",
         "sbayfdnn.offset": "hard synthetic curves: large common offset, random baselines, strong collinearity, two planted regions",

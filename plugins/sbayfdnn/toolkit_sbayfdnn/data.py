@@ -82,7 +82,7 @@ def _ecg(**kwargs):
 DATASETS = [
     Dataset(
         name="sbayfdnn.synthetic",
-        description="functional regression with planted regions (the spec's designs)",
+        description="functional regression with planted regions (the paper's designs)",
         loader=_synthetic,
         params=SyntheticParams,
     ),

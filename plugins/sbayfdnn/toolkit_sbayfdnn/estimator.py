@@ -17,7 +17,7 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
 3. plug-in inclusion probabilities ``q_j``; columns with ``q_j > 1/2`` are kept, the rest masked;
 4. fine-tune the masked networks; Laplace log evidence of each restart; keep the best restart;
 5. Laplace predictive intervals ``f(x) +/- z sqrt(sigma^2 + g(x)^T Sigma g(x))``;
-6. (regression, issue 19) when the network fits the training curves worse than the functional linear
+6. (regression) when the network fits the training curves worse than the functional linear
    model predicts unseen ones (training RMSE > ``cv_trigger`` x the FLM's leave-one-out RMSE), or when
    there are fewer than ``cv_always_below_n`` training curves (there the training RMSE is too optimistic
    to trust), choose between the network at sigma1^2 x ``cv_slab_factors`` and the FLM by
@@ -163,16 +163,16 @@ class _SparseBayesianFDNNBase(BaseEstimator):
         are always ranked among themselves by their full Laplace evidence): ``"full"`` (default)
         compares full evidences; ``"first_layer"`` compares the Laplace evidence of the first-layer
         (region) weights with the downstream layers at their MAP, so the Occam factor of the downstream
-        weights cancels. Tried for issue 19 and not adopted by its pre-registered rule (README).
+        weights cancels. Measured, and not the default (see the plugin's results page).
     :param linear_guard: when the evidence chooses the empty model although the functional linear
         model's exact leave-one-out R^2 on the training curves exceeds this, the best restart with
-        columns (by evidence) is used instead, with a warning (issue 19: never the empty model where a
+        columns (by evidence) is used instead, with a warning (never the empty model where a
         linear model explains most of the held-out variance); None: off. Regression only.
     :param guard_refit_slab: when the linear guard acts (the prior is too tight for these curves: the
         evidence prefers no region although a linear model explains most of the variance), refit once
         with ``sigma1_sq * guard_refit_slab`` and use the refit (``guard_refit_``, ``sigma1_sq_``); None: off.
-    :param cv_folds: inner cross-validation of the model choice (issue 19, README "Inner-CV model
-        choice"; regression only): when the fitted network's *training* RMSE exceeds ``cv_trigger`` times
+    :param cv_folds: inner cross-validation of the model choice (regression only; see the plugin's
+        results page, "Inner-CV model choice"): when the fitted network's *training* RMSE exceeds ``cv_trigger`` times
         the functional linear model's exact leave-one-out RMSE (the network fits the training curves worse
         than a linear model predicts unseen ones: its prior is too tight for these curves), the candidates
         "network at sigma1_sq x f" for f in ``cv_slab_factors`` and, with ``cv_linear``, the FLM are scored by

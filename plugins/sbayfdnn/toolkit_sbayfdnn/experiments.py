@@ -338,7 +338,7 @@ def real_data(quick: bool) -> ExperimentOutcome:
             ),
             Comparison(
                 f"{nino_label}El Nino: next-year Jan-Mar SST from this year's curve, default vs FLM",
-                "issue 19: test RMSE <= 1.05 x the FLM's",
+                "target: test RMSE <= 1.05 x the FLM's",
                 f"RMSE {n['rmse']:.3f} vs FLM {n['flm_rmse']:.3f} ({nino_ratio:.3f} x); {int(n['n_selected'])} of 8 "
                 f"basis functions; inner CV: "
                 + (

@@ -5,7 +5,7 @@
 * ``sbayfdnn.null``: beta = 0 (y is noise); how many basis functions get selected;
 * ``sbayfdnn.compare``: every method (sbayfdnn and the baselines) on one two-region split;
 * ``sbayfdnn.ecg``: the semi-synthetic ECG design (true region = the QRS window);
-* ``sbayfdnn.offset``: the hard design of issue 19 (large common offset, random baselines, strong
+* ``sbayfdnn.offset``: a hard design (large common offset, random baselines, strong
   collinearity, two planted regions), with the functional linear model's test RMSE beside.
 
 One row per fit: test RMSE, oracle RMSE and their ratio, region TPR / FPR / F1 on the grid, number of
@@ -55,8 +55,8 @@ class FitParams(Params):
     n_threads: int = Field(1, ge=1, description="torch CPU threads (1 is fastest for this size)")
     inner_cv: bool = Field(
         True,
-        description="inner-CV model choice when the network underfits or n < 100 (issue 19); "
-        "false: the old rule (cv_folds = 0)",
+        description="inner-CV model choice when the network underfits or n < 100; "
+        "false: no inner CV (cv_folds = 0)",
     )
 
 
@@ -216,7 +216,7 @@ def compare(params: CompareParams, seed: int) -> SimulationOutput:
 
 
 def offset(params: OffsetParams, seed: int) -> SimulationOutput:
-    """Offset design (issue 19): the sparse model's measurements plus the FLM's test RMSE and the
+    """Offset design: the sparse model's measurements plus the FLM's test RMSE and the
     ratio (the requirement: at most 1.05), whether the linear guard overrode the empty model."""
     from toolkit_sbayfdnn.baselines import FunctionalLinearModel
     from toolkit_sbayfdnn.designs import simulate_offset

@@ -1,6 +1,6 @@
 """Figures of svrg_poco: suboptimality per gradient evaluation (G1, G3) and the digits MLP (G4).
 
-    python plugins/svrg_poco/studies/svrg_poco_figures.py [--out plugins/svrg_poco/figures] [--mlp-epochs 40]
+    python plugins/svrg_poco/studies/svrg_poco_figures.py [--out docs/plugins/svrg_poco/figures] [--mlp-epochs 40]
 
 Writes convergence_ls.png (SGD, SVRG option I/II, isotropic PoCo, VON-PoCo on least squares
 kappa_H = 10 and 1e3), convergence_lr.png (SVRG vs VON-PoCo on digits and breast_cancer) and
@@ -41,7 +41,7 @@ def convergence_figure(path: Path, methods: list, panels: list) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="plugins/svrg_poco/figures")
+    parser.add_argument("--out", default="docs/plugins/svrg_poco/figures")
     parser.add_argument("--mlp-epochs", type=int, default=40)
     args = parser.parse_args(argv)
     out = Path(args.out)
