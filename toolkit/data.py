@@ -126,6 +126,7 @@ def dataset_status(dataset: Dataset, settings: Settings | None = None) -> Datase
     path = expected_path(dataset, settings)
     assert path is not None
     present = is_present(dataset, settings)
+    size: int | None
     if present and source.files:
         size = sum((path / rel).stat().st_size for rel, _ in source.files)
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -88,7 +88,7 @@ def timed_out(table: pd.DataFrame) -> pd.DataFrame:
 
 def summary_line(table: pd.DataFrame) -> str:
     """``"57 claims: 55 proved, 2 refuted, 0 unknown; all as expected"`` (timeouts and cited claims counted apart)."""
-    cited = table["kind"] == "cited" if len(table) else []
+    cited: Any = table["kind"] == "cited" if len(table) else []
     counts = table["verdict"][~cited].value_counts().to_dict() if len(table) else {}
     late = timed_out(table)
     text = f"{len(table)} claims: " + ", ".join(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 
 def _default_store() -> Path:
@@ -57,7 +58,7 @@ class Settings:
             disabled_plugins=disabled_from_env(),
         )
 
-    def with_(self, **changes: object) -> Settings:
+    def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
 
