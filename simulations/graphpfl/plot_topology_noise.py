@@ -2,8 +2,8 @@
 What topology noise does to a graph
 ===================================
 
-Topology noise with level p keeps exactly round((1 - p)|E|) of a graph's |E| edges, chosen at random,
-and adds round(p|E|) new edges drawn from the node pairs that were not edges, so a graph keeps about
+Topology noise with level p keeps exactly round((1 - p) m) of a graph's m edges, chosen at random,
+and adds round(p m) new edges drawn from the node pairs that were not edges, so a graph keeps about
 as many edges as it had. This example applies three noise levels to a synthetic set of 200 graphs,
 checks every graph against the two bounds that pin the kept count, and plots the kept edges against
 the original count.
@@ -22,7 +22,7 @@ table = result.table
 print(table.groupby("noise_p")[["n_edges", "kept_edges", "added_edges"]].mean())
 
 # %%
-# Kept edges (dots) against the original count, with the line (1 - p)|E| for each level.
+# Kept edges (dots) against the original count, with the line (1 - p) m (m = the original edge count) for each level.
 fig, ax = plt.subplots(figsize=(6, 4))
 for k, p in enumerate(levels):
     rows = table[table["noise_p"] == p]
