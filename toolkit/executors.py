@@ -244,8 +244,15 @@ class DaskExecutor:
                 processing = {k for keys in self.client.processing().values() for k in keys}
             except Exception:  # a lost scheduler: nothing is running any more
                 processing = set()
-            self._running = [f for f in futures if f.key in processing and f.status == "pending"]
-            pending = [f for f in futures if f.key not in processing]
+            try:  # asked after `processing`: a task that ended in between is held in memory, not lost
+                held = {k for k, workers in self.client.who_has(futures).items() if workers}
+            except Exception:
+                held = set()
+            # a task whose result a worker holds has finished, though this client may not know it yet
+            self._running = [
+                f for f in futures if (f.key in processing or f.key in held) and f.status == "pending"
+            ]
+            pending = [f for f in futures if f.key not in processing and f.key not in held]
             try:
                 self.client.cancel(pending)
             except Exception:  # a lost scheduler cannot be told: its tasks are gone anyway

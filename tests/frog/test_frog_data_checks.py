@@ -114,7 +114,7 @@ def test_a_role_that_did_not_move_is_said_so():
 
 def test_every_benchmark_option_says_its_default_and_unit():
     out = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "frog_fact_table.py"), "--help"],
+        [sys.executable, str(REPO / "plugins" / "frog" / "benchmarks" / "frog_fact_table.py"), "--help"],
         capture_output=True,
         text=True,
         check=True,
