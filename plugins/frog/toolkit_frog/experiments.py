@@ -67,7 +67,7 @@ def planted_comparisons(summary: pd.DataFrame) -> list[Comparison]:
         out += [
             Comparison(
                 "edge-needed easy: FROG test AUROC >= 0.95",
-                "prototype 0.999 (R2N 0.79, R2E 1.00)",
+                "reference run 0.999 (R2N 0.79, R2E 1.00)",
                 f"FROG {_fmt(f)} (R2N {_fmt(n)}, R2E {_fmt(e)})",
                 bool(f.mean() >= 0.95),
             ),
@@ -400,7 +400,7 @@ def run_leakage(quick: bool) -> ExperimentOutcome:
             ),
             Comparison(
                 "control: the same table declared static (the old behaviour) leaks the label",
-                "(sanity check; issue 20 measured the leak on a retail database)",
+                "(sanity check: the leak itself is measured on a retail database)",
                 _fmt(static),
                 bool(static.mean() > 0.9),
             ),

@@ -110,7 +110,7 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
             ),
             Comparison(
                 q + "FedAvg loses accuracy from p = 0 to p = 0.3 on MUTAG (drop > 0, points)",
-                "prototype 11.0; full target >= 5",
+                "reference run 11.0; full target >= 5",
                 f"{fed_drop['drop']:.1f} [{fed_drop.ci_low:.1f}, {fed_drop.ci_high:.1f}]",
                 bool(fed_drop["drop"] > 0),
             ),
@@ -139,7 +139,7 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
             ),
             Comparison(
                 "FedAvg's drop from p = 0 to p = 0.3 on MUTAG (points)",
-                "prototype 11.0; target >= 5",
+                "reference run 11.0; target >= 5",
                 f"{fed_drop['drop']:.1f} [{fed_drop.ci_low:.1f}, {fed_drop.ci_high:.1f}]",
                 _at_least(fed_drop["drop"], 5),
             ),
@@ -244,13 +244,13 @@ def run_round_cost(quick: bool) -> ExperimentOutcome:
         ),
         Comparison(
             "GraphP-FL per-round CPU cost / FedAvg's, MUTAG" + q,
-            "1.21x on GPU (paper); prototype 3.0x; target <= 3.5x",
+            "1.21x on GPU (paper); reference run 3.0x; target <= 3.5x",
             f"{gp.cost_vs_fedavg:.2f}x",
             bool(gp.cost_vs_fedavg <= 3.5),
         ),
         Comparison(
             f"GraphP-FL per-round CPU cost / FedAvg's, PROTEINS ({PROTEINS_COST_ROUNDS} rounds)",
-            "prototype 4.5x; target <= 3.5x",
+            "reference run 4.5x; target <= 3.5x",
             f"{p_gp:.2f}x",
             bool(p_gp <= 3.5),
         ),

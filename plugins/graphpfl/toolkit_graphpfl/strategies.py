@@ -45,7 +45,7 @@ class FLConfig:
     client_fraction: float = 1.0
     prox_mu: float = 0.01
     lambda_fisher: float = 0.1
-    frpa_form: str = "A"  # "A" (the spec's default) or "B"; defaults chosen on validation, see README
+    frpa_form: str = "A"  # "A" (the reference default) or "B"; defaults chosen on validation, see README
     fisher_norm: str = "tensor"  # "tensor": F / max per tensor; "global": F / max over all
     fisher_source: str = "training"  # "training": gradients of the local epoch; "pass": an extra pass
     aggregation: str = "samples"  # "samples": sample-size weights; "fisher": Fisher-weighted

@@ -1,4 +1,4 @@
-"""Headline experiments for ``toolkit reproduce`` (quick: small m / n; full: the spec's ranges)."""
+"""Headline experiments for ``toolkit reproduce`` (quick: small m / n; full: the reference ranges)."""
 
 from __future__ import annotations
 

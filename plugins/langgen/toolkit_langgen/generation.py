@@ -137,7 +137,7 @@ def km_generator(languages, sample) -> str:
     samples) and its first word not in S **in the language's own enumeration** (``DFA.enumeration``:
     round robin over the alternatives of a user-given union, shortlex otherwise). KM output "a string
     of L_{n_t} - S_t"; which one is ours (RECON): the own-enumeration rule is the reading under which
-    the spec's non-uniformity example holds (see the plugin README)."""
+    the reference non-uniformity example holds (see the plugin README)."""
     return _km(languages, sample, "own")
 
 

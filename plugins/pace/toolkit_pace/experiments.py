@@ -1,4 +1,4 @@
-"""Headline experiments of pace for ``toolkit reproduce``: the spec's gates G1-G5.
+"""Headline experiments of pace for ``toolkit reproduce``: the reference gates G1-G5.
 
 quick: one seed (seconds); full: the 20 fresh seeds (100..119) that ``plugins/pace/studies/pace_gates.py`` runs and the
 plugin README quotes. Every run is held against its method's bounds with the registered Bound specs
@@ -34,7 +34,7 @@ G1_STREAMS = (
     "inflation",
     "nile",
 )
-# the spec's prototype (not a paper result): recovery ACI -> PACE per stream and gamma0
+# the reference run (not a paper result): recovery ACI -> PACE per stream and gamma0
 PROTOTYPE_RECOVERY = {
     ("abrupt_variance", 0.005): (272, 75),
     ("multi_block", 0.005): (885, 261),
@@ -50,7 +50,7 @@ GAMMA0_TOLERANCE = (
 
 
 def _stream_params(stream: str, T: int) -> dict:
-    """Real series keep their length (nile: 87 scores, so burn_in = 20); Computo is the spec's T = 500 study."""
+    """Real series keep their length (nile: 87 scores, so burn_in = 20); Computo is the reference T = 500 study."""
     if stream == "nile":
         return {"burn_in": 20, "calibration_window": 500}
     if stream == "computo":
@@ -149,7 +149,7 @@ def g1_bounds(quick: bool, seeds: Sequence[int] | None = None) -> ExperimentOutc
         Comparison(
             f"every run within its bounds ({len(table)} runs, {int(table.bound_rows.sum())} prefix rows; "
             "gate: all, zero tolerance)",
-            "all (prototype)",
+            "all (reference run)",
             f"{int(table.bounds_hold.sum())}/{len(table)}; min margin {table.min_margin.min():.3g}",
             ok,
         )
@@ -188,7 +188,7 @@ def g2_exchangeable(quick: bool, runs: Sequence[dict] | None = None) -> Experime
             comps.append(
                 Comparison(
                     f"exchangeable, gamma0={g0}: PACE {label} within 10% of ACI's",
-                    "passed (prototype)",
+                    "passed (reference run)",
                     f"PACE {p:.4f} vs ACI {a:.4f} (ratio {p / a:.3f})",
                     bool(abs(p / a - 1) <= 0.10),
                 )
@@ -198,7 +198,7 @@ def g2_exchangeable(quick: bool, runs: Sequence[dict] | None = None) -> Experime
         comps.append(  # reported, not a target: the width and violation criteria are G2
             Comparison(
                 f"exchangeable, gamma0={g0}: share of rounds with gamma_t <= 1.01 gamma_0 (reported only)",
-                "passed (prototype)",
+                "passed (reference run)",
                 f"{share:.3f} (exactly gamma_0: {exact:.3f})",
                 None,
             )
@@ -224,7 +224,7 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
                 Comparison(
                     f"G3 recovery {stream}, gamma0={g0}: ACI -> PACE (gate PACE <= 0.5 ACI; "
                     "abstract: > 2.5x faster); DtACI",
-                    f"prototype {proto[0]} -> {proto[1]}",
+                    f"reference run {proto[0]} -> {proto[1]}",
                     f"{a:.0f} -> {p:.0f} ({a / p:.2f}x faster); DtACI {d:.0f}",
                     bool(p <= 0.5 * a),
                 )
@@ -242,7 +242,7 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
                 Comparison(
                     f"G4 post-shift deviation, trailing windows, {stream}, gamma0={g0} (target PACE <= 0.75 "
                     "ACI; abstract: up to -60%); DtACI",
-                    "prototype -37..-51%",
+                    "reference run -37..-51%",
                     f"{a:.4f} -> {p:.4f} ({100 * (p / a - 1):+.0f}%); DtACI {d:.4f}; "
                     f"forward windows {100 * (fp / fa - 1):+.0f}%",
                     bool(p <= 0.75 * a),
@@ -280,13 +280,13 @@ def g5_long_run(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
     comps = [
         Comparison(
             "PACE long-run |mean err - alpha|, worst run (gate <= 0.015); ACI's worst",
-            "prototype <= 0.010 (ACI <= 0.005)",
+            "reference run <= 0.010 (ACI <= 0.005)",
             f"{worst_dev:.4f}; ACI {aci_dev:.4f}",
             bool(worst_dev <= 0.015),
         ),
         Comparison(
             "PACE abstention q = +inf, worst run (gate <= 5%)",
-            "prototype <= 3%",
+            "reference run <= 3%",
             f"{100 * worst_abstain:.2f}%",
             bool(worst_abstain <= 0.05),
         ),
@@ -297,7 +297,7 @@ def g5_long_run(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
         comps.append(
             Comparison(
                 f"LLM retained claims, gamma0={g0}: PACE >= ACI - 0.02",
-                "passed (prototype)",
+                "passed (reference run)",
                 f"PACE {p:.4f} vs ACI {a:.4f}",
                 bool(p >= a - 0.02),
             )

@@ -5,7 +5,7 @@ err_t = 1{score > q_t} and updates the state); the batch functions (``aci``, ``p
 (or, for ACI and PACE, the identical compiled kernel of :mod:`toolkit_pace.kernels`) over a numpy
 array of scores and return a :class:`Trace`.
 
-Conventions shared by all methods (the spec's section 1):
+Conventions shared by all methods (the reference section 1):
 
 * the stream is ``scores[0..N-1]``; rounds ``0..burn_in-1`` only fill the calibration window (and warm
   SF-OGD/SAOCP up, as salesforce's package does with its calibration residuals); rounds

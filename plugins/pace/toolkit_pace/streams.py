@@ -1,4 +1,4 @@
-"""Score streams: the spec's synthetic shift scenarios, statsmodels series with a rolling AR(3) forecaster,
+"""Score streams: the reference synthetic shift scenarios, statsmodels series with a rolling AR(3) forecaster,
 the simulated LLM-factuality stream, and the user's own scores (array, CSV column, .npy, text file).
 
 Pure numpy (statsmodels imported inside the loader that needs it); every random stream takes a seed.
@@ -129,7 +129,7 @@ LLM_MIXING = 0.1
 
 
 def llm_factuality(T: int, seed: int) -> Stream:
-    """The spec's simulated LLM factuality stream [reconstructed].
+    """The reference simulated LLM factuality stream [reconstructed].
 
     Round t's topic is floor(4t/T) (switches at T/4, T/2, 3T/4), replaced with probability 0.1 by a uniform
     topic (mixing); 1 + Poisson(lambda - 1) claims, each true with probability p; confidence

@@ -20,7 +20,7 @@ def quantile_index(alpha_t: float, n: int) -> int:
 
 
 def conformal_quantile(sorted_scores, alpha_t: float) -> float:
-    """The spec's threshold q_t = Q_{1 - alpha_t} of the calibration scores.
+    """The reference threshold q_t = Q_{1 - alpha_t} of the calibration scores.
 
     With n scores sorted ascending: ``+inf`` when ``alpha_t <= 0`` or k > n, ``-inf`` (the empty set:
     every score is an error) when ``alpha_t >= 1``, else the k-th smallest score with

@@ -269,7 +269,7 @@ class DenseNetwork(_FunctionalRegressor):
                 y_val=yt[va],
             )
             self.best_epoch_ = info["best_epoch"][0]
-        else:  # all epochs on all training curves (the spec's prototype dense network, as we read it)
+        else:  # all epochs on all training curves (the reference run dense network, as we read it)
             self.params_, _ = train(
                 params,
                 Zt,

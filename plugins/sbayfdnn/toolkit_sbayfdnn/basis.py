@@ -156,7 +156,7 @@ def merge_intervals(intervals: Iterable[Sequence[float]]) -> list[tuple[float, f
 def selected_regions(selected: Iterable[int], n_basis: int, degree: int) -> list[tuple[float, float]]:
     """Merged union of the supports of the selected basis functions, in [0, 1].
 
-    Example (the spec's): J = 24, degree 4, selected {0,1,2,17,18,19} -> [(0, 0.15), (0.65, 1.0)].
+    Example (the reference): J = 24, degree 4, selected {0,1,2,17,18,19} -> [(0, 0.15), (0.65, 1.0)].
     """
     supports = basis_supports(n_basis, degree)
     idx = sorted(set(int(j) for j in selected))

@@ -32,7 +32,7 @@ def gaussian_density(norm_sq, var, dim):
 PIP_LOGIT = (
     sp.log(lam / (1 - lam)) + H / 2 * sp.log(sigma0_sq / sigma1_sq) + s / 2 * (1 / sigma0_sq - 1 / sigma1_sq)
 )
-"""logit q_j as a function of s = ||w_j||^2 (the spec's closed form)."""
+"""logit q_j as a function of s = ||w_j||^2 (the reference closed form)."""
 
 THRESHOLD = (-sp.log(lam / (1 - lam)) - H / 2 * sp.log(sigma0_sq / sigma1_sq)) / (
     (1 / sigma0_sq - 1 / sigma1_sq) / 2

@@ -1,4 +1,4 @@
-"""Dataset registrations: the synthetic designs (the spec's and the offset design), El Nino (statsmodels),
+"""Dataset registrations: the synthetic designs (the reference and the offset design), El Nino (statsmodels),
 ECG beats (neurokit2), and two real scalar-on-function regression sets shipped inside sktime: Tecator
 (NIR spectra) and Covid3Month, each with its standard (Monash TSER) train/test split."""
 

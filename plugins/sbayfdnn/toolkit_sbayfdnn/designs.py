@@ -1,7 +1,7 @@
 """Synthetic functional regression designs with planted regions, and the real / semi-synthetic
 curves (El Nino from statsmodels, ECG beats from neurokit2). Pure numpy; no toolkit imports.
 
-Simulation design (the spec's reconstruction, RECON): t on m points in [0, 1];
+Simulation design (the reference reconstruction, RECON): t on m points in [0, 1];
 ``X_i(t) = sum_{k=1..50} c_ik phi_k(t)``, ``phi_1 = 1``, ``phi_k = sqrt2 cos((k-1) pi t)``,
 ``c_ik = 3 k^-0.8 U(-sqrt3, sqrt3)``; ``eta = integral X beta`` standardised by its population sd;
 ``Y = g(eta) + eps`` with ``var g / sigma^2 = SNR``.
@@ -229,7 +229,7 @@ def simulate_offset(
     ``X_i(t) = a_i + b_i (t - 1/2) + S_i(t)`` with ``a_i ~ N(0, offset_sd^2)`` (common offset),
     ``b_i ~ N(0, baseline_sd^2)`` (random baseline slope) and a smooth signal
     ``S_i = sum_{k=2..50} c_ik phi_k``, ``c_ik = 3 k^-smoothness U(-sqrt3, sqrt3)`` (smoothness 2:
-    neighbouring grid values almost collinear; the spec's design has 0.8 and includes phi_1).
+    neighbouring grid values almost collinear; the reference design has 0.8 and includes phi_1).
     The response depends on the signal only, through the two planted regions:
     ``y = g(eta) + eps``, ``eta = integral S beta`` standardised by its population sd (beta of the
     two-region design, which integrates to 0, so the offset alone carries no information either way).

@@ -9,7 +9,7 @@ Pipeline of :meth:`SparseBayesianFDNN.fit`:
 1. project curves on a clamped B-spline basis (``z = integral X B_j``), centre the scores and
    multiply them by one factor (per-column scaling would change the prior's meaning per column) so
    that their global sd is ``score_sd``. The default, 0.172, is the sd of the *raw* scores in the
-   spec's simulation design, where the prior variances (sigma1^2 = 5e-3) were calibrated; scaling to
+   reference simulation design, where the prior variances (sigma1^2 = 5e-3) were calibrated; scaling to
    sd 1 instead kept 12 of 24 columns there (FPR 0.75), and raw ECG scores (sd 0.004) lost every
    column. So the calibrated prior carries over to curves in any units;
 2. for R random restarts at once, MAP of ``loss + ramp/n * (-log prior)``, the grouped

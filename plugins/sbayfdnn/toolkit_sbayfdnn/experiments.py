@@ -1,4 +1,4 @@
-"""Headline experiments for ``toolkit reproduce``: the paper's/spec's claim beside our measured number.
+"""Headline experiments for ``toolkit reproduce``: the paper's claim beside our measured number.
 
 Quick settings (all together well under a minute on one CPU thread) use fewer epochs, links and
 seeds; the full settings produce the statistics quoted in the plugin README (SNR 5, n = 500,
@@ -137,7 +137,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
         s = mean.loc[(link, "sbayfdnn")]
         p = proto.get(link)
         paper = (
-            f"prototype {p[1]:.2f}/{p[2]:.2f}/{p[3]:.3f}; gate TPR>=0.90, FPR<=0.35, F1>=0.75"
+            f"reference run {p[1]:.2f}/{p[2]:.2f}/{p[3]:.3f}; gate TPR>=0.90, FPR<=0.35, F1>=0.75"
             if p
             else "gate TPR>=0.90, FPR<=0.35, F1>=0.75"
         )
@@ -163,7 +163,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
         out.append(
             Comparison(
                 f"{link}: RMSE / oracle",
-                (f"prototype {p[0]:.3f}; " if p else "") + f"gate <= {limit}",
+                (f"reference run {p[0]:.3f}; " if p else "") + f"gate <= {limit}",
                 f"{s['rmse_ratio']:.3f}",
                 bool(s["rmse_ratio"] <= limit),
             )
@@ -187,7 +187,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
             out.append(
                 Comparison(
                     f"{link}: RMSE vs early-stopped dense network",
-                    "gate <= 0.9 x dense (calibrated on the prototype's dense net, 1.42-1.45 x oracle)",
+                    "gate <= 0.9 x dense (calibrated on the reference run's dense net, 1.42-1.45 x oracle)",
                     f"{ratio:.3f} x dense; dense = {dense / oracle:.3f} x oracle, so the true f "
                     f"itself is {oracle / dense:.3f} x dense",
                     bool(ratio <= 0.9),

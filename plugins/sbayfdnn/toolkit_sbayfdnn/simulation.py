@@ -1,6 +1,6 @@
 """Registered, sweepable simulations of the sparse Bayesian functional network.
 
-* ``sbayfdnn.two_region``: the spec's two-region design (links linear / sin / square / exp, SNR, n);
+* ``sbayfdnn.two_region``: the reference two-region design (links linear / sin / square / exp, SNR, n);
 * ``sbayfdnn.one_region``: beta non-zero on [0.1, 0.3] only;
 * ``sbayfdnn.null``: beta = 0 (y is noise); how many basis functions get selected;
 * ``sbayfdnn.compare``: every method (sbayfdnn and the baselines) on one two-region split;

@@ -1,4 +1,4 @@
-"""Study rows written as they are made (issue 19: a stopped study kept none of its rows).
+"""Study rows written as they are made (so a stopped study keeps the rows it finished).
 
 Each unit of work (e.g. one dataset x seed) appends its rows to a JSON-lines file the moment it is
 done, as one line (so a unit is either wholly in the file or not at all); a rerun with the same file

@@ -1,4 +1,4 @@
-"""Headline experiments of svrg_poco for ``toolkit reproduce``: the spec's gates G1-G4.
+"""Headline experiments of svrg_poco for ``toolkit reproduce``: the reference gates G1-G4.
 
 quick: one seed and the cheapest settings (seconds); full: >= 3 seeds where randomness enters, the
 numbers quoted in the plugin README. ``seeds=`` replaces the seeds (``plugins/svrg_poco/studies/svrg_poco_gates.py --seeds``).

@@ -243,7 +243,7 @@ def optimum(problem: FiniteSum, tol: float = 1e-13, max_iter: int = 100) -> tupl
 def conditioned_least_squares(
     kappa: float, n: int = 1000, dim: int = 20, noise: float = 0.1, seed: int = 0
 ) -> LeastSquares:
-    """The spec's LS design: X = Z diag(sqrt(ev)) U^T, ev = logspace(0, -log10 kappa, dim), y = X w + noise eps.
+    """The reference LS design: X = Z diag(sqrt(ev)) U^T, ev = logspace(0, -log10 kappa, dim), y = X w + noise eps.
 
     The Hessian X^T X / n has condition number close to ``kappa`` (exactly so as n grows).
     """
