@@ -875,18 +875,20 @@ def reproduce_cmd(
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolkit`` console script."""
-    from toolkit.errors import (
+    from toolkit.errors import (  # not toolkit.runner: --help and list need no pydantic
+        ResultColumnError,
         SweepAborted,
         SweepInterrupted,
-    )  # not toolkit.runner: --help and list need no pydantic
+    )
 
     try:
         cli.main(args=argv, prog_name="toolkit", standalone_mode=False)
     except SweepInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
         sys.exit(130)
-    except SweepAborted as exc:
-        click.echo("error: " + textwrap.fill(str(exc), width=100, subsequent_indent="  "), err=True)
+    except (SweepAborted, ResultColumnError) as exc:  # the plugin's code to fix: exit 1, no traceback
+        notes = "".join("\n" + n for n in getattr(exc, "__notes__", ()))
+        click.echo("error: " + textwrap.fill(str(exc), width=100, subsequent_indent="  ") + notes, err=True)
         sys.exit(1)
     except click.exceptions.Abort as exc:  # click turns KeyboardInterrupt into Abort
         cause = exc.__cause__ or exc.__context__

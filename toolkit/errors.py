@@ -54,6 +54,12 @@ class SweepAborted(ToolkitError):
     """The executor broke during a sweep (a worker killed, out of memory): what finished is stored."""
 
 
+class ResultColumnError(ToolkitError):
+    """A simulation returned a result column named like one of its parameters, with another value:
+    the table would show the result as the parameter. The simulation's code must rename the column.
+    Raised for the point, which is recorded as failed like any point whose simulation raises."""
+
+
 class DuplicateNameError(ToolkitError):
     """Two plugins registered the same name."""
 
@@ -125,6 +131,7 @@ __all__ = [
     "ParameterError",
     "PluginBuildError",
     "PluginLoadWarning",
+    "ResultColumnError",
     "SpotCheckDisagreement",
     "StoreError",
     "SweepInterrupted",

@@ -30,6 +30,7 @@ from toolkit import __version__, backend
 from toolkit.config import MAX_SWEEP_POINTS, SEED_MAX, Params, canonical_params, parse_seeds, validate_params
 from toolkit.errors import (
     ParameterError,
+    ResultColumnError,
     StoreError,
     SweepAborted,
     SweepInterrupted,
@@ -65,7 +66,8 @@ def _cell(value: Any) -> Any:
 def records_table(
     records: Sequence[Mapping[str, Any]], params: Mapping[str, Any], seed: int, simulation: str
 ) -> list[dict[str, Any]]:
-    """Rows with the run's parameters and seed as columns in front (a record's own value wins)."""
+    """Rows with the run's parameters and seed as columns in front (a record may repeat a parameter's
+    value or one item of a list-valued one; the runner refuses any other value, :func:`clashing_columns`)."""
     front = {"simulation": simulation, **{k: _cell(v) for k, v in params.items()}, "seed": seed}
     return [{**front, **rec} for rec in records] if records else [dict(front)]
 
@@ -250,10 +252,61 @@ def _default_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {k: v for k, v in last.items() if isinstance(v, (int, float, bool)) and not isinstance(v, complex)}
 
 
+def _agrees(value: Any, param: Any) -> bool:
+    """A row's value under a parameter's name is that parameter (or, for a list, one of its items)."""
+    candidates = list(param) if isinstance(param, (list, tuple)) else [param]
+    for c in candidates:
+        try:
+            if value == c or (
+                isinstance(value, float) and isinstance(c, float) and math.isnan(value) and math.isnan(c)
+            ):
+                return True
+        except Exception:  # values that do not compare (arrays): not the parameter
+            continue
+    return False
+
+
+def clashing_columns(
+    records: Iterable[Mapping[str, Any]], params: Mapping[str, Any], seed: int
+) -> dict[str, Any]:
+    """Result columns named like a parameter (or ``seed``) whose value is not that parameter's:
+    name -> the first such value. A row may repeat a parameter's value, or one item of a list."""
+    expected = {**params, "seed": seed}
+    clash: dict[str, Any] = {}
+    for record in records:
+        for name in set(map(str, record)) & set(expected):
+            if name not in clash and not _agrees(record[name], expected[name]):
+                clash[name] = record[name]
+    return clash
+
+
+def _refuse_clashing_columns(
+    simulation: str, records: list[dict[str, Any]], params: Params, seed: int
+) -> None:
+    # the table puts the parameters beside the results, and a result would win: a mislabelled sweep
+    values = params.model_dump()
+    clash = clashing_columns(records, values, seed)
+    if not clash:
+        return
+    names = sorted(clash)
+    expected = {**values, "seed": seed}
+    shown = ", ".join(f"{n}={clash[n]!r} where the parameter is {expected[n]!r}" for n in names)
+    raise ResultColumnError(
+        f"simulation {simulation or type(params).__name__} returned result column(s) "
+        f"{', '.join(repr(n) for n in names)} named like its parameters but with other values ({shown}); "
+        "a table would show them as the parameters. Rename these result columns in the simulation's "
+        f"code (for example {names[0] + '_used'!r})."
+    )
+
+
 def execute_point(
-    func: Any, params: Params, seed: int
+    func: Any, params: Params, seed: int, simulation: str = ""
 ) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
-    """Seed, call ``func(params, seed)``, time it; returns (records, summary, wall seconds, device)."""
+    """Seed, call ``func(params, seed)``, time it; returns (records, summary, wall seconds, device).
+
+    :raises ResultColumnError: a result column is named like a parameter (or ``seed``) but holds
+        another value (``simulation`` names the simulation in the message).
+    """
     backend.seed_everything(seed)
     start = time.perf_counter()
     output = func(params, seed)
@@ -261,26 +314,29 @@ def execute_point(
     records, summary = _normalize(output)
     if summary is None:
         summary = _default_summary(records)
+    _refuse_clashing_columns(simulation, records, params, seed)
     return records, summary, wall, backend.device_description()
 
 
 def execute_point_in(
-    handle: RegistryHandle, func: Any, params: Params, seed: int
+    handle: RegistryHandle, func: Any, params: Params, seed: int, simulation: str = ""
 ) -> tuple[list[dict[str, Any]], dict[str, Any], float, str]:
     """:func:`execute_point` with the call's registry as the one ``toolkit.get_registry()`` returns
     (the handle pickles to worker processes as a recipe and is rebuilt there)."""
     with running_with(handle.registry):
-        return execute_point(func, params, seed)
+        return execute_point(func, params, seed, simulation)
 
 
-def execute_point_safely(handle: RegistryHandle, func: Any, params: Params, seed: int) -> tuple[str, Any]:
+def execute_point_safely(
+    handle: RegistryHandle, func: Any, params: Params, seed: int, simulation: str = ""
+) -> tuple[str, Any]:
     """:func:`execute_point_in`, with an exception returned as ``("failed", (error line, traceback))``.
 
     Run in the worker, so that a failure travels back the same way on every executor (nothing to
     unpickle but two strings) and the other points go on.
     """
     try:
-        return "ok", execute_point_in(handle, func, params, seed)
+        return "ok", execute_point_in(handle, func, params, seed, simulation)
     except Exception as exc:
         return "failed", (f"{type(exc).__name__}: {exc}".strip(), traceback.format_exc())
 
@@ -446,7 +502,7 @@ def run(
         else:
             try:
                 records, summary, wall, device = execute_point_in(
-                    RegistryHandle(registry), sim.func, model, seed
+                    RegistryHandle(registry), sim.func, model, seed, sim.name
                 )
             except UserError:
                 raise  # bad input found by the simulation itself: an error to fix, not a point to retry
@@ -714,7 +770,7 @@ def sweep(
     try:
         if ex is not None:
             for p in todo:
-                futures[ex.submit(execute_point_safely, handle, sim.func, p[0], p[2])] = p
+                futures[ex.submit(execute_point_safely, handle, sim.func, p[0], p[2], sim.name)] = p
             for fut, outcome in ex.as_completed(list(futures)):
                 if record(futures.pop(fut), outcome) and fail_fast:
                     stopped = True
@@ -950,6 +1006,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepResult",
     "check_point_cost",
+    "clashing_columns",
     "count_points",
     "execute_point",
     "execute_point_safely",

@@ -102,7 +102,7 @@ def test_novikoff_on_random_planted_data():
             seed=0,
         )
         r = out.records[0]
-        assert 0 <= r["iterations"] <= measures.novikoff_batch(r["n"], r["R2"], r["mu2"])
+        assert 0 <= r["iterations"] <= measures.novikoff_batch(r["n_points"], r["R2"], r["mu2"])
 
 
 def test_user_dataset_from_a_third_party_plugin(tmp_path):

@@ -27,7 +27,7 @@ def test_relu_on_the_staircase_returns_stalled_in_seconds_not_at_the_cap():
         seed=0,
     )
     took = time.perf_counter() - start
-    assert out.summary["max_iter"] == 100_000 and out.summary["capped"] == 0
+    assert out.summary["max_iter_used"] == 100_000 and out.summary["capped"] == 0
     assert out.summary["stalled"] == 15 and "stalled" in out.summary["cap_note"]
     B = {d: data.staircase(d) for d in (8, 32, 128)}
     for r in out.records:
@@ -163,5 +163,7 @@ def test_a_cap_below_the_bound_says_so_and_the_default_cap_comes_from_novikoff()
         seed=0,
     )
     assert [r["iterations"] for r in derived.records] == [32**2, 64**2]
-    assert derived.summary["max_iter"] == math.floor(max(r["bound"] for r in derived.records)) + 1 > 100_000
+    assert (
+        derived.summary["max_iter_used"] == math.floor(max(r["bound"] for r in derived.records)) + 1 > 100_000
+    )
     assert derived.summary["cap_note"] == ""

@@ -26,8 +26,8 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``claims``: every claim of a bound (with the bound's ``domain``) gives its expected verdict and
   agrees with its spot-check; a claim that is ``unknown (timed out)`` skips, it never fails;
 * ``bound_expression``: a bound's expression is a real number (or +-inf) inside the bound's domain;
-* ``column_names``: no result column is named like a parameter (the table would show the result under
-  the parameter's name, and a sweep would be mislabelled);
+* ``column_names``: no result column is named like a parameter with another value (the table would show
+  the result under the parameter's name, and a sweep would be mislabelled; the runner refuses such a point);
 * ``global_random``: calling the simulation's function directly twice with the same seed, under
   different states of the global generators (``random``, ``numpy.random``, ``torch``), gives the same
   table: all randomness must come from ``seed`` (the runner seeds the global generators, which would hide it);
@@ -69,9 +69,17 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import canonical_params, validate_params
-from toolkit.errors import SpotCheckDisagreement
+from toolkit.errors import ResultColumnError, SpotCheckDisagreement
 from toolkit.registry import Registry
 from toolkit.specs import Bound, Experiment, Simulation
+
+
+def _call(func: Callable[[], None]) -> None:
+    """Run a check; the runner's refusal of a result column named like a parameter is a failed check."""
+    try:
+        func()
+    except ResultColumnError as exc:
+        raise AssertionError(str(exc)) from exc
 
 
 @dataclass(frozen=True)
@@ -88,10 +96,10 @@ class PluginCheck:
 
     def __call__(self) -> None:
         if self.expected_failure is None:
-            self.func()
+            _call(self.func)
             return
         try:
-            self.func()
+            _call(self.func)
         except AssertionError as exc:
             reason = f"expected failure ({self.expected_failure}): {exc}"
             if "pytest" in sys.modules:
@@ -178,35 +186,17 @@ def _direct_records(sim: Simulation, quick: dict[str, Any], seed: int) -> list[d
     return records
 
 
-def _agrees(value: Any, param: Any) -> bool:
-    """A row's value under a parameter's name is that parameter (or, for a list, one of its items)."""
-    candidates = list(param) if isinstance(param, (list, tuple)) else [param]
-    for c in candidates:
-        try:
-            if value == c or (
-                isinstance(value, float) and isinstance(c, float) and math.isnan(value) and math.isnan(c)
-            ):
-                return True
-        except Exception:  # values that do not compare (arrays): not the parameter
-            continue
-    return False
-
-
 def check_column_names(sim: Simulation) -> None:
     """No result column named like a parameter holds something else (the runner's table puts the
     parameters beside the results, so the result would be shown under the parameter's name).
 
     A row may repeat a parameter's value, or one item of a list-valued parameter (a row per item).
     """
+    from toolkit.runner import clashing_columns
+
     quick = dict(sim.quick)
     model = validate_params(sim.params, quick, owner=sim.name)
-    params = dict(model.model_dump())
-    clash: set[str] = set()
-    for record in _direct_records(sim, quick, 0):
-        for name in set(map(str, record)) & (set(params) | {"seed"}):
-            expected = 0 if name == "seed" else params[name]
-            if not _agrees(record[name], expected):
-                clash.add(name)
+    clash = clashing_columns(_direct_records(sim, quick, 0), model.model_dump(), 0)
     assert not clash, (
         f"{sim.name}: result column(s) {', '.join(sorted(clash))} have a parameter's name but other values; "
         "rename them (e.g. '{0}_hat' or 'final_{0}'): the table holds the parameters beside the results".format(
@@ -660,7 +650,7 @@ def check_plugin(
         hygiene=hygiene,
     ):
         try:
-            check.func()
+            _call(check.func)
         except AssertionError as exc:
             if check.expected_failure is None:
                 failures.append((check.id, str(exc)))

@@ -1,8 +1,8 @@
 """The paper's bounds and identities as toolkit ``Bound`` objects with sympy claims.
 
-Symbols are named like the result columns of this plugin's simulations (``iterations``, ``n``,
-``R2`` = R^2, ``mu2`` = mu^2, ``gamma``, ``d``), so ``toolkit check`` holds every perceptron-type run
-against its bound.
+Symbols are named like the result columns of this plugin's simulations (``iterations``, ``R2`` = R^2,
+``mu2`` = mu^2, ``gamma``, ``d``; ``n`` reads the column ``n_points``, the dataset's size), so
+``toolkit check`` holds every perceptron-type run against its bound.
 """
 
 from __future__ import annotations
@@ -315,6 +315,7 @@ BOUNDS = [
         "Batch Perceptron needs at most n R^2 / mu^2 iterations (Novikoff / Duda-Hart-Stork)",
         claims=(NOVIKOFF_ALGEBRA, NOVIKOFF_AT_LEAST_N),
         expression=n * R2 / mu2,
+        columns={"n": "n_points"},
         metric="iterations",
         sense="upper",
         applies=lambda row: _algorithm_is("batch_perceptron")(row) and row.get("model") == "linear",
@@ -335,6 +336,7 @@ BOUNDS = [
         "Normalized LR+GD needs at most R^2/mu^2 + 2 log(2n-1)/(gamma mu^2) iterations",
         claims=(NORMALIZED_LR_GD_EXCESS,),
         expression=R2 / mu2 + 2 * sp.log(2 * n - 1) / (gamma * mu2),
+        columns={"n": "n_points"},
         metric="iterations",
         sense="upper",
         applies=lambda row: (

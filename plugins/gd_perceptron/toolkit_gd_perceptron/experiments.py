@@ -462,9 +462,9 @@ def novikoff_table(quick: bool) -> pd.DataFrame:
             )
             for r in out.records:
                 if algorithm == "batch_perceptron":
-                    bound = measures.novikoff_batch(r["n"], r["R2"], r["mu2"])
+                    bound = measures.novikoff_batch(r["n_points"], r["R2"], r["mu2"])
                 elif algorithm == "normalized_gd":
-                    bound = measures.normalized_lr_gd_bound(r["n"], r["R2"], r["mu2"], r["gamma"])
+                    bound = measures.normalized_lr_gd_bound(r["n_points"], r["R2"], r["mu2"], r["gamma"])
                 else:
                     bound = measures.novikoff_normalized(r["R2"], r["mu2"])
                 rows.append(
@@ -473,7 +473,7 @@ def novikoff_table(quick: bool) -> pd.DataFrame:
                         "data_seed": kw.get("data_seed", 0),
                         "algorithm": algorithm,
                         "d": r["d"],
-                        "n": r["n"],
+                        "n": r["n_points"],
                         "gamma": r["gamma"],
                         "iterations": r["iterations"],
                         "bound": bound,

@@ -505,16 +505,17 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     """Iterations to zero training error over d x gamma x seeds; runs advance together as one array
     computation (see :func:`run_sweep`). Rows: one per (d, gamma, run_seed) with ``iterations`` (NaN
     where the run did not separate), ``status`` (ok, capped, diverged or stalled), ``stalled_points``,
-    ``ratio`` (gamma/||W_0||, inf from a vanishing initialisation), ``n``, ``R2``, ``mu2`` (for the Novikoff
-    checks; nan when no measurement needs them, or when the data are not separable), ``bound`` (the run's
-    Novikoff-type bound, nan where there is none), ``max_iter``, ``linear_bp_iterations`` and
+    ``ratio`` (gamma/||W_0||, inf from a vanishing initialisation), ``n_points`` (the dataset's size), ``R2``,
+    ``mu2`` (for the Novikoff checks; nan when no measurement needs them, or when the data are not
+    separable), ``bound`` (the run's Novikoff-type bound, nan where there is none), ``max_iter_used`` (the
+    cap the runs had: ``max_iter``, or the one derived when it is None), ``linear_bp_iterations`` and
     ``linear_bp_status`` (the linear Batch Perceptron baseline) and ``speedup`` = baseline / iterations (NaN
     unless both separated). Summary, per gamma: the log-log slope of median iterations vs d (only when every
     run separated), the median and IQR at the largest d (NaN when a run there did not; then
     ``..._at_least``, the median with each capped run counted at the cap, and ``iterations_dmax_gamma_*``,
     one line saying how many runs were censored), the fraction of runs at the cap, ``censored_gamma_*``,
     and the speed-up at the largest d (``speedup_dmax_gamma_*_at_least`` when the baseline was capped,
-    ``..._at_most`` when the runs were); ``capped``, ``stalled``, ``separable`` (linear model), a
+    ``..._at_most`` when the runs were); ``capped``, ``stalled``, ``max_iter_used``, ``separable`` (linear model), a
     ``cap_note`` on every cap reached and a ``note`` on gamma or d values the run could not use.
 
     Warning: for a model of degree > 1 (activation=quadratic) the gamma = inf rows are the perceptron
@@ -605,11 +606,11 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
                 "capped": it == engine.CAPPED,
                 "diverged": it == engine.BLOWN,
                 "stalled": it == engine.STALLED,
-                "n": B.shape[0],
+                "n_points": B.shape[0],
                 "R2": geometries[k][0],
                 "mu2": geometries[k][1],
                 "bound": bound_of(params.algorithm, k, row["gamma"]) if main_linear else math.nan,
-                "max_iter": max_iter,
+                "max_iter_used": max_iter,
                 "linear_bp_iterations": float(bp[k]) if bp[k] >= 0 else math.nan,
                 "linear_bp_status": censoring.OK if bp[k] >= 0 else engine.status_of(bp[k]),
                 "speedup": (bp[k] / it) if (it > 0 and bp[k] > 0) else math.nan,
@@ -622,7 +623,7 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
         "runs": len(rows),
         "capped": int(sum(r["capped"] for r in rows)),
         "stalled": int(sum(r["stalled"] for r in rows)),
-        "max_iter": max_iter,
+        "max_iter_used": max_iter,
     }
     notes = []
     short = [r for r in rows if r["capped"] and r["bound"] > max_iter]
@@ -770,7 +771,8 @@ class LimitsParams(DataParams, ModelParams):
 
 
 def limits(params: LimitsParams, seed: int) -> SimulationOutput:
-    """Four forms per (rho, init seed), rows ``form``, ``ratio``, ``run_seed``, ``iterations``, ``status``:
+    """Four forms per (rho, init seed), rows ``form``, ``ratio``, ``run_seed``, ``iterations``, ``status``,
+    ``n_points`` and ``d_features`` (the dataset's size and dimension):
 
     * ``vanishing_init``: the perceptron from 0+ W_0 (rho = inf; the form ``gd_perceptron.scaling`` runs for
       gamma = inf): the rho -> inf limit of ``from_init``;
@@ -813,8 +815,8 @@ def limits(params: LimitsParams, seed: int) -> SimulationOutput:
                     "run_seed": seeds[r % S],
                     "iterations": float(it) if it >= 0 else math.nan,  # censored runs are never a number
                     "status": censoring.OK if it >= 0 else engine.status_of(it),
-                    "n": B.shape[0],
-                    "d": B.shape[1],
+                    "n_points": B.shape[0],
+                    "d_features": B.shape[1],
                 }
             )
 
@@ -923,7 +925,8 @@ def reduction(params: ReductionParams, seed: int) -> SimulationOutput:
     """GD with step gamma (u_t = W_t/gamma) against its perceptron limit theta_hat_t for t <= T. Rows, per
     (gamma, t): ``rel_error`` ||u_t - theta_hat_t|| / ||theta_hat_t||, ``mistakes_differ``, ``loss_over_gamma``
     f/gamma, ``perceptron_loss_limit`` (at theta_hat_t), ``loss_gap`` = |f/gamma - perceptron loss at u_t|
-    (<= log 2/gamma always) and ``loss_gap_limit`` (against theta_hat_t). Degree-1 models only (the exact
+    (<= log 2/gamma always), ``loss_gap_limit`` (against theta_hat_t), ``n_points`` and ``d_features`` (the
+    dataset's size and dimension). Degree-1 models only (the exact
     reduction); the limit starts with lambda = sigma(-y g(b; W_0))."""
     model = build_model(params)
     if model.degree != 1.0 and params.model != "linear":
@@ -991,7 +994,7 @@ def reduction(params: ReductionParams, seed: int) -> SimulationOutput:
                     "perceptron_loss_limit": float(pl_limit[t]),
                     "loss_gap": float(abs(f_over_g[t] - pl_u[t])),
                     "loss_gap_limit": float(abs(f_over_g[t] - pl_limit[t])),
-                    "n": B.shape[0],
+                    "n_points": B.shape[0],
                     "d_features": B.shape[1],
                 }
             )
