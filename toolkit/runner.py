@@ -677,10 +677,54 @@ def sweep(
         no sweep may exceed :data:`toolkit.config.MAX_SWEEP_POINTS`.
     :raises SweepFailed: some points raised (``.result`` holds the sweep with its ``failures``).
     :raises SweepInterrupted: Ctrl-C; :raises SweepAborted: the executor broke. Both after storing what finished.
+
+    Three steps: plan (:func:`_plan_sweep`), execute (:func:`_execute_sweep`), assemble (:func:`_assemble_sweep`).
     """
     start = time.perf_counter()
     sim, registry = _resolve(name, registry)
     _reject_keywords(sim, "sweep", unexpected)
+    plan = _plan_sweep(sim, registry, grid, seeds, params, max_points, store, cache)
+    try:
+        failures, stopped = _execute_sweep(plan, executor, max_workers, address, progress, fail_fast)
+    finally:
+        if plan.store is not store:
+            plan.store.close()
+    return _assemble_sweep(plan, failures, stopped, start, check)
+
+
+@dataclass
+class _SweepPlan:
+    """What a sweep will do: its points in grid order, what the store already holds, what to compute."""
+
+    sim: Simulation
+    registry: Registry
+    spec: dict[str, Any]
+    points: list[tuple[Params, dict[str, Any], int, str]]  # (model, values, seed, key)
+    version: str
+    sid: str
+    store: RunStore
+    results: dict[str, RunResult]  # key -> result; the stored ones at first, then each one computed
+    todo: list[tuple[Params, dict[str, Any], int, str]]  # a point listed twice runs once
+
+    @property
+    def n_unique(self) -> int:
+        return len({p[3] for p in self.points})
+
+
+def _plan_sweep(
+    sim: Simulation,
+    registry: Registry,
+    grid: Mapping[str, Sequence[Any]] | None,
+    seeds: Any,
+    params: Mapping[str, Any] | None,
+    max_points: int | None,
+    store: RunStore | str | Path | None,
+    cache: bool,
+) -> _SweepPlan:
+    """Plan: validate everything the user gave, expand grid x seeds, look up the store, decide what to compute.
+
+    Nothing is written: a sweep that fails here leaves no trace in the store.
+    """
     grid = _check_grid(grid)
     base = _check_base(params)
     seed_list = parse_seeds(seeds)
@@ -695,7 +739,7 @@ def sweep(
                 else "; split it into several sweeps"
             )
         )
-    points = []  # (model, values, seed, key)
+    points = []
     version = _version(sim, registry)
     for values in grid_points(grid, base):
         model = _validate_point(sim, values)
@@ -703,90 +747,89 @@ def sweep(
         for s in seed_list:
             points.append((model, canon, s, _key(sim, model, canon, s, version)))
     keys = [p[3] for p in points]
-    sid = sweep_id(sim.name, keys)
     st = _open_store(store, registry)
-    spec = {"grid": grid, "seeds": seed_list, "params": base}
     stored = st.get_many(keys) if cache else {}
     results: dict[str, RunResult] = {}
     for model, canon, s, key in points:
         if key in stored:
             sr = stored[key]
             results[key] = RunResult(sim.name, canon, s, key, sr.records, sr.summary, sr.provenance, True)
-    todo = list({p[3]: p for p in points if p[3] not in results}.values())  # a point listed twice runs once
-    n_unique = len(set(keys))
-    ex = open_executor(executor, max_workers=max_workers, address=address) if todo else None
-    try:
-        if not st.has_sweep(sid):
-            st.put_sweep(
-                sid, sim.name, spec, keys
-            )  # after every read and check passed: a failing sweep writes nothing
-    except StoreError:
-        if todo or not st.read_only:
-            if ex is not None:
-                ex.close()
-            raise
-        # a read-only store serving a fully cached sweep: nothing to write
-    bar = _Progress(n_unique, n_unique - len(todo), sim.name, progress)
-    hook = registry.manager.hook.toolkit_run_finished
-    for r in results.values():
-        hook(result=r)
-    failures: dict[str, PointFailure] = {}
-    executor_name = getattr(ex, "name", str(executor))
-    handle = RegistryHandle(registry)
+    todo = list({p[3]: p for p in points if p[3] not in results}.values())
+    spec = {"grid": grid, "seeds": seed_list, "params": base}
+    return _SweepPlan(sim, registry, spec, points, version, sweep_id(sim.name, keys), st, results, todo)
 
-    def record(p: tuple, outcome: tuple[str, Any]) -> bool:
+
+class _SweepExecution:
+    """Execute: submit the plan's points to the executor and store each outcome as it reaches this
+    process (a result, or a failure with its traceback); on Ctrl-C or a broken executor keep what finished."""
+
+    def __init__(self, plan: _SweepPlan, ex: Any, executor: Any, progress: bool | None) -> None:
+        self.plan, self.ex = plan, ex
+        self.name = getattr(ex, "name", str(executor))
+        self.failures: dict[str, PointFailure] = {}
+        self.futures: dict[Any, tuple] = {}
+        self.hook = plan.registry.manager.hook.toolkit_run_finished
+        self.bar = _Progress(plan.n_unique, plan.n_unique - len(plan.todo), plan.sim.name, progress)
+
+    def record(self, p: tuple, outcome: tuple[str, Any]) -> bool:
         """Store one point's outcome; True when it failed."""
-        model, canon, s, key = p
-        status, payload = outcome
+        plan, sim, (_, canon, s, key), (status, payload) = self.plan, self.plan.sim, p, outcome
         if status == "failed":
             error, tb = payload
-            st.put_failure(key, sim.name, canon, s, version, error, tb)
-            failures[key] = PointFailure(sim.name, canon, s, key, error, tb)
-            bar.update()
+            plan.store.put_failure(key, sim.name, canon, s, plan.version, error, tb)
+            self.failures[key] = PointFailure(sim.name, canon, s, key, error, tb)
+            self.bar.update()
             return True
         records, summary, wall, device = payload
-        prov = _provenance(sim, version, wall, device, executor_name)
-        st.put(key, sim.name, canon, s, version, records, summary, prov)
-        results[key] = r = RunResult(sim.name, canon, s, key, records, summary, prov, False)
-        hook(result=r)
-        bar.update()
+        prov = _provenance(sim, plan.version, wall, device, self.name)
+        plan.store.put(key, sim.name, canon, s, plan.version, records, summary, prov)
+        plan.results[key] = r = RunResult(sim.name, canon, s, key, records, summary, prov, False)
+        self.hook(result=r)
+        self.bar.update()
         return False
 
-    futures: dict[Any, tuple] = {}
-
-    def salvage() -> None:
+    def salvage(self) -> None:
         """Store every result that reached this process but was not handed over yet."""
-        if ex is None:
+        if self.ex is None:
             return
-        for fut, outcome in ex.done(list(futures)):
-            record(futures.pop(fut), outcome)
+        for fut, outcome in self.ex.done(list(self.futures)):
+            self.record(self.futures.pop(fut), outcome)
 
-    def kept() -> str:
-        return f"{len(results)} of {n_unique} points are stored" + (
-            f" ({len(failures)} failed)" if failures else ""
+    def kept(self) -> str:
+        return f"{len(self.plan.results)} of {self.plan.n_unique} points are stored" + (
+            f" ({len(self.failures)} failed)" if self.failures else ""
         )
 
-    stopped = interrupted = False
-    try:
-        if ex is not None:
-            for p in todo:
-                futures[ex.submit(execute_point_safely, handle, sim.func, p[0], p[2], sim.name)] = p
-            for fut, outcome in ex.as_completed(list(futures)):
-                if record(futures.pop(fut), outcome) and fail_fast:
-                    stopped = True
-                    break
-            if stopped:
-                ex.cancel(list(futures))
-                for fut, outcome in ex.finish(list(futures)):  # the running points finish and are stored
-                    record(futures.pop(fut), outcome)
-    except KeyboardInterrupt:
-        interrupted = True
+    def run(self, fail_fast: bool) -> bool:
+        """Every point to be computed, each stored as it finishes; True when ``fail_fast`` stopped it."""
+        ex, plan = self.ex, self.plan
+        if ex is None:
+            return False
+        handle = RegistryHandle(plan.registry)
+        for p in plan.todo:
+            self.futures[
+                ex.submit(execute_point_safely, handle, plan.sim.func, p[0], p[2], plan.sim.name)
+            ] = p
+        stopped = False
+        for fut, outcome in ex.as_completed(list(self.futures)):
+            if self.record(self.futures.pop(fut), outcome) and fail_fast:
+                stopped = True
+                break
+        if stopped:
+            ex.cancel(list(self.futures))
+            for fut, outcome in ex.finish(list(self.futures)):  # the running points finish and are stored
+                self.record(self.futures.pop(fut), outcome)
+        return stopped
+
+    def interrupted(self) -> SweepInterrupted:
+        """Ctrl-C: cancel what is pending, store the running points as they finish (a second Ctrl-C stops them)."""
+        ex = self.ex
         if ex is not None:
             try:
-                salvage()  # first: cancelling a Dask future drops the result it holds
-                ex.cancel(list(futures))
-                salvage()
-                running = [f for f in futures if not _is_cancelled(f)]
+                self.salvage()  # first: cancelling a Dask future drops the result it holds
+                ex.cancel(list(self.futures))
+                self.salvage()
+                running = [f for f in self.futures if not _is_cancelled(f)]
                 if running and not isinstance(ex, SerialExecutor):
                     print(
                         f"\ninterrupted: storing the {len(running)} running points as they finish "
@@ -794,84 +837,141 @@ def sweep(
                         file=sys.stderr,
                         flush=True,
                     )
-                    for fut, outcome in ex.finish(list(futures)):
-                        record(futures.pop(fut), outcome)
+                    for fut, outcome in ex.finish(list(self.futures)):
+                        self.record(self.futures.pop(fut), outcome)
             except KeyboardInterrupt:
-                salvage()
+                self.salvage()
                 ex.terminate()
-        raise SweepInterrupted(
-            f"sweep {sid} interrupted: {kept()}; run the same sweep again to resume."
-        ) from None
-    except (StoreError, SweepInterrupted):
-        raise
-    except Exception as exc:  # the executor broke (a worker killed, out of memory, a lost cluster)
-        if ex is None:
-            raise
+        return SweepInterrupted(
+            f"sweep {self.plan.sid} interrupted: {self.kept()}; run the same sweep again to resume."
+        )
+
+    def broken(self, exc: Exception) -> SweepAborted:
+        """The executor broke (a worker killed, out of memory, a lost cluster): keep what reached us."""
+        ex, sid = self.ex, self.plan.sid
         try:
-            salvage()
+            self.salvage()
         except Exception:
             pass
-        ex.cancel(list(futures))
+        ex.cancel(list(self.futures))
         ex.terminate()
         explained = getattr(ex, "explain", lambda e: None)(exc)
         if explained:
-            raise SweepAborted(
-                f"sweep {sid} stopped: {explained}. {kept()}; run the same sweep again to resume."
-            ) from None
+            return SweepAborted(
+                f"sweep {sid} stopped: {explained}. {self.kept()}; run the same sweep again to resume."
+            )
         cause = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-        raise SweepAborted(
-            f"sweep {sid} stopped because the {executor_name} executor failed ({cause}); a worker may "
-            f"have been killed or run out of memory. {kept()}; run the same sweep again to resume."
-        ) from None
-    finally:
-        bar.close()
-        if ex is not None:
-            try:
-                if interrupted and getattr(ex, "cluster", None) is not None:  # a LocalCluster takes seconds
-                    print(
-                        f"\ninterrupted: {kept()}; stopping the local cluster (Ctrl-C again to stop at once)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+        return SweepAborted(
+            f"sweep {sid} stopped because the {self.name} executor failed ({cause}); a worker may "
+            f"have been killed or run out of memory. {self.kept()}; run the same sweep again to resume."
+        )
+
+    def close(self, interrupted: bool) -> None:
+        self.bar.close()
+        ex = self.ex
+        if ex is None:
+            return
+        try:
+            if interrupted and getattr(ex, "cluster", None) is not None:  # a LocalCluster takes seconds
+                print(
+                    f"\ninterrupted: {self.kept()}; stopping the local cluster (Ctrl-C again to stop at once)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            ex.close()
+        except KeyboardInterrupt:  # a second Ctrl-C while a cluster shuts down: stop now
+            ex.terminate()
+            if not interrupted:
+                raise
+
+
+def _register_sweep(plan: _SweepPlan, ex: Any) -> None:
+    """Record the sweep's points in the store, once every read and check passed (a failing sweep writes nothing)."""
+    st = plan.store
+    try:
+        if not st.has_sweep(plan.sid):
+            st.put_sweep(plan.sid, plan.sim.name, plan.spec, [p[3] for p in plan.points])
+    except StoreError:
+        if plan.todo or not st.read_only:
+            if ex is not None:
                 ex.close()
-            except KeyboardInterrupt:  # a second Ctrl-C while a cluster shuts down: stop now
-                ex.terminate()
-                if not interrupted:
-                    raise
-        if st is not store:
-            st.close()
+            raise
+        # a read-only store serving a fully cached sweep: nothing to write
+
+
+def _execute_sweep(
+    plan: _SweepPlan,
+    executor: Any,
+    max_workers: int | None,
+    address: str | None,
+    progress: bool | None,
+    fail_fast: bool,
+) -> tuple[dict[str, PointFailure], bool]:
+    """Execute the plan: (the failures by key, whether ``fail_fast`` stopped it); results go to ``plan.results``.
+
+    :raises SweepInterrupted: Ctrl-C; :raises SweepAborted: the executor broke. Both after storing what finished.
+    """
+    ex = open_executor(executor, max_workers=max_workers, address=address) if plan.todo else None
+    _register_sweep(plan, ex)
+    run = _SweepExecution(plan, ex, executor, progress)
+    for r in plan.results.values():
+        run.hook(result=r)
+    interrupted = False
+    try:
+        stopped = run.run(fail_fast)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise run.interrupted() from None
+    except (StoreError, SweepInterrupted):
+        raise
+    except Exception as exc:
+        if ex is None:
+            raise
+        raise run.broken(exc) from None
+    finally:
+        run.close(interrupted)
+    return run.failures, stopped
+
+
+def _assemble_sweep(
+    plan: _SweepPlan, failures: Mapping[str, PointFailure], stopped: bool, start: float, check: bool
+) -> SweepResult:
+    """Assemble: the SweepResult in grid order (finished, failed and missing points) and its checks.
+
+    :raises SweepFailed: some points failed (``.result`` holds the sweep).
+    """
     seen = set()
     ordered, failed, missing = [], [], []
-    for model, canon, s, key in points:
+    for model, canon, s, key in plan.points:
         if key in seen:
             continue
         seen.add(key)
-        if key in results:
-            ordered.append(results[key])
+        if key in plan.results:
+            ordered.append(plan.results[key])
         elif key in failures:
             failed.append(failures[key])
         else:
             missing.append(MissingPoint(canon, s, key))
     out = SweepResult(
-        sim.name,
-        sid,
+        plan.sim.name,
+        plan.sid,
         ordered,
-        n_cached=len(keys) - len(todo),
-        n_computed=len(todo) - len(missing) - len(failed),
+        n_cached=len(plan.points) - len(plan.todo),
+        n_computed=len(plan.todo) - len(missing) - len(failed),
         wall_time=time.perf_counter() - start,
-        spec=spec,
+        spec=plan.spec,
         failures=failed,
         missing=missing,
-        n_points=n_unique,
+        n_points=plan.n_unique,
     )
-    if check and sim.bounds and ordered:
-        out.checks = _attach_checks(sim, registry, out.table)
+    if check and plan.sim.bounds and ordered:
+        out.checks = _attach_checks(plan.sim, plan.registry, out.table)
     if failed:
         stop = (
             f"stopped at the first failure (--fail-fast), {len(missing)} points not run; " if stopped else ""
         )
         raise SweepFailed(
-            f"sweep {sid}: {out.failure_summary()}. {stop}The failures are stored with their "
+            f"sweep {plan.sid}: {out.failure_summary()}. {stop}The failures are stored with their "
             "tracebacks; run the same sweep again to retry them.",
             out,
         )
