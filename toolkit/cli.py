@@ -704,7 +704,7 @@ def report_cmd(
     witness word); past eight lines, one panel per value of one parameter. --y may name a column of
     the table or of the per-run summary that `toolkit sweep` prints.
     """
-    from toolkit.report import plot_table
+    from toolkit.report_figures import plot_table
 
     res = _load(state, ident)
     sim = state.registry.simulations.get(res.simulation)

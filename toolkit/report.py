@@ -1,241 +1,33 @@
-"""Plots (matplotlib, headless) and the reproduction report (Markdown or HTML with figures)."""
+"""``toolkit reproduce``: run every headline experiment (one after the other, or on the sweeps' process
+pool with ``jobs``), prove the bounds, and write the report.
+
+The figures are drawn by :mod:`toolkit.report_figures` and the page written by
+:mod:`toolkit.report_document`; their names stay importable from here.
+"""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import time
 import traceback
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from toolkit.manager import get_plugin_manager
-from toolkit.proving import prove_bounds, summary_line
+from toolkit.proving import prove_bounds
 from toolkit.registry import Registry
-from toolkit.specs import Comparison, Dataset, Experiment, ExperimentOutcome, Simulation
-
-
-def new_figure(width: float = 6.4, height: float = 4.2) -> Any:
-    """A matplotlib Figure not tied to pyplot's global state (safe headless and in threads)."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def _numeric_columns(table: pd.DataFrame, exclude: Iterable[str]) -> list[str]:
-    skip = set(exclude)
-    return [
-        c
-        for c in table.columns
-        if c not in skip
-        and pd.api.types.is_numeric_dtype(table[c])
-        and not pd.api.types.is_bool_dtype(table[c])
-    ]
-
-
-MAX_LINES = 8  # lines one panel can show legibly; more are split into panels, or refused with a message
-MAX_PANELS = 12
-
-
-def _n_distinct(column: pd.Series) -> int | None:
-    """Distinct values of a column; None when its cells are unhashable (lists, dicts)."""
-    try:
-        return int(column.nunique(dropna=False))
-    except TypeError:
-        return None
-
-
-def _is_categorical(column: pd.Series) -> bool:
-    return not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
-
-
-def _same_in_every_run(table: pd.DataFrame, column: str, run_columns: Sequence[str]) -> bool:
-    """Whether every run (same parameters and seed) has the same set of values of ``column``: a design
-    column such as ``method`` (GD / SGD / SVRG in each run), not an outcome such as a witness word."""
-    keys = [c for c in run_columns if c in table.columns and _n_distinct(table[c]) is not None]
-    if not keys:
-        return True
-    sets = {frozenset(map(str, g[column].unique())) for _, g in table.groupby(keys, dropna=False, sort=False)}
-    return len(sets) == 1
-
-
-def line_columns(table: pd.DataFrame, *, params: Sequence[str], x: str, y: str) -> list[str]:
-    """The columns the default plot draws one line per value of.
-
-    Every other parameter that varies, and every categorical result column (strings, booleans,
-    categories) with 2 to ``MAX_LINES`` values that every run has in full (a ``method`` column of
-    GD / SGD / SVRG in each run); outcomes that differ between runs (a witness word) are not lines.
-    The seed is averaged over.
-    """
-    out = []
-    for c in table.columns:
-        if c in (x, y, "seed", "simulation"):
-            continue
-        n = _n_distinct(table[c])
-        if n is None or n < 2:
-            continue
-        if c in params:
-            out.append(c)
-        elif _is_categorical(table[c]) and n <= MAX_LINES and _same_in_every_run(table, c, [*params, "seed"]):
-            out.append(c)
-    return out
-
-
-def _panels(table: pd.DataFrame, others: list[str]) -> tuple[str | None, list[str]]:
-    """(the column to split into panels or None, the columns left for lines in each panel)."""
-    n_lines = len(table.groupby(others, dropna=False)) if others else 1
-    if n_lines <= MAX_LINES:
-        return None, others
-    for c in others:
-        rest = [o for o in others if o != c]
-        per_panel = max(
-            (len(g.groupby(rest, dropna=False)) if rest else 1 for _, g in table.groupby(c, dropna=False)),
-            default=1,
-        )
-        if (_n_distinct(table[c]) or 0) <= MAX_PANELS and per_panel <= MAX_LINES:
-            return c, rest
-    raise ValueError(
-        f"the plot would draw {n_lines} lines (one per combination of {', '.join(others)}), too many to read; "
-        f"fix some of these parameters in the sweep, or choose the axes with --x/--y"
-    )
-
-
-def plot_table(
-    table: pd.DataFrame,
-    *,
-    sim: Simulation | None = None,
-    x: str | None = None,
-    y: str | None = None,
-    logx: bool = False,
-    logy: bool = False,
-) -> Any:
-    """Plot a run or sweep: the simulation's own ``plot`` when it has one, else ``y`` vs ``x``.
-
-    The default plot shows the mean over seeds with a band of one standard deviation, one line per
-    combination of the values of the other varying parameters and of the design columns (see
-    :func:`line_columns`); past ``MAX_LINES`` lines it draws one panel per value of one of them.
-    """
-    fig = new_figure()
-    if sim is not None and sim.plot is not None and x is None and y is None:
-        sim.plot(table, fig)
-        return fig
-    params = list(sim.params.model_fields) if sim is not None else []
-    varying = [p for p in params if p in table.columns and (_n_distinct(table[p]) or 0) > 1]
-    x = x or (varying[0] if varying else ("step" if "step" in table.columns else None))
-    if x is None or x not in table.columns:
-        raise ValueError(f"choose an x column to plot (columns: {', '.join(map(str, table.columns))})")
-    candidates = _numeric_columns(table, [*params, "seed", x])
-    y = y or (candidates[0] if candidates else None)
-    if y is None or y not in table.columns:
-        raise ValueError(f"choose a y column to plot (numeric columns: {', '.join(candidates)})")
-    table, left_out = _drop_censored(table)
-    others = line_columns(table, params=params, x=x, y=y)
-    facet, others = _panels(table, others)
-    panels = list(table.groupby(facet, dropna=False, sort=True)) if facet else [(None, table)]
-    ncols = min(3, len(panels))
-    nrows = -(-len(panels) // ncols)
-    if facet:
-        fig.set_size_inches(4.2 * ncols, 3.2 * nrows)
-    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
-    seeds = "seed" in table.columns and table["seed"].nunique() > 1
-    for k, (value, part) in enumerate(panels):
-        ax = axes[k // ncols][k % ncols]
-        _draw_lines(ax, part, others, x, y)
-        if facet:
-            ax.set_title(f"{facet}={value}", fontsize="small")
-        if k // ncols == nrows - 1 or k + ncols >= len(panels):  # labels on the outer panels only
-            ax.set_xlabel(x)
-            ax.xaxis.set_tick_params(labelbottom=True)  # no panel below to show the shared ticks
-        if k % ncols == 0:
-            ax.set_ylabel(y + (" (mean ± sd over seeds)" if seeds else ""))
-        if logx:
-            ax.set_xscale("log")
-        if logy:
-            ax.set_yscale("log")
-        if others or not facet:
-            ax.legend(fontsize="x-small")
-    for k in range(len(panels), nrows * ncols):
-        axes[k // ncols][k % ncols].set_visible(False)
-    if sim is not None:
-        fig.suptitle(sim.name)
-    if left_out:
-        fig.text(0.01, 0.005, left_out, fontsize="x-small", ha="left", va="bottom")
-    return fig
-
-
-def _draw_lines(ax: Any, table: pd.DataFrame, others: list[str], x: str, y: str) -> None:
-    groups = table.groupby(others, dropna=False, sort=True) if others else [((), table)]
-    for key, group in groups:
-        stats = group.groupby(x)[y].agg(["mean", "std"]).reset_index().sort_values(x)
-        label = ", ".join(f"{k}={v}" for k, v in zip(others, key if isinstance(key, tuple) else (key,))) or y
-        ax.plot(stats[x], stats["mean"], marker="o", label=label)
-        if stats["std"].notna().any():
-            ax.fill_between(
-                stats[x],
-                stats["mean"] - stats["std"].fillna(0),
-                stats["mean"] + stats["std"].fillna(0),
-                alpha=0.2,
-            )
-
-
-def _drop_censored(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """The rows a mean may use, and a note saying how many censored rows were left out, by status."""
-    from toolkit.censoring import CENSORED, STATUS_COLUMN
-
-    if STATUS_COLUMN not in table.columns:
-        return table, ""
-    censored = table[STATUS_COLUMN].isin(CENSORED)
-    if not censored.any():
-        return table, ""
-    counts = table.loc[censored, STATUS_COLUMN].value_counts()
-    parts = ", ".join(f"{k} {s}" for s, k in counts.items())
-    return table[~censored], f"left out: {parts} of {len(table)} rows (not in the means)"
-
-
-@dataclass
-class ExperimentReport:
-    """What one experiment produced, as written into the report (picklable: no figures or closures)."""
-
-    name: str
-    description: str
-    seconds: float
-    comparisons: list[Comparison] = field(default_factory=list)
-    notes: str = ""
-    n_rows: int = 0
-    figure: str = ""
-    csv: str = ""
-    error: str = ""
-    skipped: str = ""  # why it did not run (its data is missing), with the command that fetches the data
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.error) and not self.csv and not self.skipped
-
-
-def _markdown_table(df: pd.DataFrame, max_rows: int = 30) -> str:
-    if df.empty:
-        return "(empty)\n"
-    shown = df.head(max_rows)
-    cols = [str(c) for c in shown.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in shown.itertuples(index=False):
-        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-    if len(df) > max_rows:
-        lines.append(f"\n({len(df) - max_rows} more rows in the CSV)")
-    return "\n".join(lines) + "\n"
-
-
-def outcome_figure(name: str, plot: Any) -> Any:
-    """An experiment's figure: its own ``plot``, with the experiment's name above it when the plot gave
-    the figure no title (a figure in a report must say what it shows)."""
-    fig = new_figure()
-    plot(fig)
-    if not fig.get_suptitle():
-        fig.suptitle(name, fontsize="medium")
-    return fig
+from toolkit.report_document import (
+    ExperimentReport,
+    markdown_to_html,
+    missed_claims,
+    outcome_counts,
+    write_report,
+)
+from toolkit.report_figures import MAX_LINES, MAX_PANELS, line_columns, new_figure, outcome_figure, plot_table
+from toolkit.specs import Dataset, Experiment, ExperimentOutcome
 
 
 def execute_experiment(
@@ -359,22 +151,38 @@ def run_experiments(
             )
         _dedupe_tables(reports, out_dir)
         return reports, verdicts
-    import concurrent.futures as cf
-    import multiprocessing
-
     echo(
         f"[reproduce] {len(experiments)} experiments ({'quick' if quick else 'full'})"
         f"{' and the bounds' if prove else ''} on {jobs} processes ..."
     )
+    reports, verdicts = _run_on_pool(
+        experiments, quick, out_dir, jobs, tuple(disable), prove, prove_plugins, done, echo
+    )
+    _dedupe_tables(reports, out_dir)
+    return reports, verdicts
+
+
+def _run_on_pool(
+    experiments: Sequence[Experiment],
+    quick: bool,
+    out_dir: Path,
+    jobs: int,
+    disable: tuple[str, ...],
+    prove: bool,
+    prove_plugins: Sequence[str],
+    done: Any,
+    echo: Any,
+) -> tuple[list[ExperimentReport], pd.DataFrame | None]:
+    """The experiments (and the proofs) on the sweeps' process pool (:func:`toolkit.executors.process_pool`:
+    its start method, one BLAS thread per worker, workers that ignore Ctrl-C and die with this process).
+    Ctrl-C stops the running experiments at once: nothing of a half-run experiment is kept."""
+    from toolkit.executors import FuturesExecutor, process_pool
+
+    ex = FuturesExecutor(process_pool(jobs), owned=True, name="processes")
     by_name: dict[str, ExperimentReport] = {}
-    ctx = multiprocessing.get_context("forkserver")
-    with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
-        proof = (
-            pool.submit(_prove_all, tuple(disable), tuple(prove_plugins)) if prove else None
-        )  # the longest task goes first
-        futures = {
-            pool.submit(_execute_by_name, e.name, quick, out_dir, tuple(disable)): e for e in experiments
-        }
+    try:
+        proof = ex.submit(_prove_all, disable, tuple(prove_plugins)) if prove else None  # the longest first
+        futures = {ex.submit(_execute_by_name, e.name, quick, out_dir, disable): e for e in experiments}
         for fut in cf.as_completed(futures):
             exp = futures[fut]
             try:
@@ -386,155 +194,12 @@ def run_experiments(
         verdicts = proof.result() if proof is not None else None
         if proof is not None:
             echo("[reproduce] bounds proved")
-    reports = [by_name[e.name] for e in experiments]
-    _dedupe_tables(reports, out_dir)
-    return reports, verdicts
-
-
-def outcome_counts(reports: Sequence[ExperimentReport]) -> str:
-    """``"7 experiments: 5 ran, 2 skipped (data missing), 0 failed; claims: 40 met, 3 missed (2 documented,
-    1 unexpected)"``."""
-    skipped = sum(1 for r in reports if r.skipped)
-    failed = sum(1 for r in reports if r.failed)
-    judged = [c for r in reports for c in r.comparisons if c.ok is not None]
-    missed = [c for c in judged if not c.ok]
-    documented = sum(1 for c in missed if c.documented)
-    return (
-        f"{len(reports)} experiments: {len(reports) - skipped - failed} ran, {skipped} skipped (data missing), "
-        f"{failed} failed; claims: {len(judged) - len(missed)} met, {len(missed)} missed "
-        f"({documented} documented, {len(missed) - documented} unexpected)"
-    )
-
-
-def missed_claims(reports: Sequence[ExperimentReport]) -> list[str]:
-    """One line per missed claim: the experiment, the claim, and ``documented: <reason>`` or ``unexpected``."""
-    return [
-        f"{r.name}: {c.claim} (paper {c.paper}, measured {c.measured}): "
-        + (f"documented: {c.documented}" if c.documented else "unexpected")
-        for r in reports
-        for c in r.comparisons
-        if c.ok is False
-    ]
-
-
-def _comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
-    rows = [
-        {
-            "claim": c.claim,
-            "paper": c.paper,
-            "measured": c.measured,
-            "met": "yes" if c.ok else ("no" if c.ok is False else "n/a"),
-            "miss": ("documented: " + c.documented if c.documented else "unexpected")
-            if c.ok is False
-            else "",
-        }
-        for c in comparisons
-    ]
-    return pd.DataFrame(rows, columns=["claim", "paper", "measured", "met", "miss"])
-
-
-def write_report(
-    reports: Sequence[ExperimentReport],
-    verdicts: pd.DataFrame,
-    *,
-    quick: bool,
-    out_dir: Path,
-    fmt: str = "md",
-    plugins: Sequence[str] = (),
-) -> Path:
-    """Write ``report.md`` (or ``report.html``) into ``out_dir`` and return its path."""
-    total = sum(r.seconds for r in reports)
-    lines = [
-        "# Reproduction report",
-        "",
-        f"Setting: {'quick' if quick else 'full'}; {outcome_counts(reports)}; {total:.1f} s; "
-        f"plugins: {', '.join(plugins) or 'none'}; written {time.strftime('%Y-%m-%d %H:%M:%S')}.",
-        "",
-    ]
-    if not reports:
-        lines += ["No experiments are registered (install or enable a plugin that registers some).", ""]
-    lines += ["## Summary", "", "| experiment | seconds | claims met | status |", "|---|---|---|---|"]
-    for r in reports:
-        if r.skipped:
-            lines.append(f"| {r.name} | {r.seconds:.1f} | - | skipped (data missing) |")
-            continue
-        if r.failed:
-            lines.append(f"| {r.name} | {r.seconds:.1f} | - | FAILED |")
-            continue
-        judged = [c for c in r.comparisons if c.ok is not None]
-        met = sum(1 for c in judged if c.ok)
-        missed = [c for c in judged if not c.ok]
-        status = "ok"
-        if missed:
-            unexpected = sum(1 for c in missed if not c.documented)
-            status = f"{len(missed)} missed ({len(missed) - unexpected} documented, {unexpected} unexpected)"
-        lines.append(f"| {r.name} | {r.seconds:.1f} | {met}/{len(judged)} | {status} |")
-    lines.append("")
-    for r in reports:
-        lines += [f"## {r.name}", "", r.description, ""]
-        if r.skipped:
-            lines += [f"**Skipped:** {r.skipped}", ""]
-            continue
-        if r.failed:
-            lines += ["**Failed:**", "", "```", r.error.strip(), "```", ""]
-            continue
-        lines += ["### Paper vs measured", "", _markdown_table(_comparisons_frame(r.comparisons)), ""]
-        if r.figure:
-            lines += [f"![{r.name}]({r.figure})", ""]
-        if r.notes:
-            lines += [r.notes, ""]
-        lines += [f"Table: [{r.csv}]({r.csv}) ({r.n_rows} rows).", ""]
-        if r.error:
-            lines += ["```", r.error.strip(), "```", ""]
-    lines += ["## Verdicts of all bounds", ""]
-    if len(verdicts):
-        lines += [
-            summary_line(verdicts) + ". `expected` is the verdict the claim's author expects: a claim "
-            "stated to show that something fails is expected `refuted`.",
-            "",
-        ]
-        shown = verdicts.drop(
-            columns=[
-                c for c in ("as_expected", "n_points", "description", "timed_out") if c in verdicts.columns
-            ]
-        )
-        lines += [_markdown_table(shown, max_rows=500)]
-        if "description" in verdicts.columns:
-            meant = verdicts[verdicts["expected"] != "proved"]
-            if len(meant):
-                lines += ["Claims not expected to be proved, in their authors' words:", ""]
-                lines += [
-                    f"- `{r.bound}` / `{r.claim}` (expected {r.expected}): {r.description or '(no description)'}"
-                    for r in meant.itertuples()
-                ]
-                lines.append("")
-    else:
-        lines += ["(no claims registered)\n"]
-    text = "\n".join(lines)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if fmt == "md":
-        path = out_dir / "report.md"
-        path.write_text(text)
-        return path
-    path = out_dir / "report.html"
-    path.write_text(markdown_to_html(text))
-    return path
-
-
-def markdown_to_html(text: str) -> str:
-    """The report's Markdown as a standalone HTML page (CommonMark with tables, by markdown-it-py)."""
-    from markdown_it import MarkdownIt
-
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-    return "\n".join(
-        [
-            "<!doctype html><html><head><meta charset='utf-8'><title>Reproduction report</title>",
-            "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccc;padding:3px 6px;font-size:90%}img{max-width:100%}</style></head><body>",
-            body,
-            "</body></html>",
-        ]
-    )
+    except BaseException:
+        ex.terminate()  # Ctrl-C or a broken pool: stop the workers now instead of waiting for them
+        raise
+    finally:
+        ex.close()
+    return [by_name[e.name] for e in experiments], verdicts
 
 
 def reproduce(
@@ -573,3 +238,21 @@ def reproduce(
     )
     plugins = [p for p, i in registry.manager.plugin_infos.items() if i.status == "loaded"]
     return write_report(reports, verdicts, quick=quick, out_dir=out, fmt=fmt, plugins=plugins), reports
+
+
+__all__ = [
+    "MAX_LINES",
+    "MAX_PANELS",
+    "ExperimentReport",
+    "execute_experiment",
+    "line_columns",
+    "markdown_to_html",
+    "missed_claims",
+    "new_figure",
+    "outcome_counts",
+    "outcome_figure",
+    "plot_table",
+    "reproduce",
+    "run_experiments",
+    "write_report",
+]

@@ -506,7 +506,7 @@ def check_experiment_quick_run(exp: Experiment) -> None:
     """
     import pandas as pd
 
-    from toolkit.report import new_figure
+    from toolkit.report_figures import new_figure
     from toolkit.specs import Comparison, ExperimentOutcome
 
     outcome = exp.run(True)
