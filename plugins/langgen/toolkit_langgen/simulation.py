@@ -172,7 +172,7 @@ def closure_dimension_run(params: ClosureDimensionParams, seed: int):
             res = closure_dimension_power_free(H, n_states=params.n)
         else:
             res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
-        row = {"n_languages": len(H), "method": params.method, **res.row()}
+        row = {"n_languages": len(H), "method_used": params.method, **res.row()}
         row["seconds"] = None  # wall time is not reproducible; kept out of the stored table
     else:
         info = ltt_closure_dimension(params.n, params.t)
@@ -198,14 +198,14 @@ def _user_closure_row(uc, params) -> dict:
 
     if not uc.regular:
         ev = bounded_closure_evidence(list(uc.languages), params.max_length)
-        return {"n_languages": len(uc.languages), "method": "bounded_length", **ev}
+        return {"n_languages": len(uc.languages), "method_used": "bounded_length", **ev}
     H = list(uc.languages)
     if params.method == "power_free":
         res = closure_dimension_power_free(H)
         if res.status == "exact":
-            return {"n_languages": len(H), "method": "power_free", **res.row()}
+            return {"n_languages": len(H), "method_used": "power_free", **res.row()}
     res = closure_dimension(H, max_nodes=params.max_nodes, time_limit=params.time_limit)
-    return {"n_languages": len(H), "method": "search", **res.row()}
+    return {"n_languages": len(H), "method_used": "search", **res.row()}
 
 
 class WitnessFamilyParams(Params):
@@ -237,6 +237,7 @@ def witness_family(params: WitnessFamilyParams, seed: int):
 
     if params.family == "user":
         row = user_family(_user_class(params.languages), params.max_length).row()
+        row.pop("param")  # unused by 'user': the table shows the parameter itself
         return SimulationOutput(records=[row], summary={"intersection_size": row["intersection_size"]})
     if params.param < PARAM_MIN[params.family]:
         raise ParameterError(
