@@ -115,6 +115,8 @@ def plot_table(
     fig = new_figure()
     if sim is not None and sim.plot is not None and x is None and y is None:
         sim.plot(table, fig)
+        if not fig.get_suptitle():  # a figure says what it shows
+            fig.suptitle(sim.name, fontsize="medium")
         return fig
     params = list(sim.params.model_fields) if sim is not None else []
     varying = [p for p in params if p in table.columns and (_n_distinct(table[p]) or 0) > 1]

@@ -63,3 +63,17 @@ def test_report_plots_a_summary_column(registry, store_path, tmp_path):
     except SystemExit as exc:
         assert not exc.code
     assert out.stat().st_size > 1000
+
+
+def test_a_simulations_own_plot_gets_its_name_as_title_unless_it_has_one():
+    def untitled(table, fig):
+        fig.add_subplot(1, 1, 1).plot(table["c"], table["value"])
+
+    def titled(table, fig):
+        untitled(table, fig)
+        fig.suptitle("own title")
+
+    own = Simulation("t.abc", lambda p, s: {}, ABC, "abc", plot=untitled)
+    assert plot_table(_table(1, 1), sim=own).get_suptitle() == "t.abc"  # before: no title at all
+    own = Simulation("t.abc", lambda p, s: {}, ABC, "abc", plot=titled)
+    assert plot_table(_table(1, 1), sim=own).get_suptitle() == "own title"

@@ -270,12 +270,15 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
     table = pd.concat(tables, ignore_index=True)
 
     def plot(fig):
+        import textwrap
+
+        fig.set_size_inches(3.4 * len(cases), 4.2)  # room for each case's title
         axes = fig.subplots(1, len(cases))
         for ax, (label, *_) in zip(axes, cases):
             sub = table[table["case"] == label]
             for g, grp in sub.groupby("gamma"):
                 ax.semilogy(grp["t"], np.maximum(grp["rel_error"], 1e-17), label=f"gamma={g:g}")
-            ax.set_title(label, fontsize=7)
+            ax.set_title(textwrap.fill(label, 30), fontsize=8)
             ax.set_xlabel("t")
             ax.legend(fontsize=6)
         axes[0].set_ylabel("relative error to the perceptron limit")
@@ -421,11 +424,15 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
                 label = (
                     f"{variant}" + (f", gamma={g:g}" if math.isfinite(g) else "") + f" (slope {slope:.2f})"
                 )
-                ax.loglog(med.index, med.values, "o-", label=label)
+                (line,) = ax.loglog(med.index, med.values, "o-", label=label)
+                if gg["run_seed"].nunique() > 1:  # the spread over seeds: interquartile range
+                    q = gg.groupby("d")["iterations"].quantile([0.25, 0.75]).unstack()
+                    ax.fill_between(q.index, q[0.25], q[0.75], color=line.get_color(), alpha=0.15)
         ds = np.array(d_values)
         ax.loglog(ds, 2 * ds + 4, "k--", label="linear Batch Perceptron 2d+4")
+        sims.plain_log_ticks(ax.xaxis, ds)
         ax.set_xlabel("d")
-        ax.set_ylabel("iterations to separation (median over seeds)")
+        ax.set_ylabel("iterations to separation (median, band: IQR over seeds)")
         ax.legend(fontsize=6)
 
     return ExperimentOutcome(
@@ -586,10 +593,12 @@ def run_margins(quick: bool) -> ExperimentOutcome:
         ax1.plot(osc["t"], osc["perceptron_loss"], "--", label="perceptron loss")
         ax1.set_title(f"R1 d={d}, GD gamma=1e4", fontsize=8)
         ax1.set_xlabel("t")
+        ax1.set_ylabel("loss")
         ax1.legend(fontsize=7)
         for g, grp in table[table["case"] == "planted n=100 d=20"].groupby("gamma"):
             grp = grp[grp["t"] > 0]
             ax2.loglog(grp["t"], grp["alignment"], "o-", label=f"gamma={g:g}")
+        ax2.set_title("planted n=100 d=20", fontsize=8)
         ax2.set_xlabel("t")
         ax2.set_ylabel("1 - cos(v_t, v_SVM)")
         ax2.legend(fontsize=7)

@@ -727,6 +727,15 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     return SimulationOutput(records=rows, summary=summary)
 
 
+def plain_log_ticks(axis, values) -> None:
+    """Ticks of a log axis at ``values``, written as plain numbers (the default 3x10^1, 4x10^1 overlap)."""
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    axis.set_ticks(sorted(set(values)))
+    axis.set_major_formatter(ScalarFormatter())
+    axis.set_minor_formatter(NullFormatter())
+
+
 def plot_scaling(table, fig) -> None:
     ax = fig.add_subplot(1, 1, 1)
     t = table[table["iterations"] > 0]
@@ -735,6 +744,7 @@ def plot_scaling(table, fig) -> None:
         ax.loglog(med.index, med.values, "o-", label=f"gamma={g:g}")
     bp = table.groupby("d")["linear_bp_iterations"].first()
     ax.loglog(bp.index, bp.values, "k--", label="linear Batch Perceptron")
+    plain_log_ticks(ax.xaxis, bp.index)
     ax.set_xlabel("d")
     ax.set_ylabel("iterations to separation (median)")
     ax.legend()

@@ -47,13 +47,25 @@ def _get(table: pd.DataFrame, p: float, alg: str, col: str) -> float:
 def _accuracy_plot(results: pd.DataFrame):
     def plot(fig):
         ax = fig.add_subplot(1, 1, 1)
-        for alg, g in results.groupby("algorithm"):
+        groups = list(results.groupby("algorithm"))
+        ps = sorted(results["noise_p"].unique())
+        for k, (alg, g) in enumerate(groups):
             m = g.groupby("noise_p")["test_acc_pooled"].agg(["mean", "std"])
+            dodge = 0.006 * (k - (len(groups) - 1) / 2)  # side by side: equal means would hide each other
             ax.errorbar(
-                m.index, 100 * m["mean"], yerr=100 * m["std"].fillna(0), label=alg, capsize=3, marker="o"
+                m.index + dodge,
+                100 * m["mean"],
+                yerr=100 * m["std"].fillna(0),
+                label=alg,
+                capsize=3,
+                marker="o",
             )
+        ax.set_xticks(ps)
+        if len(ps) == 1:
+            ax.set_xlim(ps[0] - 0.05, ps[0] + 0.05)
         ax.set_xlabel("topology noise p")
-        ax.set_ylabel("pooled test accuracy (%)")
+        seeds = results.groupby(["algorithm", "noise_p"]).size().max()
+        ax.set_ylabel("pooled test accuracy (%)" + (f", mean ± sd over {seeds} seeds" if seeds > 1 else ""))
         ax.legend(fontsize=7)
 
     return plot

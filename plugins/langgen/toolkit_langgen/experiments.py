@@ -68,13 +68,20 @@ def counting_experiment(quick: bool) -> ExperimentOutcome:
         )
 
     def plot(fig):
+        from matplotlib.ticker import NullFormatter, ScalarFormatter
+
         ax = fig.add_subplot(111)
-        ax.plot(table.m, table.closure_dimension + 1, "o-", label="C(H_m) + 1")
-        for g in GENERATORS:
-            ax.plot(table.m, table[f"first_correct_{g}"], "x--", label=g)
+        ax.plot(table.m, table.closure_dimension + 1, "o-", ms=10, mfc="none", label="C(H_m) + 1")
+        # a marker each, so that generators that coincide with C(H_m) + 1 stay visible
+        for g, marker in zip(GENERATORS, "x+1"):
+            ax.plot(table.m, table[f"first_correct_{g}"], "--", marker=marker, ms=9, label=g)
         ax.set_yscale("log")
+        ax.set_xticks(list(table.m))
+        ax.set_yticks(sorted(set(table.closure_dimension + 1)))
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("m")
-        ax.set_ylabel("distinct samples")
+        ax.set_ylabel("distinct samples until correct")
         ax.legend()
 
     return ExperimentOutcome(table, comps, plot)

@@ -227,11 +227,12 @@ def two_region_gates(quick: bool) -> ExperimentOutcome:
 
     def plot(fig):
         ax = fig.subplots()
-        table[table["method"] != "select_all"].groupby(["link", "method"])[
-            "rmse_ratio"
-        ].mean().unstack().plot.bar(ax=ax)
+        by = table[table["method"] != "select_all"].groupby(["link", "method"])["rmse_ratio"]
+        seeds = table["seed"].nunique()
+        # error bars: sd over seeds (none with one seed)
+        by.mean().unstack().plot.bar(ax=ax, yerr=by.std().unstack() if seeds > 1 else None, capsize=3, rot=0)
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_ylabel("test RMSE / oracle")
+        ax.set_ylabel("test RMSE / oracle" + (f" (mean ± sd, {seeds} seeds)" if seeds > 1 else ""))
 
     return ExperimentOutcome(table=table, comparisons=gate_comparisons(table, label), plot=plot, notes=note)
 

@@ -307,15 +307,21 @@ def mlp(params: MLPParams, seed: int) -> SimulationOutput:
 
 
 def _plot_convergence(table, fig):
+    # one line per combination of the varying parameters (seeds pooled: median, band from min to max)
     ax = fig.add_subplot(111)
-    keys = [
-        c for c in ("method", "problem", "kappa", "seed") if c in table.columns and table[c].nunique() > 1
-    ]
-    groups = table.groupby(keys) if keys else [("", table)]
+    keys = [c for c in ConvergenceParams.model_fields if c in table.columns and table[c].nunique() > 1]
+    seeds = table["seed"].nunique() if "seed" in table.columns else 1
+    groups = table.groupby(keys) if keys else [((), table)]
     for key, g in groups:
-        ax.semilogy(g["epoch"], g["rel_suboptimality"].clip(lower=1e-16), label=str(key))
+        values = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{k}={v}" for k, v in zip(keys, values)) or "all runs"
+        y = g["rel_suboptimality"].clip(lower=1e-16).groupby(g["epoch"])
+        (line,) = ax.semilogy(y.median().index, y.median().values, label=label)
+        if seeds > 1:
+            ax.fill_between(y.min().index, y.min().values, y.max().values, color=line.get_color(), alpha=0.2)
     ax.set_xlabel("gradient evaluations / N")
-    ax.set_ylabel("(P - P*) / (P(0) - P*)")
+    spread = f"\nmedian; band: range over {seeds} seeds" if seeds > 1 else ""
+    ax.set_ylabel("(P - P*) / (P(0) - P*)" + spread)
     ax.legend(fontsize=7)
 
 
