@@ -270,14 +270,23 @@ def clashing_columns(
     records: Iterable[Mapping[str, Any]], params: Mapping[str, Any], seed: int
 ) -> dict[str, Any]:
     """Result columns named like a parameter (or ``seed``) whose value is not that parameter's:
-    name -> the first such value. A row may repeat a parameter's value, or one item of a list."""
+    name -> the first such value. A row may repeat a parameter's value, one item of a list, or give a
+    list or dict parameter a short text form (such as ``"<1000 scores, sha256 ...>"``)."""
     expected = {**params, "seed": seed}
     clash: dict[str, Any] = {}
     for record in records:
         for name in set(map(str, record)) & set(expected):
-            if name not in clash and not _agrees(record[name], expected[name]):
-                clash[name] = record[name]
+            value, param = record[name], expected[name]
+            if isinstance(param, (list, tuple, dict)) and isinstance(value, str):
+                continue  # the parameter shortened for the table, not another quantity
+            if name not in clash and not _agrees(value, param):
+                clash[name] = value
     return clash
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _refuse_clashing_columns(
@@ -290,7 +299,7 @@ def _refuse_clashing_columns(
         return
     names = sorted(clash)
     expected = {**values, "seed": seed}
-    shown = ", ".join(f"{n}={clash[n]!r} where the parameter is {expected[n]!r}" for n in names)
+    shown = ", ".join(f"{n}={_short(clash[n])} where the parameter is {_short(expected[n])}" for n in names)
     raise ResultColumnError(
         f"simulation {simulation or type(params).__name__} returned result column(s) "
         f"{', '.join(repr(n) for n in names)} named like its parameters but with other values ({shown}); "

@@ -32,6 +32,14 @@ def _repeats_parameters(params: GammaParams, seed: int) -> list[dict]:
     return [{"gamma": params.gamma, "sizes": s, "seed": seed, "loss": s * params.gamma} for s in params.sizes]
 
 
+def _clobbers_sizes(params: GammaParams, seed: int) -> dict:
+    return {"sizes": -1}
+
+
+def _shortens_a_list(params: GammaParams, seed: int) -> dict:
+    return {"sizes": f"<{len(params.sizes)} sizes>", "loss": 0.0}  # a short text form of a list parameter
+
+
 def _registry(func) -> toolkit.Registry:
     mod = types.ModuleType("planted")
     sim = Simulation("planted.sim", func, GammaParams, "a planted simulation")
@@ -90,3 +98,13 @@ def test_the_cli_prints_the_refusal_without_a_traceback(registry, monkeypatch, c
     err = capsys.readouterr().err
     assert err.startswith("error: simulation example.random_walk returned result column(s) 'x'")
     assert "Traceback" not in err
+
+
+def test_a_list_parameter_may_be_shortened_to_text_and_long_values_are_cut_in_the_message(tmp_path):
+    reg = _registry(_shortens_a_list)
+    table = toolkit.run("planted.sim", {"sizes": [1, 2, 3]}, store=tmp_path / "s", registry=reg).table
+    assert list(table["sizes"]) == ["<3 sizes>"]
+    reg = _registry(_clobbers_sizes)
+    with pytest.raises(ResultColumnError) as err:
+        toolkit.run("planted.sim", {"sizes": list(range(1000))}, store=tmp_path / "t", registry=reg)
+    assert "sizes=-1 where the parameter is [0, 1, 2," in str(err.value) and len(str(err.value)) < 600
