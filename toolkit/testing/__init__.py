@@ -22,7 +22,7 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``executors``: a sweep of the quick parameters over seeds 0 and 1 gives the same table (wall-clock
   columns aside) on the ``serial``, ``processes`` and ``dask`` executors (so the simulation's function
   and parameters must pickle: define them at module level). One process pool and one Dask
-  LocalCluster, of two workers each, serve every check of a test session;
+  LocalCluster, of two workers each, serve every check of a pytest run;
 * ``claims``: every claim of a bound (with the bound's ``domain``) gives its expected verdict and
   agrees with its spot-check; a claim that is ``unknown (timed out)`` skips, it never fails;
 * ``bound_expression``: a bound's expression is a real number (or +-inf) inside the bound's domain;
