@@ -58,6 +58,7 @@ import atexit
 import concurrent.futures as cf
 import json
 import math
+import re
 import sys
 import tempfile
 import unittest
@@ -69,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import canonical_params, validate_params
-from toolkit.errors import SpotCheckDisagreement
+from toolkit.errors import DatasetMissingError, SpotCheckDisagreement
 from toolkit.registry import Registry
 from toolkit.specs import Bound, Experiment, Simulation
 
@@ -376,6 +377,15 @@ def _shared_dask_client() -> Any:
     return _SHARED["dask"]
 
 
+def _raise_if_data_missing(simulation: str, error: str) -> None:
+    """A point that failed for want of its dataset raises DatasetMissingError again (the sweep keeps only its
+    message), so that under pytest the check is skipped with the fetch command, as the other checks are."""
+    kind, _, message = error.partition(": ")
+    if kind == DatasetMissingError.__name__:
+        named = re.match(r"dataset ([\w.-]+)", message)
+        raise DatasetMissingError(f"{simulation}: {message}", dataset=named.group(1) if named else "")
+
+
 def check_executors(sim: Simulation, registry: Registry) -> None:
     from toolkit.runner import SweepAborted, SweepFailed, sweep
 
@@ -411,6 +421,7 @@ def check_executors(sim: Simulation, registry: Registry) -> None:
                 )
             except SweepFailed as exc:
                 first = exc.result.failures[0]
+                _raise_if_data_missing(sim.name, first.error)
                 raise AssertionError(
                     f"{sim.name}: on the {name} executor a quick point raised {first.error}\n"
                     f"{first.traceback}"
