@@ -103,7 +103,7 @@ def toolkit_register_bounds() -> Sequence[Bound | Deferred]:
         BOUNDS = [Bound(name="myplugin.novikoff", description="batch perceptron iterations <= n R^2 / mu^2",
                         expression=n * R**2 / mu**2, metric="iterations", sense="upper")]
 
-        # or, with the spec itself (fine when building it is cheap):
+        # or, with the Simulation itself (fine when building it is cheap):
         @toolkit.hookimpl
         def toolkit_register_bounds():
             return [Bound(name="myplugin.trivial", description="iterations >= 0",

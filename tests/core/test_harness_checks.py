@@ -135,3 +135,23 @@ def test_private_core_imports_and_heavy_registration_are_caught(monkeypatch):
 def test_the_example_plugin_passes_the_hygiene_checks(registry):
     ids = {c.id for c in plugin_checks("example", registry=registry)}
     assert {"example:public_api", "example:light_registration"} <= ids
+
+
+def _needs_data(params: GammaParams, seed: int) -> dict:
+    from toolkit.errors import DatasetMissingError
+
+    raise DatasetMissingError(
+        "dataset planted.rows: rows.csv missing; get it with `toolkit data fetch planted.rows`"
+    )
+
+
+def test_an_executors_check_whose_quick_point_lacks_its_data_raises_the_missing_dataset():
+    # the sweep keeps only the error's text; the check raises the error again so that the missing-data
+    # hooks skip it with the fetch command (on a fresh clone without data) instead of failing
+    from toolkit.errors import DatasetMissingError
+
+    sim = Simulation("planted.needs_data", _needs_data, GammaParams, "needs data", quick={"gamma": 1.0})
+    reg = get_registry(plugins=[_plugin(sim)], load_entrypoints=False)
+    with pytest.raises(DatasetMissingError, match=r"planted\.needs_data: dataset planted\.rows") as info:
+        check_executors(reg.simulation("planted.needs_data"), reg)
+    assert info.value.dataset == "planted.rows"

@@ -54,7 +54,10 @@ def test_cuneiform_loads_from_its_raw_files_with_their_counts():
 
     raw = data_root() / "TUDataset" / "Cuneiform" / "raw"
     if not (raw / "Cuneiform_A.txt").is_file():
-        pytest.skip("Cuneiform is not under the data root")
+        pytest.skip(
+            f"Cuneiform is not under the data root: put the Cuneiform_*.txt files of "
+            f"https://www.chrsmrrs.com/graphkerneldatasets/Cuneiform.zip in {raw} (or set TOOLKIT_DATA_DIR)"
+        )
     n_graphs = len((raw / "Cuneiform_graph_labels.txt").read_text().split())
     n_nodes = sum(
         1 for line in (raw / "Cuneiform_graph_indicator.txt").read_text().splitlines() if line.strip()

@@ -22,7 +22,7 @@ The checks, one per simulation or bound (sklearn's ``check_estimator`` style):
 * ``executors``: a sweep of the quick parameters over seeds 0 and 1 gives the same table (wall-clock
   columns aside) on the ``serial``, ``processes`` and ``dask`` executors (so the simulation's function
   and parameters must pickle: define them at module level). One process pool and one Dask
-  LocalCluster, of two workers each, serve every check of a test session;
+  LocalCluster, of two workers each, serve every check of a pytest run;
 * ``claims``: every claim of a bound (with the bound's ``domain``) gives its expected verdict and
   agrees with its spot-check; a claim that is ``unknown (timed out)`` skips, it never fails;
 * ``bound_expression``: a bound's expression is a real number (or +-inf) inside the bound's domain;
@@ -58,6 +58,7 @@ import atexit
 import concurrent.futures as cf
 import json
 import math
+import re
 import sys
 import tempfile
 import unittest
@@ -69,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import canonical_params, validate_params
-from toolkit.errors import ResultColumnError, SpotCheckDisagreement
+from toolkit.errors import DatasetMissingError, ResultColumnError, SpotCheckDisagreement
 from toolkit.registry import Registry
 from toolkit.specs import Bound, Experiment, Simulation
 
@@ -366,6 +367,15 @@ def _shared_dask_client() -> Any:
     return _SHARED["dask"]
 
 
+def _raise_if_data_missing(simulation: str, error: str) -> None:
+    """A point that failed for want of its dataset raises DatasetMissingError again (the sweep keeps only its
+    message), so that under pytest the check is skipped with the fetch command, as the other checks are."""
+    kind, _, message = error.partition(": ")
+    if kind == DatasetMissingError.__name__:
+        named = re.match(r"dataset ([\w.-]+)", message)
+        raise DatasetMissingError(f"{simulation}: {message}", dataset=named.group(1) if named else "")
+
+
 def check_executors(sim: Simulation, registry: Registry) -> None:
     from toolkit.runner import SweepAborted, SweepFailed, sweep
 
@@ -401,6 +411,7 @@ def check_executors(sim: Simulation, registry: Registry) -> None:
                 )
             except SweepFailed as exc:
                 first = exc.result.failures[0]
+                _raise_if_data_missing(sim.name, first.error)
                 raise AssertionError(
                     f"{sim.name}: on the {name} executor a quick point raised {first.error}\n"
                     f"{first.traceback}"

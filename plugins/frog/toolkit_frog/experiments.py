@@ -227,7 +227,7 @@ def plot_lahman_roles(history: pd.DataFrame):
 
 
 def lahman_comparisons(summary: pd.DataFrame, quick: bool = False) -> list[Comparison]:
-    """Paper/spec claims vs measured. ``quick``: the FROG check is the quick setting's looser one
+    """Paper claims and reference targets vs measured. ``quick``: the FROG check is the quick setting's looser one
     (FROG >= Row2Node - QUICK_FROG_TOLERANCE, one seed), labelled as such in its claim text."""
     s = summary[summary.task == "allstar"]
     col = lambda m: s[s.model == m].sort_values("seed")["test_auroc"].to_numpy()
@@ -245,7 +245,7 @@ def lahman_comparisons(summary: pd.DataFrame, quick: bool = False) -> list[Compa
         ),
         Comparison(
             f"Lahman All-Star, quick setting's check (1 seed): FROG >= Row2Node - {QUICK_FROG_TOLERANCE} "
-            "(single-seed gap sd ≈ 0.008; the Must-show gate -0.005 over 3 seeds is the full setting's)"
+            "(single-seed gap sd ≈ 0.008; the target -0.005 over 3 seeds is the full setting's)"
             if quick
             else "Lahman All-Star: FROG >= Row2Node - 0.005",
             "FROG ≈ RDL baseline (paper: small margins)",
@@ -270,7 +270,7 @@ def lahman_comparisons(summary: pd.DataFrame, quick: bool = False) -> list[Compa
         txt = ", ".join(f"{m} {_fmt(g[g.model == m]['test_mae'])}" for m in g.model.unique())
         out.append(
             Comparison(
-                "Lahman games next season: test MAE (lower is better)", "no target in the spec", txt, None
+                "Lahman games next season: test MAE (lower is better)", "no target in the paper", txt, None
             )
         )
     return out

@@ -1,7 +1,7 @@
 """A declarative task specification (JSON) for one's own database -> a :class:`Database` and an
 :class:`EntityTask` (no toolkit imports).
 
-The spec, every key but ``entity_table``, ``label``, ``timedelta``, ``val_timestamps`` and
+The task specification, every key but ``entity_table``, ``label``, ``timedelta``, ``val_timestamps`` and
 ``test_timestamps`` optional::
 
     {

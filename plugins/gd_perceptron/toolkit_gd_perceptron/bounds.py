@@ -101,7 +101,7 @@ GATE_INVARIANT = Identity(
     "gate_scale_invariant",
     lhs=sp.Heaviside(cp * s, 0),
     rhs=sp.Heaviside(s, 0),
-    description="1[c s > 0] = 1[s > 0] for c > 0 (activation gates ignore the scale)",
+    description="1[c s > 0] = 1[s > 0] for c > 0 (activation indicators ignore the scale)",
 )
 
 # -- Novikoff ------------------------------------------------------------------------------------------

@@ -188,7 +188,7 @@ class BatchResult:
     final state in rescaled form (W_hat, a_hat) with ``log_scale`` ell (W = e^ell W_hat); for
     degree-1 GD this is u = w / gamma. ``trajectory`` (when recorded) holds per-step arrays:
     ``margins`` (T+1, R, n) of the rescaled state, ``log_scale`` (T+1, R), ``lambdas`` (T, R, n),
-    ``active`` (T+1, R, m, n) gate pattern w_j^T b_i > 0, and ``states`` (T+1, R, m, d) with ``outer``
+    ``active`` (T+1, R, m, n) activation pattern w_j^T b_i > 0, and ``states`` (T+1, R, m, d) with ``outer``
     (T+1, R, m) if asked.
     """
 

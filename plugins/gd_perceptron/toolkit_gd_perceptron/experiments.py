@@ -1,5 +1,5 @@
 """Headline experiments for ``toolkit reproduce``: each ``run(quick)`` returns the table, the claim-by-claim
-comparison with the paper/spec, and a figure. ``quick`` trims grids and seeds (seconds on one CPU
+comparison with the paper and the reference run, and a figure. ``quick`` trims grids and seeds (seconds on one CPU
 thread); the full setting gives the numbers quoted in README.md."""
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     comps.append(
         Comparison(
             "R1: GD's gamma -> oo limit (tie weight 1/2, not 2d + 4) and GD at gamma = 1e12",
-            "d + 4 (our derivation; not in the spec)",
+            "d + 4 (our derivation; not in the paper)",
             "all equal, d = 16..4096" if not bad_lim else f"differs at d = {bad_lim}",
             not bad_lim,
         )
@@ -333,7 +333,7 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
     d_values = info["d_values"]
     comps = []
     big = [d for d in d_values if d >= 256]
-    setting = " [quick: d <= 512, no verdict; the gate is the full setting's]" if quick else ""
+    setting = " [quick: d <= 512, no verdict; the target is the full setting's]" if quick else ""
     for g in (1e2, 1e3, 1e4):
         sub = table[(table["variant"] == "linear GD") & (table["gamma"] == g)].sort_values("d")
         s_all = measures.loglog_slope(sub["d"], sub["iterations"])
@@ -347,7 +347,7 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
         comps.append(
             Comparison(
                 f"linear GD on R1, gamma={g:g}: slope of log T vs log d (paper: Omega(d)){setting}",
-                "in [0.9, 1.1] over d = 256..4096 (spec measured 0.97, 1.03, 1.08 over 16..4096)",
+                "in [0.9, 1.1] over d = 256..4096 (reference run 0.97, 1.03, 1.08 over 16..4096)",
                 msg,
                 ok,
             )
@@ -383,7 +383,7 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             comps.append(
                 Comparison(
                     f"{variant} (perceptron form): runs at the cap",
-                    "0 (spec: ReLU does not accelerate)",
+                    "0 (reference run: ReLU does not accelerate)",
                     f"{capped}/{len(sub)}",
                     None if "ReLU" in variant and "leaky" not in variant else False,
                 )
@@ -399,7 +399,9 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             Comparison(
                 f"{variant} (perceptron form, {info['n_seeds']} seeds): slope of median T vs d (paper: O~(sqrt d))"
                 + (setting if is_headline else ""),
-                "<= 0.6 (spec measured 0.45)" if is_headline else "spec: 0.47 (trained) / ~1.0 (leaky)",
+                "<= 0.6 (reference run 0.45)"
+                if is_headline
+                else "reference run: 0.47 (trained) / ~1.0 (leaky)",
                 f"{slope:.3f} [95% bootstrap {lo:.3f}, {hi:.3f}]; medians {', '.join(f'{m:g}' for m in meds)}",
                 (slope <= 0.6) if (is_headline and not quick) else None,
             )
@@ -408,7 +410,7 @@ def run_scaling(quick: bool) -> ExperimentOutcome:
             Comparison(
                 f"{variant}: speed-up over the linear Batch Perceptron at d={d_values[-1]}"
                 + (setting if is_headline else ""),
-                ">= 20x (spec: ~98x at d=4096)" if is_headline else "-",
+                ">= 20x (reference run: ~98x at d=4096)" if is_headline else "-",
                 f"{speedup:.1f}x ({top_bp} / median {meds[-1]:g}, IQR {q1:g}-{q3:g})",
                 (speedup >= 20) if (is_headline and not quick) else None,
             )

@@ -61,7 +61,7 @@ class _ReluGrad:
 
 def relu(grad_at_zero: float = 0.0) -> Activation:
     """ReLU with ReLU'(0) = ``grad_at_zero``: 0 (default: a unit exactly on its hinge is inactive,
-    the gate 1[w^T b > 0]), 1/2 or 1 (the gate 1[w^T b >= 0])."""
+    the indicator 1[w^T b > 0]), 1/2 or 1 (the indicator 1[w^T b >= 0])."""
     if grad_at_zero not in RELU_GRAD_AT_ZERO:
         raise ValueError(f"relu_grad_at_zero must be one of 0, 0.5, 1, got {grad_at_zero!r}")
     if grad_at_zero == 0.0:

@@ -11,7 +11,7 @@ import pandas as pd
 
 
 def comparisons_markdown(comparisons) -> str:
-    lines = ["| claim | paper / spec | measured | ok |", "|---|---|---|---|"]
+    lines = ["| claim | paper / reference | measured | ok |", "|---|---|---|---|"]
     for c in comparisons:
         ok = {True: "yes", False: "**NO**", None: "-"}[c.ok]
         lines.append(f"| {c.claim} | {c.paper} | {c.measured} | {ok} |")

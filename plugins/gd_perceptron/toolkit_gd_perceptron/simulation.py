@@ -1046,7 +1046,7 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     models, the perceptron loss itself for gamma = inf),
     ``perceptron_loss``, ``n_mistakes``, ``normalized_margin`` min_i y_i g_i / ||theta||^L,
     ``alignment`` 1 - cos(v_t, v_SVM) with the cvxpy hard-margin SVM (linear model) and
-    ``activation_changes`` (gate flips w_j^T b_i > 0 since the previous step). Summary: non-monotone loss
+    ``activation_changes`` (flips of the activation w_j^T b_i > 0 since the previous step). Summary: non-monotone loss
     steps, the period of the mistake-set sequence before separation (0: none found), final alignment and
     normalised margin."""
     model = build_model(params)

@@ -1,4 +1,4 @@
-"""Headline experiments of graphpfl for ``toolkit reproduce`` (quick: seconds; full: the issue's statistics)."""
+"""Headline experiments of graphpfl for ``toolkit reproduce`` (quick: seconds; full: the statistics of the results page)."""
 
 from __future__ import annotations
 
@@ -31,12 +31,14 @@ def paired_study(dataset: str, noise_ps, algorithms, seeds, **overrides) -> pd.D
     return pd.DataFrame(rows)
 
 
-GATE_EPS = 1e-9  # accuracies are ratios of small integers: a gate met exactly must not fail on float rounding
+TARGET_EPS = (
+    1e-9  # accuracies are ratios of small integers: a target met exactly must not fail on float rounding
+)
 
 
 def _at_least(value: float, target: float) -> bool:
-    """``value >= target`` for the issue's gates, up to float rounding (GATE_EPS)."""
-    return bool(value >= target - GATE_EPS)
+    """``value >= target``, up to float rounding (TARGET_EPS)."""
+    return bool(value >= target - TARGET_EPS)
 
 
 def _get(table: pd.DataFrame, p: float, alg: str, col: str) -> float:
@@ -111,8 +113,8 @@ def run_mutag_noise(quick: bool) -> ExperimentOutcome:
     fed_drop = drops[drops.algorithm == "fedavg"].iloc[0]
     gp_drop = drops[drops.algorithm == "graphpfl"].iloc[0]
     if quick:
-        # the quick setting is far too small for the issue's gates; it checks their direction only
-        q = f"quick setting ({QUICK_MUTAG['seeds']} seeds, {QUICK_MUTAG['n_rounds']} rounds, not the issue's gate): "
+        # the quick setting is far too small for the targets; it checks their direction only
+        q = f"quick setting ({QUICK_MUTAG['seeds']} seeds, {QUICK_MUTAG['n_rounds']} rounds, not the full target): "
         comps = [
             Comparison(
                 q + "GraphP-FL - FedAvg on MUTAG at p = 0.3 is > 0 (points, paired 95% CI)",
@@ -191,7 +193,7 @@ def run_proteins_no_harm(quick: bool) -> ExperimentOutcome:
     table = paired_table(results, by=("dataset", "noise_p"))
     q = (
         f"quick setting ({QUICK_PROTEINS['seeds']} seed, {QUICK_PROTEINS['n_rounds']} rounds): reported, not judged "
-        "(far from trained, so no evidence on the gate; the full setting judges it): "
+        "(far from trained, so no evidence on the target; the full setting judges it): "
         if quick
         else ""
     )

@@ -69,7 +69,7 @@ COUNTING_RATIO_ORDER = Asymptotic(
 
 
 def stirling_limits() -> dict:
-    """sympy limits of the spec, in factorial form: name -> (computed, expected)."""
+    """sympy limits of the paper's asymptotics, in factorial form: name -> (computed, expected)."""
     return {
         "binom(2n-2,n-1) sqrt(n)/4^n": (
             sp.limit(central(n - 1) * sp.sqrt(n) / 4**n, n, sp.oo),

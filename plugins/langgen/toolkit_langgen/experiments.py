@@ -246,7 +246,7 @@ def witness_experiment(quick: bool) -> ExperimentOutcome:
         ),
         Comparison(
             "C(LTT(k,t)) (exact, sum of finite profile classes)",
-            "(no value in the spec)",
+            "(no value in the paper)",
             "; ".join(f"C(LTT({r['k']},{r['t']}))={r['closure_dimension']}" for r in ltt_rows),
             None,
         ),

@@ -1,4 +1,4 @@
-"""Headline experiments of pace for ``toolkit reproduce``: the reference gates G1-G5.
+"""Headline experiments of pace for ``toolkit reproduce``: the targets G1-G5.
 
 quick: one seed (seconds); full: the 20 fresh seeds (100..119) that ``plugins/pace/studies/pace_gates.py`` runs and the
 plugin README quotes. Every run is held against its method's bounds with the registered Bound specs
@@ -35,7 +35,7 @@ G1_STREAMS = (
     "nile",
 )
 # the reference run (not a paper result): recovery ACI -> PACE per stream and gamma0
-PROTOTYPE_RECOVERY = {
+REFERENCE_RECOVERY = {
     ("abrupt_variance", 0.005): (272, 75),
     ("multi_block", 0.005): (885, 261),
     ("llm_factuality", 0.005): (310, 81),
@@ -148,7 +148,7 @@ def g1_bounds(quick: bool, seeds: Sequence[int] | None = None) -> ExperimentOutc
     comps = [
         Comparison(
             f"every run within its bounds ({len(table)} runs, {int(table.bound_rows.sum())} prefix rows; "
-            "gate: all, zero tolerance)",
+            "target: all, zero tolerance)",
             "all (reference run)",
             f"{int(table.bounds_hold.sum())}/{len(table)}; min margin {table.min_margin.min():.3g}",
             ok,
@@ -219,10 +219,10 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
             a = _mean(table, "recovery_total", method="aci", stream=stream, gamma0=g0)
             p = _mean(table, "recovery_total", method="pace", stream=stream, gamma0=g0)
             d = _mean(table, "recovery_total", method="dtaci", stream=stream)
-            proto = PROTOTYPE_RECOVERY[(stream, g0)]
+            proto = REFERENCE_RECOVERY[(stream, g0)]
             comps.append(
                 Comparison(
-                    f"G3 recovery {stream}, gamma0={g0}: ACI -> PACE (gate PACE <= 0.5 ACI; "
+                    f"G3 recovery {stream}, gamma0={g0}: ACI -> PACE (target PACE <= 0.5 ACI; "
                     "abstract: > 2.5x faster); DtACI",
                     f"reference run {proto[0]} -> {proto[1]}",
                     f"{a:.0f} -> {p:.0f} ({a / p:.2f}x faster); DtACI {d:.0f}",
@@ -279,13 +279,13 @@ def g5_long_run(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
     aci_dev = table[table.method == "aci"].long_run_deviation.max()
     comps = [
         Comparison(
-            "PACE long-run |mean err - alpha|, worst run (gate <= 0.015); ACI's worst",
+            "PACE long-run |mean err - alpha|, worst run (target <= 0.015); ACI's worst",
             "reference run <= 0.010 (ACI <= 0.005)",
             f"{worst_dev:.4f}; ACI {aci_dev:.4f}",
             bool(worst_dev <= 0.015),
         ),
         Comparison(
-            "PACE abstention q = +inf, worst run (gate <= 5%)",
+            "PACE abstention q = +inf, worst run (target <= 5%)",
             "reference run <= 3%",
             f"{100 * worst_abstain:.2f}%",
             bool(worst_abstain <= 0.05),

@@ -1,6 +1,6 @@
 """The symbolic theory of online conformal inference under shift (sympy through ``toolkit.symbolic``).
 
-Update rules (spec section 1): err_t = 1{s_t > q_t}; q_t = +oo when alpha_t <= 0 (err_t = 0), the set is
+Update rules: err_t = 1{s_t > q_t}; q_t = +oo when alpha_t <= 0 (err_t = 0), the set is
 empty when alpha_t >= 1 (err_t = 1); alpha_{t+1} = alpha_t + gamma_t (alpha - err_t), never clipped.
 
 T1  ACI (Gibbs & Candes 2021, Lemma 4.1 / Prop 4.1): the box alpha_t in [-gamma, 1 + gamma] by a case split

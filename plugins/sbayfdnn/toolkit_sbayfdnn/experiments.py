@@ -89,7 +89,7 @@ def _fit_settings(quick: bool) -> dict:
 QUICK_GATE_SETTINGS = dict(
     n_train=500, n_test=1000, epochs=1000, anneal_epochs=300, finetune_epochs=200, n_restarts=2
 )
-"""The quick two_region_gates setting: the issue's n = 500 and SNR 5, a third of the epochs, 2 restarts,
+"""The quick two_region_gates setting: the paper's n = 500 and SNR 5, a third of the epochs, 2 restarts,
 1000 test curves, links linear and u^2, seeds 0 and 1 (~20 s on an idle core)."""
 QUICK_GATE_SEEDS = (0, 1)
 
@@ -118,11 +118,11 @@ def run_gates(
 
 
 def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
-    """The issue's simulation gates, each as paper/spec claim vs measured mean over seeds.
+    """The two-region simulation targets, each as the paper's claim or reference target vs the measured mean over seeds.
 
     ``label`` prefixes every claim (the quick setting says there that it is the quick check).
     The dense-network comparison also reports the true regression function's own RMSE as a multiple
-    of the dense network's: when that is above 0.9 no method can meet the gate.
+    of the dense network's: when that is above 0.9 no method can meet the target.
     """
     mean = table.groupby(["link", "method"]).mean(numeric_only=True)
     out = []
@@ -137,9 +137,9 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
         s = mean.loc[(link, "sbayfdnn")]
         p = proto.get(link)
         paper = (
-            f"reference run {p[1]:.2f}/{p[2]:.2f}/{p[3]:.3f}; gate TPR>=0.90, FPR<=0.35, F1>=0.75"
+            f"reference run {p[1]:.2f}/{p[2]:.2f}/{p[3]:.3f}; target TPR>=0.90, FPR<=0.35, F1>=0.75"
             if p
-            else "gate TPR>=0.90, FPR<=0.35, F1>=0.75"
+            else "target TPR>=0.90, FPR<=0.35, F1>=0.75"
         )
         out.append(
             Comparison(
@@ -154,7 +154,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
             out.append(
                 Comparison(
                     f"{link}: F1 over select-all",
-                    "select-all F1 = 0.571; gate F1 >= select-all + 0.15",
+                    "select-all F1 = 0.571; target F1 >= select-all + 0.15",
                     f"{s['f1']:.3f} vs {f1_all:.3f}",
                     bool(s["f1"] >= f1_all + 0.15),
                 )
@@ -163,7 +163,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
         out.append(
             Comparison(
                 f"{link}: RMSE / oracle",
-                (f"reference run {p[0]:.3f}; " if p else "") + f"gate <= {limit}",
+                (f"reference run {p[0]:.3f}; " if p else "") + f"target <= {limit}",
                 f"{s['rmse_ratio']:.3f}",
                 bool(s["rmse_ratio"] <= limit),
             )
@@ -174,7 +174,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
             out.append(
                 Comparison(
                     f"{link}: RMSE vs FLM",
-                    f"gate <= {limit} x FLM",
+                    f"target <= {limit} x FLM",
                     f"{ratio:.3f} x FLM",
                     bool(ratio <= limit),
                 )
@@ -187,7 +187,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
             out.append(
                 Comparison(
                     f"{link}: RMSE vs early-stopped dense network",
-                    "gate <= 0.9 x dense (calibrated on the reference run's dense net, 1.42-1.45 x oracle)",
+                    "target <= 0.9 x dense (calibrated on the reference run's dense net, 1.42-1.45 x oracle)",
                     f"{ratio:.3f} x dense; dense = {dense / oracle:.3f} x oracle, so the true f "
                     f"itself is {oracle / dense:.3f} x dense",
                     bool(ratio <= 0.9),
@@ -217,7 +217,7 @@ def two_region_gates(quick: bool) -> ExperimentOutcome:
     note = (
         (
             "QUICK check: n = 500, SNR 5, 1000 epochs (full: 3000), 2 restarts, seeds 0-1, links linear and u^2, "
-            "1000 test curves; the full gates (3000 epochs, 3 seeds, four links, 2000 test curves) are checked by "
+            "1000 test curves; the full targets (3000 epochs, 3 seeds, four links, 2000 test curves) are checked by "
             "`pytest tests/sbayfdnn -m slow` and `python plugins/sbayfdnn/studies/sbayfdnn_compare.py` (README). The quick "
             "setting's region FPR on u^2 varies by seed (0.28-0.53 over seeds 0-5, mean 0.36)."
         )

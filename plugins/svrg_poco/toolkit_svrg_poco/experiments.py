@@ -1,4 +1,4 @@
-"""Headline experiments of svrg_poco for ``toolkit reproduce``: the reference gates G1-G4.
+"""Headline experiments of svrg_poco for ``toolkit reproduce``: the targets G1-G4.
 
 quick: one seed and the cheapest settings (seconds); full: >= 3 seeds where randomness enters, the
 numbers quoted in the plugin README. ``seeds=`` replaces the seeds (``plugins/svrg_poco/studies/svrg_poco_gates.py --seeds``).
@@ -14,7 +14,7 @@ from toolkit import Comparison, Experiment, ExperimentOutcome
 
 
 def _seeds(quick: bool, seeds: list[int] | None) -> list[int]:
-    """The seeds of a gate run: ``seeds`` if given (fresh seeds for a confirmation), else 0 (quick) or 0-2."""
+    """The seeds of a target run: ``seeds`` if given (fresh seeds for a confirmation), else 0 (quick) or 0-2."""
     if seeds is None:
         return [0] if quick else [0, 1, 2]
     seeds = [int(s) for s in seeds]
@@ -57,19 +57,19 @@ def g1_svrg_vs_sgd(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
     )
     comps = [
         Comparison(
-            "SVRG epochs to 1e-6 (worst seed; gate <= 40)",
-            "25 (spec calibration)",
+            "SVRG epochs to 1e-6 (worst seed; target <= 40)",
+            "25 (reference calibration)",
             f"{worst_epochs:g}",
             bool(worst_epochs <= 40),
         ),
         Comparison(
-            "SVRG log10 slope per epoch (worst seed; gate <= -0.15)",
+            "SVRG log10 slope per epoch (worst seed; target <= -0.15)",
             "-0.27",
             f"{worst_slope:.3f}",
             bool(worst_slope <= -0.15),
         ),
         Comparison(
-            "SGD relative suboptimality at 100 epochs (lowest seed; gate > 1e-5)",
+            "SGD relative suboptimality at 100 epochs (lowest seed; target > 1e-5)",
             "1e-4",
             f"{lowest_sgd:.2e}",
             bool(lowest_sgd > 1e-5),
@@ -100,13 +100,13 @@ def g2_variance(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcom
     table = pd.DataFrame(rows)
     comps = [
         Comparison(
-            "lemma ratio, max over the path (gate <= 1)",
+            "lemma ratio, max over the path (target <= 1)",
             "0.26",
             f"{table.max_lemma_ratio.max():.3f}",
             bool(table.max_lemma_ratio.max() <= 1),
         ),
         Comparison(
-            "SVRG / SGD variance near the optimum (max over records with rel. subopt <= 1e-8; gate <= 1e-2)",
+            "SVRG / SGD variance near the optimum (max over records with rel. subopt <= 1e-8; target <= 1e-2)",
             "1e-3",
             f"{table.variance_ratio_near_optimum.max():.2e}",
             bool(table.variance_ratio_near_optimum.max() <= 1e-2),
@@ -138,7 +138,7 @@ def g3_newton_like(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
                     "problem": problem,
                     **extra,
                     "seed": seed,
-                    "gate": gate,
+                    "target": gate,
                     "von_poco_epochs": von["epochs_to_1e-6"],
                     "svrg_epochs": svrg["epochs_to_1e-6"],
                 }
@@ -157,11 +157,11 @@ def g3_newton_like(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
     ):
         kappa = None if kappa is None or (isinstance(kappa, float) and math.isnan(kappa)) else kappa
         worst = g.von_poco_epochs.max()
-        gate = g.gate.iloc[0]
+        gate = g.target.iloc[0]
         label = f"{problem}" + (f" kappa_H={kappa:g}" if kappa else "")
         comps.append(
             Comparison(
-                f"VON-PoCo epochs to 1e-6, {label} (worst seed; gate <= {gate}); SVRG",
+                f"VON-PoCo epochs to 1e-6, {label} (worst seed; target <= {gate}); SVRG",
                 calibration[(problem, kappa)],
                 f"{worst:.1f}; SVRG {g.svrg_epochs.max():g}",
                 bool(worst <= gate),
@@ -205,19 +205,19 @@ def g4_mlp(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
     judged = lambda ok: None  # noqa: E731
     comps = [
         Comparison(
-            "train loss at equal steps: IVON-PoCo vs Adam (gate <=)",
+            "train loss at equal steps: IVON-PoCo vs Adam (target <=)",
             ".017 vs .062",
             f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_steps:.4f}",
             judged(mean.poco_train_loss <= mean.adam_loss_equal_steps),
         ),
         Comparison(
-            "train loss at equal evaluations (gate <= 2x Adam)",
+            "train loss at equal evaluations (target <= 2x Adam)",
             ".0165 vs .0136",
             f"{mean.poco_train_loss:.4f} vs {mean.adam_loss_equal_evals:.4f}",
             judged(mean.poco_train_loss <= 2 * mean.adam_loss_equal_evals),
         ),
         Comparison(
-            "test accuracy at equal evaluations (gate >= Adam - 2pp)",
+            "test accuracy at equal evaluations (target >= Adam - 2pp)",
             ".968 vs .976",
             f"{mean.poco_test_accuracy:.3f} vs {mean.adam_accuracy_equal_evals:.3f}",
             judged(mean.poco_test_accuracy >= mean.adam_accuracy_equal_evals - 0.02),
