@@ -108,3 +108,24 @@ def test_mlp_grid_runs_through_the_store_and_a_rerun_computes_nothing(tmp_path, 
     assert "6 runs: 0 computed, 6 from the store" in second.err
     assert second.out == "\n".join(line for line in first.out.splitlines() if not line.startswith("{")) + "\n"
     assert ((out / "mlp_grid.csv").read_text(), (out / "mlp_confirm.csv").read_text()) == tables
+
+
+def test_figures_come_from_the_store_and_a_rerun_computes_nothing(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    path = ROOT / "plugins" / "svrg_poco" / "studies" / "svrg_poco_figures.py"
+    spec = importlib.util.spec_from_file_location("svrg_poco_figures", path)
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    # 5 epochs instead of 100 per convergence curve: the same runs through the store, in seconds
+    monkeypatch.setattr(
+        figures, "curve", lambda **kw: figures._run("svrg_poco.convergence", {**kw, "n_epochs": 5.0})
+    )
+    argv = ["--mlp-epochs", "1", "--out", str(tmp_path / "figures"), "--store", str(tmp_path / "runs.sqlite")]
+    assert figures.main(argv) == 0
+    assert "19 runs: 19 computed, 0 from the store" in capsys.readouterr().err
+    pngs = {p.name: p.read_bytes() for p in (tmp_path / "figures").glob("*.png")}
+    assert sorted(pngs) == ["convergence_lr.png", "convergence_ls.png", "mlp.png"]
+    assert figures.main(argv) == 0
+    assert "19 runs: 0 computed, 19 from the store" in capsys.readouterr().err
+    assert figures.STORE is None
