@@ -5,6 +5,7 @@ thread); the full setting gives the numbers quoted in README.md."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,21 @@ from toolkit_gd_perceptron import data, engine, measures, models
 from toolkit_gd_perceptron import simulation as sims
 
 ALL_D = sims.R1_D_VALUES
+# a RunStore (or path): the scaling runs then go through toolkit.run and that store, so a rerun resumes
+# (plugins/gd_perceptron/studies/gd_perceptron_scaling.py --store); FROM_CACHE: per run, whether it was stored
+STORE: Any = None
+FROM_CACHE: list[bool] = []
+
+
+def _scaling_records(values: dict, seed: int = 0) -> list[dict]:
+    """The rows of one ``gd_perceptron.scaling`` run (through :data:`STORE` when it is set)."""
+    if STORE is None:
+        return sims.scaling(sims.ScalingParams(**values), seed=seed).records
+    import toolkit
+
+    res = toolkit.run("gd_perceptron.scaling", values, seed, store=STORE, check=False)
+    FROM_CACHE.append(res.from_cache)
+    return res.records
 
 
 def _fmt(x, digits=3):
@@ -292,8 +308,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
     d_values = ALL_D[:6] if quick else ALL_D
     n_seeds = 5 if quick else 20
     parts, info = [], {}
-    lin = sims.scaling(sims.ScalingParams(model="linear", d_values=d_values, gammas=[1e2, 1e3, 1e4]), seed=0)
-    t = pd.DataFrame(lin.records)
+    t = pd.DataFrame(_scaling_records({"model": "linear", "d_values": d_values, "gammas": [1e2, 1e3, 1e4]}))
     t.insert(0, "variant", "linear GD")
     parts.append(t)
     variants = [("quadratic two-layer, fixed outer, m=20", dict(activation="quadratic"))]
@@ -307,7 +322,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
             ("ReLU two-layer, fixed outer, m=20", dict(activation="relu", max_iter=20_000)),
         ]
     for label, kw in variants:
-        p = sims.ScalingParams(
+        p = dict(
             model="two_layer",
             width=20,
             d_values=d_values,
@@ -315,8 +330,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
             n_seeds=n_seeds,
             **{"max_iter": 100_000, **kw},
         )
-        out = sims.scaling(p, seed=0)
-        t = pd.DataFrame(out.records)
+        t = pd.DataFrame(_scaling_records(p))
         t.insert(0, "variant", label)
         parts.append(t)
     table = pd.concat(parts, ignore_index=True)
@@ -456,11 +470,8 @@ def novikoff_table(quick: bool) -> pd.DataFrame:
             ("perceptron", [math.inf]),
             ("normalized_gd", [0.1, 1.0, 10.0, 100.0]),
         ]:
-            out = sims.scaling(
-                sims.ScalingParams(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas, **kw),
-                seed=0,
-            )
-            for r in out.records:
+            values = dict(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas, **kw)
+            for r in _scaling_records(values):
                 if algorithm == "batch_perceptron":
                     bound = measures.novikoff_batch(r["n"], r["R2"], r["mu2"])
                 elif algorithm == "normalized_gd":

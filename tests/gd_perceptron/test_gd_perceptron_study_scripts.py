@@ -1,0 +1,34 @@
+"""The gd_perceptron study scripts compute through the run store: a second call computes nothing new."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script(name: str):
+    path = ROOT / "plugins" / "gd_perceptron" / "studies" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scaling_script_quick_through_the_store(tmp_path, capsys):
+    from toolkit_gd_perceptron import experiments as E
+
+    script = _script("gd_perceptron_scaling")
+    argv = ["--quick", "--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    script.main(argv)
+    first = capsys.readouterr()
+    assert "## scaling" in first.out and "## novikoff" in first.out
+    assert "| batch_perceptron: iterations <= its Novikoff-type bound | never violated |" in first.out
+    assert "22 runs: 22 computed, 0 from the store" in first.err
+    assert E.STORE is None
+    tables = {name: (tmp_path / "out" / name).read_text() for name in ("scaling.csv", "novikoff.csv")}
+    script.main(argv)
+    second = capsys.readouterr()
+    assert "22 runs: 0 computed, 22 from the store" in second.err
+    assert {name: (tmp_path / "out" / name).read_text() for name in tables} == tables
