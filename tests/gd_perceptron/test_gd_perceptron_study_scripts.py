@@ -32,3 +32,20 @@ def test_scaling_script_quick_through_the_store(tmp_path, capsys):
     second = capsys.readouterr()
     assert "22 runs: 0 computed, 22 from the store" in second.err
     assert {name: (tmp_path / "out" / name).read_text() for name in tables} == tables
+
+
+def test_limits_script_quick_through_the_store(tmp_path, capsys):
+    script = _script("gd_perceptron_limits")
+    argv = ["--quick", "--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    script.main(argv)
+    first = capsys.readouterr()
+    assert "## Regime sweep (5 seeds," in first.out and "limit = from_init" in first.out
+    assert "3 runs: 3 computed, 0 from the store" in first.err
+    report = (tmp_path / "out" / "limits.md").read_text()
+    script.main(argv)
+    assert "3 runs: 0 computed, 3 from the store" in capsys.readouterr().err
+
+    def numbers(text: str) -> list[str]:  # limits.md without its wall times
+        return [line for line in text.splitlines() if not line.startswith("## ")]
+
+    assert numbers((tmp_path / "out" / "limits.md").read_text()) == numbers(report)
