@@ -49,3 +49,20 @@ def test_limits_script_quick_through_the_store(tmp_path, capsys):
         return [line for line in text.splitlines() if not line.startswith("## ")]
 
     assert numbers((tmp_path / "out" / "limits.md").read_text()) == numbers(report)
+
+
+def test_oscillations_script_quick_through_the_store(tmp_path, capsys):
+    script = _script("gd_perceptron_oscillations")
+    argv = ["--quick", "--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    script.main(argv)
+    first = capsys.readouterr()
+    assert "R1 d=16: {" in first.out and "## reduction" in first.out and "## margins" in first.out
+    # margins runs R1 d=16 at gamma 1e4 for 60 steps as the oscillation panel does: read back, not rerun
+    assert "11 runs: 10 computed, 1 from the store" in first.err
+    csvs = {p.name: p.read_text() for p in (tmp_path / "out").glob("*.csv")}
+    assert {"oscillations.csv", "reduction.csv", "margins.csv"} <= set(csvs)
+    script.main(argv)
+    second = capsys.readouterr()
+    assert "11 runs: 0 computed, 11 from the store" in second.err
+    assert second.out == first.out
+    assert {p.name: p.read_text() for p in (tmp_path / "out").glob("*.csv")} == csvs

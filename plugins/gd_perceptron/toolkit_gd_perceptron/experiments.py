@@ -15,21 +15,32 @@ from toolkit_gd_perceptron import data, engine, measures, models
 from toolkit_gd_perceptron import simulation as sims
 
 ALL_D = sims.R1_D_VALUES
-# a RunStore (or path): the scaling runs then go through toolkit.run and that store, so a rerun resumes
-# (plugins/gd_perceptron/studies/gd_perceptron_scaling.py --store); FROM_CACHE: per run, whether it was stored
+# a RunStore (or path): the runs of the registered simulations then go through toolkit.run and that store,
+# so a rerun resumes (the plugin's study scripts' --store); FROM_CACHE: per run, whether it was stored
 STORE: Any = None
 FROM_CACHE: list[bool] = []
 
 
-def _scaling_records(values: dict, seed: int = 0) -> list[dict]:
-    """The rows of one ``gd_perceptron.scaling`` run (through :data:`STORE` when it is set)."""
+def _sim(name: str, values: dict, seed: int = 0) -> Any:
+    """One run of the registered simulation ``name`` (``.records``, ``.summary``), through :data:`STORE`
+    when it is set."""
     if STORE is None:
-        return sims.scaling(sims.ScalingParams(**values), seed=seed).records
+        func, model = {
+            "gd_perceptron.scaling": (sims.scaling, sims.ScalingParams),
+            "gd_perceptron.reduction": (sims.reduction, sims.ReductionParams),
+            "gd_perceptron.dynamics": (sims.dynamics, sims.DynamicsParams),
+        }[name]
+        return func(model(**values), seed=seed)
     import toolkit
 
-    res = toolkit.run("gd_perceptron.scaling", values, seed, store=STORE, check=False)
+    res = toolkit.run(name, values, seed, store=STORE, check=False)
     FROM_CACHE.append(res.from_cache)
-    return res.records
+    return res
+
+
+def _scaling_records(values: dict, seed: int = 0) -> list[dict]:
+    """The rows of one ``gd_perceptron.scaling`` run."""
+    return _sim("gd_perceptron.scaling", values, seed).records
 
 
 def _fmt(x, digits=3):
@@ -218,7 +229,7 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
     ]
     tables, comps = [], []
     for label, kw, gamma_top, tol in cases:
-        out = sims.reduction(sims.ReductionParams(**kw), seed=0)
+        out = _sim("gd_perceptron.reduction", kw)
         t = pd.DataFrame(out.records)
         t.insert(0, "case", label)
         tables.append(t)
@@ -264,11 +275,11 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
     # harder planted sets (margin 0.1): the error at gamma is about exp(-gamma * smallest |margin| on the path)
     hard = []
     for data_seed in range(2 if quick else 5):
-        out = sims.reduction(
-            sims.ReductionParams(
+        out = _sim(
+            "gd_perceptron.reduction",
+            dict(
                 dataset="planted", n=100, d=20, margin=0.1, data_seed=data_seed, gammas=[1e2, 1e3, 1e4], T=60
             ),
-            seed=0,
         )
         hard.append(
             f"seed {data_seed}: {out.summary['max_rel_error_gamma_10000']:.1g} "
@@ -533,11 +544,9 @@ def run_margins(quick: bool) -> ExperimentOutcome:
     T = 2000 if quick else 20000
     checkpoints = [t for t in (10, 100, 1000, 10000, 20000) if t <= T]
     for gamma in (1.0, 1e4):
-        out = sims.dynamics(
-            sims.DynamicsParams(
-                dataset="planted", n=100, d=20, margin=0.05, data_seed=0, model="linear", gamma=gamma, T=T
-            ),
-            seed=0,
+        out = _sim(
+            "gd_perceptron.dynamics",
+            dict(dataset="planted", n=100, d=20, margin=0.05, data_seed=0, model="linear", gamma=gamma, T=T),
         )
         t = pd.DataFrame(out.records)
         t.insert(0, "gamma", gamma)
@@ -566,7 +575,7 @@ def run_margins(quick: bool) -> ExperimentOutcome:
         )
     # oscillations on R1: the loss is non-monotone and the mistake sets alternate with period 2
     d = 16
-    out = sims.dynamics(sims.DynamicsParams(dataset="r1", d=d, model="linear", gamma=1e4, T=60), seed=0)
+    out = _sim("gd_perceptron.dynamics", dict(dataset="r1", d=d, model="linear", gamma=1e4, T=60))
     osc = pd.DataFrame(out.records)
     osc.insert(0, "gamma", 1e4)
     osc.insert(0, "case", f"R1 d={d}")
