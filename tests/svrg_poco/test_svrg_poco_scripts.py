@@ -129,3 +129,22 @@ def test_figures_come_from_the_store_and_a_rerun_computes_nothing(tmp_path, caps
     assert figures.main(argv) == 0
     assert "19 runs: 0 computed, 19 from the store" in capsys.readouterr().err
     assert figures.STORE is None
+
+
+def test_g4_limits_runs_through_the_store_and_a_rerun_computes_nothing(tmp_path, capsys):
+    import importlib.util
+
+    path = ROOT / "plugins" / "svrg_poco" / "studies" / "svrg_poco_g4_limits.py"
+    spec = importlib.util.spec_from_file_location("svrg_poco_g4_limits", path)
+    limits = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(limits)
+    argv = ["--seeds", "0", "--epochs", "1", "--ivon-lrs", "0.05", "--adam-lrs", "0.001"]
+    argv += ["--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    assert limits.main(argv) == 0
+    first = capsys.readouterr()
+    assert "8 runs: 8 computed, 0 from the store" in first.err
+    assert "spec's rates: best zero-variance IVON (lr 0.05, lowest seed)" in first.out
+    assert limits.main(argv) == 0
+    second = capsys.readouterr()
+    assert "8 runs: 0 computed, 8 from the store" in second.err
+    assert second.out == "\n".join(line for line in first.out.splitlines() if not line.startswith("{")) + "\n"
