@@ -208,6 +208,47 @@ def _user_closure_row(uc, params) -> dict:
     return {"n_languages": len(H), "method": "search", **res.row()}
 
 
+class CongruenceBoundParams(Params):
+    n: int = Field(3, ge=1, le=4, description="states of the class DFA_n (complete DFAs over {a, b})")
+    max_depth: int = Field(12, ge=1, le=10_000, description="longest word length the construction expands")
+    max_classes: int = Field(2_000_000, ge=1, description="stop once the congruence has more classes")
+    max_paths: int = Field(50_000_000, ge=1, description="stop counting simple paths past this many")
+
+
+def congruence_bound(params: CongruenceBoundParams, seed: int) -> SimulationOutput:
+    """An upper bound on C(DFA_n) from the class's right congruence (u ≡ v iff every member has the same
+    residual after u and after v): every word of a finite intersection is a simple path from the start
+    of the product of the members' minimal DFAs, built breadth-first. Rows: per word length, the words
+    expanded from new classes and the new classes they reach. Summary: ``closed`` (a length added no
+    class), ``classes``, ``all_words_distinct_up_to_length`` d (so the product has >= 2^(d+1) - 1
+    states), ``upper_bound`` (the simple paths from the start) with ``status`` ok, or capped (NaN bound)
+    when the construction stopped at max_depth / max_classes or the count at max_paths (``capped_by``).
+    Deterministic: the seed is not used."""
+    import math
+
+    from toolkit.censoring import CAPPED, OK
+    from toolkit_langgen.closure import dfa_class
+    from toolkit_langgen.congruence import build_levels, distinct_prefix_length, simple_paths
+    from toolkit_langgen.family_search import stack_padded
+
+    H = dfa_class(params.n)
+    T, _, _ = stack_padded(H)
+    levels, trans, closed = build_levels(T, params.max_depth, params.max_classes)
+    rows = [{"length": d, "words_expanded": w, "new_classes": c} for d, (w, c) in enumerate(levels)]
+    paths = simple_paths(trans, params.max_paths) if closed else None
+    capped_by = "" if paths is not None else ("max_paths" if closed else "max_depth or max_classes")
+    summary = {
+        "members": len(H),
+        "closed": closed,
+        "classes": sum(c for _, c in levels),
+        "all_words_distinct_up_to_length": distinct_prefix_length(levels),
+        "upper_bound": paths if paths is not None else math.nan,
+        "status": OK if paths is not None else CAPPED,
+        "capped_by": capped_by,
+    }
+    return SimulationOutput(records=rows, summary=summary)
+
+
 class WitnessFamilyParams(Params):
     family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power", "user"] = Field(
         "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)"
@@ -276,6 +317,13 @@ SIMULATIONS = [
         "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
         quick={"family": "counting", "n": 1},
         plot=_plot_log("n", "closure_dimension"),
+    ),
+    Simulation(
+        "langgen.congruence_bound",
+        congruence_bound,
+        CongruenceBoundParams,
+        "upper bound on C(DFA_n): simple paths of the class's right congruence (exact count or capped)",
+        quick={"n": 2, "max_depth": 40},
     ),
     Simulation(
         "langgen.witness_family",
