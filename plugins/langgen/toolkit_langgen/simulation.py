@@ -249,6 +249,59 @@ def congruence_bound(params: CongruenceBoundParams, seed: int) -> SimulationOutp
     return SimulationOutput(records=rows, summary=summary)
 
 
+class ClosedFamilyBoundParams(Params):
+    n: int = Field(4, ge=1, le=4, description="states of the class DFA_n (complete DFAs over {a, b})")
+    subclass: Literal["prefix", "prefix-or-suffix"] = Field(
+        "prefix",
+        description="members: the prefix-closed (safety) DFA_n languages, or the prefix- and the "
+        "suffix-closed ones together (mixed families included)",
+    )
+
+
+def closed_family_bound(params: ClosedFamilyBoundParams, seed: int) -> SimulationOutput:
+    """The largest finite intersection over every family of at most 3 prefix-closed (or prefix- or
+    suffix-closed) DFA_n languages: exact for that subclass, and a certified lower bound on C(DFA_n).
+    One row: ``languages`` (infinite members of DFA_n), ``candidates`` (those in the subclass),
+    ``lower_bound``, ``finite_intersections`` scored, the ``witness_family`` (indices into the
+    enumeration of DFA_n), its ``members`` (DFA tables) and the ``witness_words`` of their intersection,
+    which ``plugins/langgen/studies/langgen_dfa4_certificate.py`` checks independently. Deterministic:
+    the seed is not used."""
+    from toolkit_langgen.certificate import dfa_table
+    from toolkit_langgen.closure import dfa_class
+    from toolkit_langgen.dfa import DFA
+    from toolkit_langgen.family_search import (
+        FamilyScorer,
+        exhaustive_triples,
+        is_prefix_closed,
+        is_suffix_closed,
+        stack_padded,
+    )
+
+    H = dfa_class(params.n)
+    scorer = FamilyScorer(*stack_padded(H))
+    if params.subclass == "prefix":
+        candidates = [i for i, L in enumerate(H) if is_prefix_closed(L)]
+    else:
+        candidates = [i for i, L in enumerate(H) if is_prefix_closed(L) or is_suffix_closed(L)]
+    res = exhaustive_triples(scorer, candidates)
+    BT, BF = scorer.intersection(list(res["family"]))
+    inter = DFA("ab", BT.tolist(), BF.tolist(), 0)
+    words = sorted(inter.words(inter.n_states), key=lambda w: (len(w), w))
+    if len(words) != res["value"]:  # the compiled count and the DFA core disagree: no result
+        raise RuntimeError(f"intersection has {len(words)} words, the compiled pass counted {res['value']}")
+    row = {
+        "languages": len(H),
+        "candidates": len(candidates),
+        "lower_bound": res["value"],
+        "finite_intersections": res["finite_intersections"],
+        "witness_family": [int(i) for i in res["family"]],
+        "witness_words": words,
+        "members": [dfa_table(H[i]) for i in res["family"]],
+    }
+    summary = {k: row[k] for k in ("lower_bound", "candidates", "finite_intersections")}
+    return SimulationOutput(records=[row], summary=summary)
+
+
 class WitnessFamilyParams(Params):
     family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power", "user"] = Field(
         "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)"
@@ -324,6 +377,13 @@ SIMULATIONS = [
         CongruenceBoundParams,
         "upper bound on C(DFA_n): simple paths of the class's right congruence (exact count or capped)",
         quick={"n": 2, "max_depth": 40},
+    ),
+    Simulation(
+        "langgen.closed_family_bound",
+        closed_family_bound,
+        ClosedFamilyBoundParams,
+        "lower bound on C(DFA_n): exhaustive over families of <= 3 prefix- (or suffix-) closed members",
+        quick={"n": 2},
     ),
     Simulation(
         "langgen.witness_family",
