@@ -343,3 +343,30 @@ def test_prefix_closed_study_through_the_store_and_its_certificate(tmp_path):
     )
     assert check.returncode == 0, check.stderr
     assert json.loads((tmp_path / "pc.json.certificate.json").read_text())["value"] == 6
+
+
+def test_pairs_study_resumes_block_by_block_from_the_store(tmp_path, capsys):
+    import importlib.util
+
+    path = REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_pairs.py"
+    spec = importlib.util.spec_from_file_location("langgen_dfa4_pairs", path)
+    pairs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pairs)
+    out, store = tmp_path / "pairs.json", str(tmp_path / "runs.sqlite")
+    argv = ["--n", "3", "--block", "300", "--out", str(out), "--store", store]
+    pairs.main([*argv, "--time-limit", "1e-9"])  # stops after its first block
+    assert "1 blocks: 1 computed, 0 from the store" in capsys.readouterr().err
+    assert json.loads(out.read_text())["rows_done"] == 300
+    pairs.main([*argv, "--time-limit", "1000"])  # goes on from the stored block
+    assert "4 blocks: 3 computed, 1 from the store" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    # DFA_3: the best pair reaches C(DFA_3) = 6 over all 1046 * 1045 / 2 pairs
+    assert (doc["complete"], doc["pairs_scanned"], doc["pairs_total"], doc["best"]) == (
+        True,
+        546535,
+        546535,
+        6,
+    )
+    assert len(doc["witness_words"]) == 6
+    pairs.main([*argv, "--time-limit", "1000"])
+    assert "4 blocks: 0 computed, 4 from the store" in capsys.readouterr().err
