@@ -66,3 +66,37 @@ def test_oscillations_script_quick_through_the_store(tmp_path, capsys):
     assert "11 runs: 0 computed, 11 from the store" in second.err
     assert second.out == first.out
     assert {p.name: p.read_text() for p in (tmp_path / "out").glob("*.csv")} == csvs
+
+
+def test_r1_gd_script_small_through_the_store(tmp_path, capsys):
+    script = _script("gd_perceptron_r1_gd")
+    argv = ["--d-max", "64", "--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    script.main(argv)
+    first = capsys.readouterr()
+    # the engine (scaling path) and the exact recursion agree at every precision on these cells
+    assert "| 100 | 16 | 32 | 32 | 32 | 32 | 2.00 |" in first.out
+    assert "| 10000 | 64 | 114 | 114 | 114 | 114 | 1.78 |" in first.out
+    assert (
+        "28 runs: 28 computed, 0 from the store" in first.err
+    )  # 1 scaling run + 3 d x 3 gamma x 3 precisions
+    table = (tmp_path / "out" / "r1_gd.csv").read_text()
+    script.main(argv)
+    second = capsys.readouterr()
+    assert "28 runs: 0 computed, 28 from the store" in second.err
+    assert second.out == first.out and (tmp_path / "out" / "r1_gd.csv").read_text() == table
+
+
+def test_r1_exact_simulation_counts_and_marks_the_cap(tmp_path):
+    import math
+
+    from toolkit_gd_perceptron import r1_exact
+
+    import toolkit
+
+    store = tmp_path / "runs.sqlite"
+    run = toolkit.run("gd_perceptron.r1_exact", {"d": 1024, "gamma": 1e4, "digits": 60}, store=store)
+    row = run.records[0]
+    assert row["iterations"] == r1_exact.gd_iterations(1024, 1e4, dps=60) and row["status"] == "ok"
+    assert (row["limit_half_tie"], row["batch_perceptron"]) == (1028, 2052)
+    capped = toolkit.run("gd_perceptron.r1_exact", {"d": 1024, "gamma": 1e4, "max_iter": 10}, store=store)
+    assert capped.records[0]["status"] == "capped" and math.isnan(capped.records[0]["iterations"])
