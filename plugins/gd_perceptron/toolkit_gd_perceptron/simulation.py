@@ -1174,6 +1174,10 @@ def r1_exact(params: R1ExactParams, seed: int) -> SimulationOutput:
     return SimulationOutput(records=[row], summary={"iterations": row["iterations"]})
 
 
+def r1_exact_memory(p: R1ExactParams) -> float:
+    return 2.0**20  # two coordinates, whatever d: a constant megabyte covers the interpreter's share
+
+
 SIMULATIONS = [
     Simulation(
         name="gd_perceptron.scaling",
@@ -1226,5 +1230,6 @@ SIMULATIONS = [
         params=R1ExactParams,
         description="linear GD on R1 in its two exact coordinates, float64 or N digits: iterations to separation",
         quick={"d": 16, "gamma": 100.0},
+        cost=PointCost(r1_exact_memory, ("digits",)),
     ),
 ]
