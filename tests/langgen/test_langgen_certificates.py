@@ -301,3 +301,72 @@ def test_coded_profile_automaton_validates():
         ltt_profile_automaton_compiled(6, 3)
     with pytest.raises(RuntimeError, match="max_states=100"):
         ltt_profile_automaton_compiled(3, 2, max_states=100)
+
+
+def test_prefix_closed_study_through_the_store_and_its_certificate(tmp_path):
+    script = REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_prefix_closed.py"
+    out = tmp_path / "pc.json"
+    argv = [
+        sys.executable,
+        str(script),
+        "--n",
+        "3",
+        "--out",
+        str(out),
+        "--store",
+        str(tmp_path / "runs.sqlite"),
+    ]
+    run = subprocess.run(argv, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "1 run: computed" in run.stderr
+    doc = json.loads(out.read_text())
+    # exhaustive over prefix-closed triples of DFA_3 reaches C(DFA_3) = 6
+    assert (doc["lower_bound"], len(doc["witness_words"]), len(doc["members"])) == (
+        6,
+        6,
+        len(doc["witness_family"]),
+    )
+    again = subprocess.run(argv, capture_output=True, text=True)
+    assert again.returncode == 0 and "1 run: read from the store" in again.stderr
+    drop = ("seconds", "max_rss_mb")
+    assert {k: v for k, v in json.loads(out.read_text()).items() if k not in drop} == {
+        k: v for k, v in doc.items() if k not in drop
+    }
+    check = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_certificate.py"),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    assert json.loads((tmp_path / "pc.json.certificate.json").read_text())["value"] == 6
+
+
+def test_pairs_study_resumes_block_by_block_from_the_store(tmp_path, capsys):
+    import importlib.util
+
+    path = REPO / "plugins" / "langgen" / "studies" / "langgen_dfa4_pairs.py"
+    spec = importlib.util.spec_from_file_location("langgen_dfa4_pairs", path)
+    pairs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pairs)
+    out, store = tmp_path / "pairs.json", str(tmp_path / "runs.sqlite")
+    argv = ["--n", "3", "--block", "300", "--out", str(out), "--store", store]
+    pairs.main([*argv, "--time-limit", "1e-9"])  # stops after its first block
+    assert "1 blocks: 1 computed, 0 from the store" in capsys.readouterr().err
+    assert json.loads(out.read_text())["rows_done"] == 300
+    pairs.main([*argv, "--time-limit", "1000"])  # goes on from the stored block
+    assert "4 blocks: 3 computed, 1 from the store" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    # DFA_3: the best pair reaches C(DFA_3) = 6 over all 1046 * 1045 / 2 pairs
+    assert (doc["complete"], doc["pairs_scanned"], doc["pairs_total"], doc["best"]) == (
+        True,
+        546535,
+        546535,
+        6,
+    )
+    assert len(doc["witness_words"]) == 6
+    pairs.main([*argv, "--time-limit", "1000"])
+    assert "4 blocks: 0 computed, 4 from the store" in capsys.readouterr().err

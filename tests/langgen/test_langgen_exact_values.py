@@ -2,6 +2,7 @@
 search on the whole SL_2 class), the closed-set oracle on DFA_3, and the LTT check by the word search."""
 
 import itertools
+import math
 
 import pytest
 from toolkit_langgen.closure import closure_dimension, dfa_class, ltt_closure_dimension, power_free_words
@@ -19,6 +20,8 @@ from toolkit_langgen.strictly_local_closure import (
 )
 
 SL5_WITNESS_ORDER = "aabb abbb bbbb bbba bbab babb abba bbaa baab aaba abab baba abaa baaa aaaa aaab".split()
+
+import toolkit
 
 
 @pytest.mark.parametrize("k,value", [(2, 4), (3, 15)])
@@ -200,7 +203,7 @@ def test_ltt_k_1_is_short_words_plus_simple_paths(k):
     assert len(ltt_finite_class_words(k, 1)) == _short_words(k) + simple_paths(k)
 
 
-def test_congruence_bound_script_closes_on_dfa2_and_validates():
+def test_congruence_bound_script_closes_on_dfa2_and_validates(tmp_path):
     import json
     import subprocess
     import sys
@@ -209,16 +212,35 @@ def test_congruence_bound_script_closes_on_dfa2_and_validates():
     script = (
         Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_dfa_congruence.py"
     )
-    run = subprocess.run(
-        [sys.executable, str(script), "--n", "2", "--max-depth", "40"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    argv = [
+        sys.executable,
+        str(script),
+        "--n",
+        "2",
+        "--max-depth",
+        "40",
+        "--store",
+        str(tmp_path / "runs.sqlite"),
+    ]
+    run = subprocess.run(argv, capture_output=True, text=True, check=True)
     out = json.loads(run.stdout)
     # U_2 closes: every word of a finite intersection is a simple path of it, so the bound holds
     assert (out["closed"], out["classes"], out["upper_bound"]) == (True, 21, 245)
     assert out["upper_bound"] >= closure_dimension(dfa_class(2)).value == 1
     assert sum(level["new_classes"] for level in out["levels"]) == out["classes"]
+    assert "length 6: " in run.stderr and "1 run: computed" in run.stderr
+    # a second call reads the run back from the store: the same JSON but for its time and memory
+    again = subprocess.run(argv, capture_output=True, text=True, check=True)
+    assert "1 run: read from the store" in again.stderr
+    drop = ("seconds", "max_rss_mb")
+    assert {k: v for k, v in json.loads(again.stdout).items() if k not in drop} == {
+        k: v for k, v in out.items() if k not in drop
+    }
+    # capped: the path count stops at max_paths and the bound is marked, not a number
+    capped = toolkit.run(
+        "langgen.congruence_bound", {"n": 2, "max_depth": 40, "max_paths": 100}, store=tmp_path / "c"
+    )
+    assert capped.summary["status"] == "capped" and capped.summary["capped_by"] == "max_paths"
+    assert math.isnan(capped.summary["upper_bound"])
     bad = subprocess.run([sys.executable, str(script), "--n", "5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--n must be 1..4" in bad.stderr

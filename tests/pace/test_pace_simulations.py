@@ -187,3 +187,15 @@ def test_recovery_rows_per_change_point_and_factuality(tmp_path):
     assert {"retained", "topic", "err"} <= set(t.columns) and t.retained.between(0, 1).all()
     assert fac.summary["coverage"] == pytest.approx(1 - t.err.mean())
     assert _checked(fac)["holds"].astype(bool).all()
+
+
+def test_pace_signal_gains_reach_the_method(tmp_path):
+    from toolkit_pace.methods import pace
+    from toolkit_pace.streams import synthetic
+
+    values = {"method": "pace", "stream": "abrupt_variance", "T": 2000, "shift_gain": 0.3, "gap_gain": 0.3}
+    table = toolkit.run("pace.stream", values, seed=3, store=tmp_path / "runs.sqlite").table
+    s = synthetic("abrupt_variance", 2000, 3)
+    strong = pace(s.scores, 0.1, 0.005, 500, 100, side=s.side, shift_gain=0.3, gap_gain=0.3)
+    np.testing.assert_array_equal(table["gamma_t"].to_numpy(), strong.gamma_t)
+    assert not np.array_equal(strong.gamma_t, pace(s.scores, 0.1, 0.005, 500, 100, side=s.side).gamma_t)

@@ -61,11 +61,31 @@ def test_smoothing_matches_the_method_and_exact_gamma0_ends_at_the_first_signal(
     assert np.all(gamma[:first] == 0.005) and np.all(smooth[first:] > 0.005)
 
 
-def test_scripts_run_small(capsys):
+def test_scripts_run_small(capsys, tmp_path):
     _script("pace_g2_step_share").main(["--seeds", "1", "--iid-rounds", "3900"])
-    _script("pace_g4_ledger").main(["--seeds", "1", "--first-seed", "200"])
+    _script("pace_g4_ledger").main(
+        ["--seeds", "1", "--first-seed", "200", "--store", str(tmp_path / "runs.sqlite")]
+    )
     out = capsys.readouterr().out
     assert "of 3900 rounds" in out and "llm_factuality | 0.01 |" in out
+
+
+def test_g4_ledger_runs_come_from_the_store_and_a_rerun_computes_nothing(capsys, tmp_path):
+    g4 = _script("pace_g4_ledger")
+    argv = ["--seeds", "1", "--first-seed", "200", "--store", str(tmp_path / "runs.sqlite")]
+    g4.main(argv)
+    first = capsys.readouterr()
+    assert "24 runs: 24 computed, 0 from the store" in first.err
+    g4.main(argv)
+    second = capsys.readouterr()
+    assert "24 runs: 0 computed, 24 from the store" in second.err
+
+    def rows(text: str) -> list[str]:
+        return [line for line in text.splitlines() if " | " in line]
+
+    assert len(rows(first.out)) == 7 and rows(second.out) == rows(first.out)
+    # the ledger-free counterfactual never reaches the largest cap pace.stream takes
+    assert "Phi = 10 reached" not in first.out
 
 
 def test_g4_window_readings_forward_lag_is_the_gate_metric():

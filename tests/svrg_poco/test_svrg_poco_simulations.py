@@ -43,3 +43,23 @@ def test_mlp_counts_steps_and_evaluations():
     # per epoch: one snapshot pass (N) + two mini-batch gradients per step (2N)
     assert t.evals.iloc[-1] == 2 * 3 * n_train
     assert t.train_loss.iloc[-1] < t.train_loss.iloc[0]
+
+
+def test_mlp_zero_variance_limits_and_beta2(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    runs = {
+        gradient: toolkit.run(
+            "svrg_poco.mlp", {"method": "ivon", "epochs": 1, "gradient": gradient}, seed=0, store=store
+        )
+        for gradient in ("mini-batch", "exact", "deterministic")
+    }
+    losses = {g: r.summary["train_loss"] for g, r in runs.items()}
+    assert len(set(losses.values())) == 3  # three different runs, same steps
+    assert {r.summary["steps"] for r in runs.values()} == {45}
+    assert all(0 < r.summary["h_min"] <= r.summary["h_max"] for r in runs.values())
+    adam = toolkit.run("svrg_poco.mlp", {"method": "adam", "lr": 1e-3, "epochs": 1}, seed=0, store=store)
+    assert math.isnan(adam.summary["h_min"])
+    other = toolkit.run("svrg_poco.mlp", {"method": "ivon", "epochs": 1, "beta2": 0.999}, seed=0, store=store)
+    assert other.summary["train_loss"] != losses["mini-batch"]
+    with pytest.raises(toolkit.ParameterError, match="beta2 is read only by adam, ivon and ivon_poco"):
+        toolkit.run("svrg_poco.mlp", {"method": "sgd", "beta2": 0.9}, seed=0, store=store)

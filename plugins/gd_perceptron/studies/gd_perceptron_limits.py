@@ -12,6 +12,8 @@
     python plugins/gd_perceptron/studies/gd_perceptron_limits.py --quick    # fewer seeds, d <= 128
 
 Writes limits_regimes.{csv,png}, limits_scaling.{csv,png} and limits.md to --out (default results/gd_perceptron/).
+Every run is kept in the run store (--store, default TOOLKIT_STORE): a rerun reads the finished runs back
+(its printed wall times are then the reading's).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -26,25 +29,44 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="5 seeds, d <= 128")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    args = ap.parse_args()
+    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    args = ap.parse_args(argv)
 
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
+    store = RunStore(args.store or get_settings().store_path)
+    try:
+        computed = _study(args.quick, Path(args.out), store)
+    finally:
+        store.close()
+    print(f"3 runs: {computed} computed, {3 - computed} from the store", file=sys.stderr)
+
+
+def _study(quick: bool, out: Path, store) -> int:
+    """The study's tables, figures and limits.md; how many of its 3 runs were computed."""
     import matplotlib.pyplot as plt
     import pandas as pd
     from toolkit_gd_perceptron import measures
     from toolkit_gd_perceptron import simulation as sims
 
-    out = Path(args.out)
+    import toolkit
+
+    computed = 0
     out.mkdir(parents=True, exist_ok=True)
-    seeds = 5 if args.quick else 20
+    seeds = 5 if quick else 20
     lines = ["# gd_perceptron: the two perceptron limits", ""]
 
     start = time.perf_counter()
     ratios = [1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4, 1e6, 1e8]
-    reg = sims.limits(sims.LimitsParams(n_seeds=seeds, ratios=ratios), seed=0)
+    reg = toolkit.run(
+        "gd_perceptron.limits", {"n_seeds": seeds, "ratios": ratios}, 0, store=store, check=False
+    )
+    computed += not reg.from_cache
     t_reg = time.perf_counter() - start
     table = pd.DataFrame(reg.records)
     table.to_csv(out / "limits_regimes.csv", index=False)
@@ -71,24 +93,23 @@ def main() -> None:
     ]
     print("\n".join(lines), flush=True)
 
-    d_values = [8, 16, 32, 64, 128] if args.quick else [8, 16, 32, 64, 128, 256, 512]
+    d_values = [8, 16, 32, 64, 128] if quick else [8, 16, 32, 64, 128, 256, 512]
     frames, curves = [], {}
     for limit in ("vanishing_init", "from_init"):
         start = time.perf_counter()
-        res = sims.scaling(
-            sims.ScalingParams(
-                dataset="staircase",
-                model="two_layer",
-                activation="leaky_relu",
-                width=20,
-                gammas=[math.inf],
-                n_seeds=seeds,
-                d_values=d_values,
-                limit=limit,
-                eta=1.0,
-            ),
-            seed=0,
+        values = dict(
+            dataset="staircase",
+            model="two_layer",
+            activation="leaky_relu",
+            width=20,
+            gammas=[math.inf],
+            n_seeds=seeds,
+            d_values=d_values,
+            limit=limit,
+            eta=1.0,
         )
+        res = toolkit.run("gd_perceptron.scaling", values, 0, store=store, check=False)
+        computed += not res.from_cache
         wall = time.perf_counter() - start
         t = pd.DataFrame(res.records).assign(limit=limit)
         frames.append(t)
@@ -124,6 +145,7 @@ def main() -> None:
     fig.savefig(out / "limits_scaling.png", dpi=120)
     (out / "limits.md").write_text("\n".join(lines) + "\n")
     print(f"written to {out}/")
+    return computed
 
 
 if __name__ == "__main__":

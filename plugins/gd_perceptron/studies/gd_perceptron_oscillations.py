@@ -5,32 +5,54 @@ the cvxpy max-margin SVM.
 
     python plugins/gd_perceptron/studies/gd_perceptron_oscillations.py [--quick] [--out results/gd_perceptron]
 
-Writes oscillations.png/.csv, reduction.png/.csv (+ _comparisons.md) and margins.png/.csv.
+Writes oscillations.png/.csv, reduction.png/.csv (+ _comparisons.md) and margins.png/.csv. Every run of
+``gd_perceptron.dynamics`` and ``gd_perceptron.reduction`` is kept in the run store (--store, default
+TOOLKIT_STORE): a rerun reads the finished runs back.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shorter trajectories")
     ap.add_argument("--gamma", type=float, default=1e4, help="step size of the oscillation runs")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    args = ap.parse_args()
+    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    args = ap.parse_args(argv)
+    from toolkit_gd_perceptron import experiments as E
+
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
+    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    try:
+        _study(args)
+    finally:
+        E.STORE.close()
+        E.STORE = None
+    cached = sum(E.FROM_CACHE)
+    print(
+        f"{len(E.FROM_CACHE)} runs: {len(E.FROM_CACHE) - cached} computed, {cached} from the store",
+        file=sys.stderr,
+    )
+
+
+def _study(args: argparse.Namespace) -> None:
 
     import matplotlib
 
     matplotlib.use("Agg")
     import pandas as pd
     from matplotlib.figure import Figure
-    from toolkit_gd_perceptron import simulation as sims
-    from toolkit_gd_perceptron.experiments import run_margins, run_reduction
+    from toolkit_gd_perceptron.experiments import _sim, run_margins, run_reduction
     from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
     out = Path(args.out)
@@ -44,7 +66,7 @@ def main() -> None:
     axes = fig.subplots(2, len(cases), sharex="col")
     tables = []
     for k, (label, kw) in enumerate(cases):
-        res = sims.dynamics(sims.DynamicsParams(model="linear", gamma=args.gamma, **kw), seed=0)
+        res = _sim("gd_perceptron.dynamics", dict(model="linear", gamma=args.gamma, **kw))
         t = pd.DataFrame(res.records)
         t.insert(0, "case", label)
         tables.append(t)

@@ -6,37 +6,53 @@ Batch Perceptron; every perceptron-type run held against its Novikoff-type bound
     python plugins/gd_perceptron/studies/gd_perceptron_scaling.py --quick    # d <= 512, 5 seeds
 
 Writes scaling.csv, scaling.png (log-log with slopes), scaling_comparisons.md, novikoff.csv and
-novikoff_comparisons.md to --out (default results/gd_perceptron/).
+novikoff_comparisons.md to --out (default results/gd_perceptron/). Every run is a ``gd_perceptron.scaling``
+run kept in the run store (--store, default TOOLKIT_STORE): a rerun reads the finished runs back.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small grid and 5 seeds")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    args = ap.parse_args()
+    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    args = ap.parse_args(argv)
 
-    from toolkit_gd_perceptron.experiments import run_novikoff, run_scaling
+    from toolkit_gd_perceptron import experiments as E
     from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
     out = Path(args.out)
-    for name, fn in (("scaling", run_scaling), ("novikoff", run_novikoff)):
-        start = time.perf_counter()
-        outcome = fn(args.quick)
-        seconds = time.perf_counter() - start
-        write_outcome(outcome, out, name)
-        print(f"## {name} ({seconds:.1f} s)\n")
-        print(comparisons_markdown(outcome.comparisons))
+    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    try:
+        for name, fn in (("scaling", E.run_scaling), ("novikoff", E.run_novikoff)):
+            start = time.perf_counter()
+            outcome = fn(args.quick)
+            seconds = time.perf_counter() - start
+            write_outcome(outcome, out, name)
+            print(f"## {name} ({seconds:.1f} s)\n")
+            print(comparisons_markdown(outcome.comparisons))
+    finally:
+        E.STORE.close()
+        E.STORE = None
     print(f"written to {out}/")
+    cached = sum(E.FROM_CACHE)
+    print(
+        f"{len(E.FROM_CACHE)} runs: {len(E.FROM_CACHE) - cached} computed, {cached} from the store",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ toolkit_register_simulations = defer(
         "gd_perceptron.limits": "GD at finite gamma vs its two perceptron limits (vanishing init; from W_0 with step eta) over rho = step/||W_0||: where the regimes meet",
         "gd_perceptron.reduction": "GD with step gamma vs its perceptron limit: relative error, mistake sets, f/gamma vs perceptron loss",
         "gd_perceptron.dynamics": "loss and mistake-set oscillations, normalised margin, max-margin alignment, activation changes",
+        "gd_perceptron.r1_exact": "linear GD on R1 in its two exact coordinates, float64 or N digits: iterations to separation",
     },
 )
 

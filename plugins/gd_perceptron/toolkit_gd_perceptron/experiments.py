@@ -5,6 +5,7 @@ thread); the full setting gives the numbers quoted in README.md."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,32 @@ from toolkit_gd_perceptron import data, engine, measures, models
 from toolkit_gd_perceptron import simulation as sims
 
 ALL_D = sims.R1_D_VALUES
+# a RunStore (or path): the runs of the registered simulations then go through toolkit.run and that store,
+# so a rerun resumes (the plugin's study scripts' --store); FROM_CACHE: per run, whether it was stored
+STORE: Any = None
+FROM_CACHE: list[bool] = []
+
+
+def _sim(name: str, values: dict, seed: int = 0) -> Any:
+    """One run of the registered simulation ``name`` (``.records``, ``.summary``), through :data:`STORE`
+    when it is set."""
+    if STORE is None:
+        func, model = {
+            "gd_perceptron.scaling": (sims.scaling, sims.ScalingParams),
+            "gd_perceptron.reduction": (sims.reduction, sims.ReductionParams),
+            "gd_perceptron.dynamics": (sims.dynamics, sims.DynamicsParams),
+        }[name]
+        return func(model(**values), seed=seed)
+    import toolkit
+
+    res = toolkit.run(name, values, seed, store=STORE, check=False)
+    FROM_CACHE.append(res.from_cache)
+    return res
+
+
+def _scaling_records(values: dict, seed: int = 0) -> list[dict]:
+    """The rows of one ``gd_perceptron.scaling`` run."""
+    return _sim("gd_perceptron.scaling", values, seed).records
 
 
 def _fmt(x, digits=3):
@@ -202,7 +229,7 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
     ]
     tables, comps = [], []
     for label, kw, gamma_top, tol in cases:
-        out = sims.reduction(sims.ReductionParams(**kw), seed=0)
+        out = _sim("gd_perceptron.reduction", kw)
         t = pd.DataFrame(out.records)
         t.insert(0, "case", label)
         tables.append(t)
@@ -248,11 +275,11 @@ def run_reduction(quick: bool) -> ExperimentOutcome:
     # harder planted sets (margin 0.1): the error at gamma is about exp(-gamma * smallest |margin| on the path)
     hard = []
     for data_seed in range(2 if quick else 5):
-        out = sims.reduction(
-            sims.ReductionParams(
+        out = _sim(
+            "gd_perceptron.reduction",
+            dict(
                 dataset="planted", n=100, d=20, margin=0.1, data_seed=data_seed, gammas=[1e2, 1e3, 1e4], T=60
             ),
-            seed=0,
         )
         hard.append(
             f"seed {data_seed}: {out.summary['max_rel_error_gamma_10000']:.1g} "
@@ -295,8 +322,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
     d_values = ALL_D[:6] if quick else ALL_D
     n_seeds = 5 if quick else 20
     parts, info = [], {}
-    lin = sims.scaling(sims.ScalingParams(model="linear", d_values=d_values, gammas=[1e2, 1e3, 1e4]), seed=0)
-    t = pd.DataFrame(lin.records)
+    t = pd.DataFrame(_scaling_records({"model": "linear", "d_values": d_values, "gammas": [1e2, 1e3, 1e4]}))
     t.insert(0, "variant", "linear GD")
     parts.append(t)
     variants = [("quadratic two-layer, fixed outer, m=20", dict(activation="quadratic"))]
@@ -310,7 +336,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
             ("ReLU two-layer, fixed outer, m=20", dict(activation="relu", max_iter=20_000)),
         ]
     for label, kw in variants:
-        p = sims.ScalingParams(
+        p = dict(
             model="two_layer",
             width=20,
             d_values=d_values,
@@ -318,8 +344,7 @@ def scaling_tables(quick: bool) -> tuple[pd.DataFrame, dict]:
             n_seeds=n_seeds,
             **{"max_iter": 100_000, **kw},
         )
-        out = sims.scaling(p, seed=0)
-        t = pd.DataFrame(out.records)
+        t = pd.DataFrame(_scaling_records(p))
         t.insert(0, "variant", label)
         parts.append(t)
     table = pd.concat(parts, ignore_index=True)
@@ -465,11 +490,8 @@ def novikoff_table(quick: bool) -> pd.DataFrame:
             ("perceptron", [math.inf]),
             ("normalized_gd", [0.1, 1.0, 10.0, 100.0]),
         ]:
-            out = sims.scaling(
-                sims.ScalingParams(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas, **kw),
-                seed=0,
-            )
-            for r in out.records:
+            values = dict(dataset=dataset, model="linear", algorithm=algorithm, gammas=gammas, **kw)
+            for r in _scaling_records(values):
                 if algorithm == "batch_perceptron":
                     bound = measures.novikoff_batch(r["n_points"], r["R2"], r["mu2"])
                 elif algorithm == "normalized_gd":
@@ -531,11 +553,9 @@ def run_margins(quick: bool) -> ExperimentOutcome:
     T = 2000 if quick else 20000
     checkpoints = [t for t in (10, 100, 1000, 10000, 20000) if t <= T]
     for gamma in (1.0, 1e4):
-        out = sims.dynamics(
-            sims.DynamicsParams(
-                dataset="planted", n=100, d=20, margin=0.05, data_seed=0, model="linear", gamma=gamma, T=T
-            ),
-            seed=0,
+        out = _sim(
+            "gd_perceptron.dynamics",
+            dict(dataset="planted", n=100, d=20, margin=0.05, data_seed=0, model="linear", gamma=gamma, T=T),
         )
         t = pd.DataFrame(out.records)
         t.insert(0, "gamma", gamma)
@@ -564,7 +584,7 @@ def run_margins(quick: bool) -> ExperimentOutcome:
         )
     # oscillations on R1: the loss is non-monotone and the mistake sets alternate with period 2
     d = 16
-    out = sims.dynamics(sims.DynamicsParams(dataset="r1", d=d, model="linear", gamma=1e4, T=60), seed=0)
+    out = _sim("gd_perceptron.dynamics", dict(dataset="r1", d=d, model="linear", gamma=1e4, T=60))
     osc = pd.DataFrame(out.records)
     osc.insert(0, "gamma", 1e4)
     osc.insert(0, "case", f"R1 d={d}")

@@ -1159,6 +1159,38 @@ def dynamics_memory(p: DynamicsParams) -> float:
     )  # the recorded weights of every step
 
 
+class R1ExactParams(Params):
+    d: int = Field(16, ge=3, le=1_000_000, description="dimension of R1 (two samples)")
+    gamma: float = Field(1e4, gt=0, allow_inf_nan=False, description="GD step size (finite)")
+    digits: int | None = Field(
+        None, ge=16, le=10_000, description="None: float64; else decimal digits of the arithmetic (mpmath)"
+    )
+    max_iter: int = Field(100_000, ge=1, le=10_000_000, description="iteration cap")
+
+
+def r1_exact(params: R1ExactParams, seed: int) -> SimulationOutput:
+    """Linear GD on R1 from v_0 = 0 in its two exact coordinates (``toolkit_gd_perceptron.r1_exact``, no code
+    shared with the batched engine), in float64 or at ``digits`` decimal digits: an independent check of
+    the engine's count and of how rounding moves it. One row: ``iterations`` (NaN with ``status`` capped
+    at max_iter), beside ``limit_half_tie`` (GD's gamma -> inf limit, the Batch Perceptron with weight 1/2
+    on ties: d + 4 for even d) and ``batch_perceptron`` (2d + 4, ties counted as mistakes).
+    Deterministic: the seed is not used."""
+    from toolkit_gd_perceptron import r1_exact as exact
+
+    it = exact.gd_iterations(params.d, params.gamma, dps=params.digits, max_iter=params.max_iter)
+    row = {
+        "iterations": it if it >= 0 else math.nan,
+        censoring.STATUS_COLUMN: censoring.OK if it >= 0 else censoring.CAPPED,
+        "limit_half_tie": exact.half_tie_iterations(params.d),
+        "batch_perceptron": 2 * params.d + 4,
+    }
+    return SimulationOutput(records=[row], summary={"iterations": row["iterations"]})
+
+
+def r1_exact_memory(p: R1ExactParams) -> float:
+    return 2.0**20  # two coordinates, whatever d: a constant megabyte covers the interpreter's share
+
+
 SIMULATIONS = [
     Simulation(
         name="gd_perceptron.scaling",
@@ -1204,5 +1236,13 @@ SIMULATIONS = [
         quick={"T": 30},
         plot=plot_dynamics,
         cost=PointCost(dynamics_memory, ("d", "n", "width", "T")),
+    ),
+    Simulation(
+        name="gd_perceptron.r1_exact",
+        func=r1_exact,
+        params=R1ExactParams,
+        description="linear GD on R1 in its two exact coordinates, float64 or N digits: iterations to separation",
+        quick={"d": 16, "gamma": 100.0},
+        cost=PointCost(r1_exact_memory, ("digits",)),
     ),
 ]

@@ -11,6 +11,9 @@ toolkit_register_simulations = defer(
     {
         "langgen.generator_race": "first permanently-correct sample count of a generator vs an adversary, per class (worst target)",
         "langgen.closure_dimension": "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
+        "langgen.congruence_bound": "upper bound on C(DFA_n): simple paths of the class's right congruence (exact count or capped)",
+        "langgen.closed_family_bound": "lower bound on C(DFA_n): exhaustive over families of <= 3 prefix- (or suffix-) closed members",
+        "langgen.pair_scan": "lower bound on C(DFA_n): the largest finite pairwise intersection over a block of rows",
         "langgen.witness_family": "brute-force |∩| of a lower-bound witness family vs its closed form",
     },
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from pydantic import ValidationInfo, field_validator
@@ -208,6 +209,173 @@ def _user_closure_row(uc, params) -> dict:
     return {"n_languages": len(H), "method_used": "search", **res.row()}
 
 
+class CongruenceBoundParams(Params):
+    n: int = Field(3, ge=1, le=4, description="states of the class DFA_n (complete DFAs over {a, b})")
+    max_depth: int = Field(12, ge=1, le=10_000, description="longest word length the construction expands")
+    max_classes: int = Field(2_000_000, ge=1, description="stop once the congruence has more classes")
+    max_paths: int = Field(50_000_000, ge=1, description="stop counting simple paths past this many")
+
+
+def congruence_bound(params: CongruenceBoundParams, seed: int) -> SimulationOutput:
+    """An upper bound on C(DFA_n) from the class's right congruence (u ≡ v iff every member has the same
+    residual after u and after v): every word of a finite intersection is a simple path from the start
+    of the product of the members' minimal DFAs, built breadth-first. Rows: per word length, the words
+    expanded from new classes and the new classes they reach. Summary: ``closed`` (a length added no
+    class), ``classes``, ``all_words_distinct_up_to_length`` d (so the product has >= 2^(d+1) - 1
+    states), ``upper_bound`` (the simple paths from the start) with ``status`` ok, or capped (NaN bound)
+    when the construction stopped at max_depth / max_classes or the count at max_paths (``capped_by``).
+    Deterministic: the seed is not used."""
+    import math
+
+    from toolkit.censoring import CAPPED, OK
+    from toolkit_langgen.closure import dfa_class
+    from toolkit_langgen.congruence import build_levels, distinct_prefix_length, simple_paths
+    from toolkit_langgen.family_search import stack_padded
+
+    H = dfa_class(params.n)
+    T, _, _ = stack_padded(H)
+    levels, trans, closed = build_levels(T, params.max_depth, params.max_classes)
+    rows = [{"length": d, "words_expanded": w, "new_classes": c} for d, (w, c) in enumerate(levels)]
+    paths = simple_paths(trans, params.max_paths) if closed else None
+    capped_by = "" if paths is not None else ("max_paths" if closed else "max_depth or max_classes")
+    summary = {
+        "members": len(H),
+        "closed": closed,
+        "classes": sum(c for _, c in levels),
+        "all_words_distinct_up_to_length": distinct_prefix_length(levels),
+        "upper_bound": paths if paths is not None else math.nan,
+        "status": OK if paths is not None else CAPPED,
+        "capped_by": capped_by,
+    }
+    return SimulationOutput(records=rows, summary=summary)
+
+
+class ClosedFamilyBoundParams(Params):
+    n: int = Field(4, ge=1, le=4, description="states of the class DFA_n (complete DFAs over {a, b})")
+    subclass: Literal["prefix", "prefix-or-suffix"] = Field(
+        "prefix",
+        description="members: the prefix-closed (safety) DFA_n languages, or the prefix- and the "
+        "suffix-closed ones together (mixed families included)",
+    )
+
+
+def closed_family_bound(params: ClosedFamilyBoundParams, seed: int) -> SimulationOutput:
+    """The largest finite intersection over every family of at most 3 prefix-closed (or prefix- or
+    suffix-closed) DFA_n languages: exact for that subclass, and a certified lower bound on C(DFA_n).
+    One row: ``languages`` (infinite members of DFA_n), ``candidates`` (those in the subclass),
+    ``lower_bound``, ``finite_intersections`` scored, the ``witness_family`` (indices into the
+    enumeration of DFA_n), its ``members`` (DFA tables) and the ``witness_words`` of their intersection,
+    which ``plugins/langgen/studies/langgen_dfa4_certificate.py`` checks independently. Deterministic:
+    the seed is not used."""
+    from toolkit_langgen.certificate import dfa_table
+    from toolkit_langgen.closure import dfa_class
+    from toolkit_langgen.dfa import DFA
+    from toolkit_langgen.family_search import (
+        FamilyScorer,
+        exhaustive_triples,
+        is_prefix_closed,
+        is_suffix_closed,
+        stack_padded,
+    )
+
+    H = dfa_class(params.n)
+    scorer = FamilyScorer(*stack_padded(H))
+    if params.subclass == "prefix":
+        candidates = [i for i, L in enumerate(H) if is_prefix_closed(L)]
+    else:
+        candidates = [i for i, L in enumerate(H) if is_prefix_closed(L) or is_suffix_closed(L)]
+    res = exhaustive_triples(scorer, candidates)
+    BT, BF = scorer.intersection(list(res["family"]))
+    inter = DFA("ab", BT.tolist(), BF.tolist(), 0)
+    words = sorted(inter.words(inter.n_states), key=lambda w: (len(w), w))
+    if len(words) != res["value"]:  # the compiled count and the DFA core disagree: no result
+        raise RuntimeError(f"intersection has {len(words)} words, the compiled pass counted {res['value']}")
+    row = {
+        "languages": len(H),
+        "candidates": len(candidates),
+        "lower_bound": res["value"],
+        "finite_intersections": res["finite_intersections"],
+        "witness_family": [int(i) for i in res["family"]],
+        "witness_words": words,
+        "members": [dfa_table(H[i]) for i in res["family"]],
+    }
+    summary = {k: row[k] for k in ("lower_bound", "candidates", "finite_intersections")}
+    return SimulationOutput(records=[row], summary=summary)
+
+
+class PairScanParams(Params):
+    n: int = Field(4, ge=1, le=4, description="states of the class DFA_n (complete DFAs over {a, b})")
+    row_start: int = Field(0, ge=0, description="first row i of the block (index into the infinite members)")
+    row_stop: int | None = Field(
+        None, ge=1, description="rows i < row_stop (None, or past the last member: to the last member)"
+    )
+
+    @field_validator("row_stop")
+    @classmethod
+    def _after_start(cls, value, info: ValidationInfo):
+        start = info.data.get("row_start")
+        if value is not None and start is not None and value <= start:
+            raise ValueError(f"row_stop must be > row_start (= {start}), got {value}")
+        return value
+
+
+@functools.lru_cache(maxsize=4)
+def _stacked_infinite_dfas(n: int):
+    """The infinite DFA_n languages (enumeration order) and their padded stacked tables, once per process."""
+    import numpy as np
+
+    from toolkit_langgen.dfa import enumerate_dfa_languages
+
+    langs, infinite = enumerate_dfa_languages(n, method="numba")
+    H = [L for L, i in zip(langs, infinite) if i]
+    T = np.zeros((len(H), n, 2), np.int32)
+    F = np.zeros((len(H), n), np.bool_)
+    sizes = np.array([L.n_states for L in H], np.int32)
+    for i, L in enumerate(H):
+        T[i, : L.n_states] = L.trans
+        F[i, : L.n_states] = L.accept
+    return H, T, F, sizes
+
+
+def pair_scan_run(params: PairScanParams, seed: int) -> SimulationOutput:
+    """The largest finite |L_i ∩ L_j| over the pairs i < j of infinite DFA_n languages with i in
+    [row_start, row_stop) (compiled scan): a certified lower bound on C(DFA_n), with the pair as its
+    certificate. One row: ``languages`` (infinite members), the block's ``rows``, ``pairs_scanned``,
+    ``finite_pairs`` (finite non-empty intersections), ``best`` (-1: none), the pair ``i``, ``j`` and the
+    ``witness_words`` of their intersection, checked on the Python DFA core. Sweep blocks of rows to
+    scan all pairs (in parallel with an executor). Deterministic: the seed is not used."""
+    from toolkit.errors import ParameterError
+    from toolkit_langgen.compiled import pair_scan
+
+    H, T, F, sizes = _stacked_infinite_dfas(params.n)
+    if params.row_start >= len(H):
+        raise ParameterError(
+            f"parameter 'row_start': DFA_{params.n} has {len(H)} infinite languages, so row_start must be "
+            f"< {len(H)}, got {params.row_start}"
+        )
+    stop = len(H) if params.row_stop is None else min(params.row_stop, len(H))
+    best, i, j, finite, scanned = pair_scan(T, F, sizes, params.row_start, stop)
+    words: list[str] = []
+    if best >= 0:
+        inter = H[i] & H[j]
+        if not (inter.is_finite() and inter.cardinality() == best):
+            raise RuntimeError(f"pair ({i}, {j}): the Python core does not give {best} words")
+        words = inter.words(inter.n_states)
+    row = {
+        "languages": len(H),
+        "rows": stop - params.row_start,
+        "pairs_scanned": int(scanned),
+        "finite_pairs": int(finite),
+        "best": int(best),
+        "i": int(i),
+        "j": int(j),
+        "witness_words": words,
+    }
+    return SimulationOutput(
+        records=[row], summary={k: row[k] for k in ("best", "pairs_scanned", "finite_pairs")}
+    )
+
+
 class WitnessFamilyParams(Params):
     family: Literal["counting", "counting3", "ltt_threshold", "sl_staircase", "cfg_power", "user"] = Field(
         "counting", description="lower-bound witness family, or 'user' (|∩| of your languages=)"
@@ -277,6 +445,27 @@ SIMULATIONS = [
         "closure dimension C(H_n) of counting / DFA / LTT classes, exact or certified lower bound",
         quick={"family": "counting", "n": 1},
         plot=_plot_log("n", "closure_dimension"),
+    ),
+    Simulation(
+        "langgen.congruence_bound",
+        congruence_bound,
+        CongruenceBoundParams,
+        "upper bound on C(DFA_n): simple paths of the class's right congruence (exact count or capped)",
+        quick={"n": 2, "max_depth": 40},
+    ),
+    Simulation(
+        "langgen.closed_family_bound",
+        closed_family_bound,
+        ClosedFamilyBoundParams,
+        "lower bound on C(DFA_n): exhaustive over families of <= 3 prefix- (or suffix-) closed members",
+        quick={"n": 2},
+    ),
+    Simulation(
+        "langgen.pair_scan",
+        pair_scan_run,
+        PairScanParams,
+        "lower bound on C(DFA_n): the largest finite pairwise intersection over a block of rows",
+        quick={"n": 3, "row_start": 0, "row_stop": 50},
     ),
     Simulation(
         "langgen.witness_family",

@@ -1,13 +1,14 @@
 """What holds PACE's post-shift deviation (G4) back: how often the ledger binds after a change point.
 
-    .venv/bin/python plugins/pace/studies/pace_g4_ledger.py [--seeds 10]
+    .venv/bin/python plugins/pace/studies/pace_g4_ledger.py [--seeds 10] [--store runs.sqlite] [--executor processes]
 
 A diagnosis, not a gate and not a tuning: seeds 200.. (not the gate seeds 100..119), T = 4000, the spec's
 constants. For abrupt variance, multi-block and LLM factuality at gamma_0 in {.005, .01} it prints the mean
 post-shift deviation (the gate's metric, toolkit_pace.metrics) of ACI and PACE, the share of the 300
 post-shift rounds in which PACE's ledger binds (gamma_t below the smoothed step, |phi| at Phi), and, as a
-counterfactual only, PACE with the ledger switched off (Phi = 1e9): the smoothed step unchecked, which
-loses T3's guarantee. If the counterfactual reaches 0.75 x ACI where PACE does not, the ledger's budget
+counterfactual only, PACE with the ledger switched off (Phi = 10, the largest ``pace.stream`` takes: the
+unchecked ledger stays below 0.7 on seeds 200..219 and 300..319, so it never binds; a cell where it would
+is marked "Phi = 10 reached"): the smoothed step unchecked, which loses T3's guarantee. If the counterfactual reaches 0.75 x ACI where PACE does not, the ledger's budget
 Phi = 0.5 is what stops G4; if not, the step the signals produce is (its post-shift max and mean are printed;
 the cap gamma_max is 0.128).
 
@@ -17,19 +18,55 @@ does. Three other readings are printed beside it, each as a PACE/ACI ratio: trai
 err_{t-99..t}, t in [tau, tau + 300)), centred windows (mean err_{t-50..t+49}) and the 300-round block
 (|mean err_{tau..tau+299} - alpha|, no local window: not what the spec's words say). Last,
 a counterfactual of the step size only: both signal gains 0.3 instead of the spec's 0.1 (ledger on).
+
+Every run is a ``pace.stream`` run (four per stream, gamma_0 and seed: ACI, PACE, PACE without ledger,
+PACE with gains 0.3) kept in the run store (--store, default TOOLKIT_STORE): a rerun reads them back.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
-from toolkit_pace.methods import aci, pace
 from toolkit_pace.metrics import LOCAL_WINDOW, POST_SHIFT_ROUNDS, post_shift_deviation
 from toolkit_pace.streams import llm_factuality, synthetic
 
 ALPHA, T, W, BURN_IN, PHI = 0.1, 4000, 500, 100, 0.5
+STREAMS, GAMMA0S = ("abrupt_variance", "multi_block", "llm_factuality"), (0.005, 0.01)
+FREE_PHI = 10.0  # the largest ledger cap pace.stream takes: the counterfactual without ledger
+# the four runs per (stream, gamma_0, seed), as pace.stream parameters
+VARIANTS = {
+    "aci": {"method": "aci"},
+    "pace": {"method": "pace"},
+    "free": {"method": "pace", "phi_cap": FREE_PHI},
+    "strong": {"method": "pace", "shift_gain": 0.3, "gap_gain": 0.3},
+}
+
+
+def stored_runs(seeds: range, store, executor: str) -> tuple[dict, int, int]:
+    """(variant, stream, gamma_0, seed) -> the run's per-round table (err, phi, gamma_t), through the store;
+    with the number of runs computed and read back."""
+    import toolkit
+
+    runs, computed, cached = {}, 0, 0
+    for variant, values in VARIANTS.items():
+        res = toolkit.sweep(
+            "pace.stream",
+            {"stream": list(STREAMS), "gamma0": list(GAMMA0S)},
+            list(seeds),
+            params={"alpha": ALPHA, "T": T, "calibration_window": W, "burn_in": BURN_IN, **values},
+            store=store,
+            executor=executor,
+            check=False,
+        )
+        computed, cached = computed + res.n_computed, cached + res.n_cached
+        for r in res.runs:
+            runs[variant, r.params["stream"], r.params["gamma0"], r.seed] = {
+                k: np.array([row[k] for row in r.records]) for k in ("err", "phi", "gamma_t")
+            }
+    return runs, computed, cached
 
 
 def _stream(name: str, seed: int):
@@ -69,11 +106,26 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--first-seed", type=int, default=200, help="the first seed (default 200; the gate's are 100..119)"
     )
+    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    ap.add_argument(
+        "--executor",
+        choices=("serial", "processes", "dask"),
+        default="serial",
+        help="how the runs are executed",
+    )
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.first_seed < 0:
         ap.error("--seeds must be >= 1 and --first-seed >= 0")
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     start = time.process_time()
+    store = RunStore(args.store or get_settings().store_path)
+    try:
+        runs, computed, cached = stored_runs(seeds, store, args.executor)
+    finally:
+        store.close()
     print(
         f"seeds {seeds.start}..{seeds.stop - 1}, T = {T}; means over seeds "
         "(post-shift deviation: PACE/ACI ratio in brackets)"
@@ -84,43 +136,42 @@ def main(argv=None) -> None:
         "300-round block | "
         "gains 0.3 (counterfactual)"
     )
-    for name in ("abrupt_variance", "multi_block", "llm_factuality"):
-        for g0 in (0.005, 0.01):
+    for name in STREAMS:
+        for g0 in GAMMA0S:
             dev_aci, dev_pace, dev_free, binds, phi_max, g_max, g_mean = [], [], [], [], [], [], []
             forward = []
             trail, centred, block, big = [], [], [], []
+            free_binds = False
             for seed in seeds:
-                s = _stream(name, seed)
-                side = s.side if s.side is not None else None
-                cps = [c - BURN_IN for c in s.change_points if c >= BURN_IN]
-                a = aci(s.scores, ALPHA, g0, W, BURN_IN)
-                p = pace(s.scores, ALPHA, g0, W, BURN_IN, side=side)
-                free = pace(s.scores, ALPHA, g0, W, BURN_IN, side=side, phi_cap=1e9)
-                dev_aci.append(post_shift_deviation(a.err, ALPHA, cps))
-                dev_pace.append(post_shift_deviation(p.err, ALPHA, cps))
-                dev_free.append(post_shift_deviation(free.err, ALPHA, cps))
+                cps = [c - BURN_IN for c in _stream(name, seed).change_points if c >= BURN_IN]
+                a, p, free, strong = (runs[v, name, g0, seed] for v in VARIANTS)
+                free_binds |= bool(np.abs(free["phi"]).max() >= FREE_PHI * (1 - 1e-9))
+                dev_aci.append(post_shift_deviation(a["err"], ALPHA, cps))
+                dev_pace.append(post_shift_deviation(p["err"], ALPHA, cps))
+                dev_free.append(post_shift_deviation(free["err"], ALPHA, cps))
                 forward.append([dev_aci[-1], dev_pace[-1]])
-                trail.append([windowed_deviation(a.err, cps, 99), windowed_deviation(p.err, cps, 99)])
-                centred.append([windowed_deviation(a.err, cps, 50), windowed_deviation(p.err, cps, 50)])
-                block.append([block_deviation(a.err, cps), block_deviation(p.err, cps)])
-                strong = pace(s.scores, ALPHA, g0, W, BURN_IN, side=side, shift_gain=0.3, gap_gain=0.3)
-                big.append(post_shift_deviation(strong.err, ALPHA, cps))
-                bound = np.abs(p.phi) >= PHI * (1 - 1e-9)
+                trail.append([windowed_deviation(a["err"], cps, 99), windowed_deviation(p["err"], cps, 99)])
+                centred.append([windowed_deviation(a["err"], cps, 50), windowed_deviation(p["err"], cps, 50)])
+                block.append([block_deviation(a["err"], cps), block_deviation(p["err"], cps)])
+                big.append(post_shift_deviation(strong["err"], ALPHA, cps))
+                bound = np.abs(p["phi"]) >= PHI * (1 - 1e-9)
                 binds.append(np.mean([bound[c : c + POST_SHIFT_ROUNDS].mean() for c in cps]))
-                phi_max.append(np.abs(p.phi).max())
-                post = np.concatenate([p.gamma_t[c : c + POST_SHIFT_ROUNDS] for c in cps])
+                phi_max.append(np.abs(p["phi"]).max())
+                post = np.concatenate([p["gamma_t"][c : c + POST_SHIFT_ROUNDS] for c in cps])
                 g_max.append(post.max())
                 g_mean.append(post.mean())
             da, dp, df = np.mean(dev_aci), np.mean(dev_pace), np.mean(dev_free)
             print(
                 f"{name} | {g0} | {da:.4f} | {dp:.4f} {_ratio(forward)} | {np.mean(binds):.3f} | "
                 f"{np.max(phi_max):.2f} | "
-                f"{np.mean(g_max):.3f}, {np.mean(g_mean):.4f} | {df:.4f} ({df / da:.2f}) | "
+                f"{np.mean(g_max):.3f}, {np.mean(g_mean):.4f} | {df:.4f} ({df / da:.2f})"
+                f"{' Phi = 10 reached' if free_binds else ''} | "
                 f"{_ratio(trail)} | {_ratio(centred)} | "
                 f"({np.mean(block, axis=0)[1] / np.mean(block, axis=0)[0]:.2f}) | "
                 f"{np.mean(big):.4f} ({np.mean(big) / da:.2f})"
             )
     print(f"\nCPU {time.process_time() - start:.1f} s")
+    print(f"{computed + cached} runs: {computed} computed, {cached} from the store", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,12 @@ class MethodParams(Params):
     )
     gamma_cap: float = Field(0.128, gt=0.0, le=1.0, description="PACE's gamma_max (largest step)")
     phi_cap: float = Field(0.5, ge=0.0, le=10.0, description="PACE's ledger cap Phi: |phi_t| <= Phi")
+    shift_gain: float = Field(
+        0.1, ge=0.0, le=10.0, description="PACE's gain on its proactive signal (the KS shift statistic)"
+    )
+    gap_gain: float = Field(
+        0.1, ge=0.0, le=10.0, description="PACE's gain on its reactive signal (the recent coverage gap)"
+    )
     engine: Literal["auto", "numba", "numpy"] = Field(
         "auto", description="ACI/PACE loop: compiled (numba) or the Python classes (same arrays)"
     )
@@ -267,7 +273,11 @@ def build_stream(p: StreamParams, seed: int):
 def _trace(p: MethodParams, stream, engine: str | None = None):
     from toolkit_pace.methods import run_method
 
-    options = {"gamma_cap": p.gamma_cap, "phi_cap": p.phi_cap} if p.method == "pace" else {}
+    options = (
+        {"gamma_cap": p.gamma_cap, "phi_cap": p.phi_cap, "shift_gain": p.shift_gain, "gap_gain": p.gap_gain}
+        if p.method == "pace"
+        else {}
+    )
     return run_method(
         p.method,
         stream.scores,

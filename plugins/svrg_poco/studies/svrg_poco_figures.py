@@ -1,27 +1,43 @@
 """Figures of svrg_poco: suboptimality per gradient evaluation (G1, G3) and the digits MLP (G4).
 
     python plugins/svrg_poco/studies/svrg_poco_figures.py [--out docs/plugins/svrg_poco/figures] [--mlp-epochs 40]
+        [--store runs.sqlite]
 
 Writes convergence_ls.png (SGD, SVRG option I/II, isotropic PoCo, VON-PoCo on least squares
 kappa_H = 10 and 1e3), convergence_lr.png (SVRG vs VON-PoCo on digits and breast_cancer) and
 mlp.png (train loss against steps and against gradient evaluations, Adam vs IVON vs IVON-PoCo), seed 0.
+Every curve is a run of ``svrg_poco.convergence`` or ``svrg_poco.mlp`` kept in the run store (--store,
+default TOOLKIT_STORE): redrawing reads the finished runs back.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
-from toolkit_svrg_poco.simulation import ConvergenceParams, convergence
+
+import toolkit
+
+STORE: Any = None  # the run store of this call (main sets it)
+COMPUTED: list[bool] = []  # per run of the last call: whether it was computed (False: read from the store)
+
+
+def _run(simulation: str, values: dict) -> pd.DataFrame:
+    """The rows of ``simulation`` at ``values``, seed 0, through the run store."""
+    res = toolkit.run(simulation, values, 0, store=STORE, check=False)
+    COMPUTED.append(not res.from_cache)
+    return pd.DataFrame(res.records)
 
 
 def curve(**kw):
-    return pd.DataFrame(convergence(ConvergenceParams(**kw), 0).records)
+    return _run("svrg_poco.convergence", kw)
 
 
 def convergence_figure(path: Path, methods: list, panels: list) -> None:
@@ -43,9 +59,32 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/plugins/svrg_poco/figures")
     parser.add_argument("--mlp-epochs", type=int, default=40)
+    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     args = parser.parse_args(argv)
+    if args.mlp_epochs < 1:
+        parser.error(f"--mlp-epochs must be >= 1, got {args.mlp_epochs}")
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
+    global STORE
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    COMPUTED.clear()
+    STORE = RunStore(args.store or get_settings().store_path)
+    try:
+        _figures(out, args.mlp_epochs)
+    finally:
+        STORE.close()
+        STORE = None
+    print(f"figures in {out}")
+    print(
+        f"{len(COMPUTED)} runs: {sum(COMPUTED)} computed, {len(COMPUTED) - sum(COMPUTED)} from the store",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _figures(out: Path, mlp_epochs: int) -> None:
 
     least_squares = [
         ("SGD (0.1/L)", dict(method="sgd", step=0.1)),
@@ -70,15 +109,14 @@ def main(argv=None) -> int:
         [(f"logistic regression, {p}", dict(problem=p)) for p in ("digits", "breast_cancer")],
     )
 
-    from toolkit_svrg_poco.mlp import train_mlp
-
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label, method, lr, alpha, epochs in [
-        ("Adam 1e-3", "adam", 1e-3, None, 3 * args.mlp_epochs),
-        ("IVON 0.05", "ivon", 0.05, None, args.mlp_epochs),
-        ("IVON-PoCo 0.05, alpha = 0.5", "ivon_poco", 0.05, 0.5, args.mlp_epochs),
+        ("Adam 1e-3", "adam", 1e-3, None, 3 * mlp_epochs),
+        ("IVON 0.05", "ivon", 0.05, None, mlp_epochs),
+        ("IVON-PoCo 0.05, alpha = 0.5", "ivon_poco", 0.05, 0.5, mlp_epochs),
     ]:
-        t = pd.DataFrame(train_mlp(method, lr, 0, epochs=epochs, alpha=alpha))
+        # (alpha is read by ivon_poco only)
+        t = _run("svrg_poco.mlp", {"method": method, "lr": lr, "epochs": epochs, "alpha": alpha or 0.5})
         axes[0].semilogy(t.steps, t.train_loss, label=label)
         axes[1].semilogy(t.evals / 1438, t.train_loss, label=label)
     axes[0].set_xlabel("steps")
@@ -87,8 +125,6 @@ def main(argv=None) -> int:
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "mlp.png", dpi=110)
-    print(f"figures in {out}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -7,23 +7,25 @@ for the same number of steps. With the weight noise off as well (eps = 0) it is 
 epochs (1,800 steps of batch 32) each, on the same seeds and initial weights, on a learning-rate grid
 wide enough that each method's best rate is an interior point (3x steps). The readings were fixed in
 the plugin README before the runs. The range of IVON's Hessian estimate h at the end is printed. Last
-come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999. Resumable: each
-finished run is written at once to g4_limits.csv under --out, and a run already there is not run again.
+come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999. Every run is a
+``svrg_poco.mlp`` run (``gradient=`` mini-batch, exact or deterministic) kept in the run store (--store,
+default TOOLKIT_STORE): an interrupted or repeated call reads the finished runs back. The runs' table is
+also written to g4_limits.csv under --out.
 
     python plugins/svrg_poco/studies/svrg_poco_g4_limits.py [--seeds 0,1,2] [--ivon-lrs 0.05,0.15,...,109.35]
-        [--adam-lrs 0.001,0.003,0.009,0.027,0.081] [--epochs 40] [--out results/svrg_poco]
+        [--adam-lrs 0.001,0.003,0.009,0.027,0.081] [--epochs 40] [--out results/svrg_poco] [--store runs.sqlite]
+        [--executor processes]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from toolkit_svrg_poco.minibatch import make_optimizer
-from toolkit_svrg_poco.mlp import DigitsMLP, fit_mlp
 
 from toolkit.argtypes import comma_list, seeds
 
@@ -32,53 +34,50 @@ ADAM_LRS = (1e-3, 3e-3, 9e-3, 2.7e-2, 8.1e-2)
 POCO_ALPHAS = (0.5, 1.0)
 
 
-class ExactGradients(DigitsMLP):
-    """The digits MLP whose every step sees the whole training set (same number of steps per epoch)."""
-
-    def __init__(self, seed: int, *, weight_noise: bool, **kwargs):
-        super().__init__(seed, **kwargs)
-        self.weight_noise = weight_noise
-
-    def epoch_batches(self):
-        return [np.arange(self.n)] * math.ceil(self.n / self.batch_size)
-
-    def normal_like(self, theta):
-        return super().normal_like(theta) if self.weight_noise else theta * 0
+def plan(ivon_lrs: list[float], adam_lrs: list[float]) -> list[tuple[str, str, list[float], dict]]:
+    """(variant, method, learning rates, options) of every group of runs."""
+    groups = [("mini-batch", "adam", list(adam_lrs), {})]
+    groups += [(variant, "ivon", list(ivon_lrs), {}) for variant in ("mini-batch", "exact", "deterministic")]
+    groups += [("mini-batch", "ivon_poco", list(ivon_lrs), {"alpha": alpha}) for alpha in POCO_ALPHAS]
+    groups += [("mini-batch", method, [0.05], {"beta2": 0.999}) for method in ("ivon", "ivon_poco")]
+    return groups
 
 
-def run(variant: str, method: str, lr: float, seed: int, epochs: int, **options) -> dict:
-    if variant == "mini-batch":
-        oracle = DigitsMLP(seed)
-    else:
-        oracle = ExactGradients(seed, weight_noise=variant == "exact")
-    alpha = options.pop("alpha", 0.5) if method == "ivon_poco" else None
-    optimizer = make_optimizer(method, oracle, lr, alpha, **options)
-    if alpha is not None:
-        options["alpha"] = alpha
-    final = fit_mlp(oracle, optimizer, seed, epochs)[-1]
-    h = getattr(optimizer, "h", None)
-    return {
-        "variant": variant,
-        "method": method,
-        "lr": lr,
-        "seed": seed,
-        "epochs": epochs,
-        **options,
-        **final,
-        "h_min": float(h.min()) if h is not None else math.nan,
-        "h_max": float(h.max()) if h is not None else math.nan,
-    }
+def stored_runs(args: argparse.Namespace, store) -> tuple[pd.DataFrame, int, int]:
+    """One row per run (its last epoch, h_min, h_max), through the store; runs computed and read back."""
+    import toolkit
 
-
-def _same_run(row: dict, key: dict) -> bool:
-    """Whether a stored row is the run ``key`` (options it lacks, such as beta2, are the defaults)."""
-    for column in ("alpha", "beta2"):
-        if column not in key and not pd.isna(row.get(column, math.nan)):
-            return False
-    return all(
-        np.isclose(row.get(c, math.nan), v) if isinstance(v, float) else row.get(c) == v
-        for c, v in key.items()
-    )
+    rows, computed, cached = [], 0, 0
+    for variant, method, lrs, options in plan(args.ivon_lrs, args.adam_lrs):
+        if method == "ivon_poco":
+            options = {"alpha": 0.5, **options}
+        res = toolkit.sweep(
+            "svrg_poco.mlp",
+            {"lr": lrs},
+            args.seeds,
+            params={"method": method, "gradient": variant, "epochs": args.epochs, **options},
+            store=store,
+            executor=args.executor,
+            check=False,
+        )
+        computed, cached = computed + res.n_computed, cached + res.n_cached
+        for r in res.runs:
+            rows.append(
+                {
+                    "variant": variant,
+                    "method": method,
+                    "lr": r.params["lr"],
+                    "seed": r.seed,
+                    "epochs": args.epochs,
+                    **options,
+                    **r.records[-1],
+                    "h_min": r.summary["h_min"],
+                    "h_max": r.summary["h_max"],
+                }
+            )
+            if not r.from_cache:
+                print(rows[-1], flush=True)
+    return pd.DataFrame(rows), computed, cached
 
 
 def _best_rate(curve: pd.Series, grid: list[float]) -> tuple[float, float, bool]:
@@ -131,48 +130,30 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--out", default="results/svrg_poco")
+    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    parser.add_argument(
+        "--executor",
+        choices=("serial", "processes", "dask"),
+        default="serial",
+        help="how the runs are executed",
+    )
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be >= 1, got {args.epochs}")
     for option, rates in (("--ivon-lrs", args.ivon_lrs), ("--adam-lrs", args.adam_lrs)):
         if min(rates) <= 0:
             parser.error(f"{option}: learning rates must be > 0, got {min(rates):g}")
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "g4_limits.csv"
-    plan = [("mini-batch", "adam", lr, {}) for lr in args.adam_lrs]
-    plan += [
-        (variant, "ivon", lr, {})
-        for lr in args.ivon_lrs
-        for variant in ("mini-batch", "exact", "deterministic")
-    ]
-    plan += [
-        ("mini-batch", "ivon_poco", lr, {"alpha": alpha}) for lr in args.ivon_lrs for alpha in POCO_ALPHAS
-    ]
-    plan += [("mini-batch", method, 0.05, {"beta2": 0.999}) for method in ("ivon", "ivon_poco")]
-    done = pd.read_csv(path).to_dict("records") if path.exists() else []
-    if done and "epochs" not in done[0]:
-        print(f"{path}: older layout without 'epochs'; its runs are re-run", flush=True)
-        done = []
-    rows = []
-    for variant, method, lr, options in plan:
-        for seed in args.seeds:
-            key = {
-                "variant": variant,
-                "method": method,
-                "lr": lr,
-                "seed": seed,
-                "epochs": args.epochs,
-                **options,
-            }
-            row = next((r for r in done if _same_run(r, key)), None)
-            if row is None:
-                row = run(variant, method, lr, seed, args.epochs, **options)
-                done.append(row)
-                pd.DataFrame(done).to_csv(path, index=False)  # kept as it grows: a stopped run keeps its rows
-                print(row, flush=True)
-            rows.append(row)
-    table = pd.DataFrame(rows)
+    store = RunStore(args.store or get_settings().store_path)
+    try:
+        table, computed, cached = stored_runs(args, store)
+    finally:
+        store.close()
+    table.to_csv(out / "g4_limits.csv", index=False)
     for column in ("beta2", "alpha"):
         if column not in table:
             table[column] = math.nan
@@ -210,6 +191,7 @@ def main(argv=None) -> int:
             f"{adam[adam_lr]:.4f}: {'blocked (the limit is above Adam)' if best > adam[adam_lr] else 'not blocked'}"
         )
     print(wide_grid_reading(summary, args.ivon_lrs, args.adam_lrs))
+    print(f"{computed + cached} runs: {computed} computed, {cached} from the store", file=sys.stderr)
     return 0
 
 

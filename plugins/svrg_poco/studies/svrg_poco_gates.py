@@ -1,13 +1,17 @@
 """Run svrg_poco's gate experiments G1-G4 in their full setting and print the claim-by-claim table.
 
     python plugins/svrg_poco/studies/svrg_poco_gates.py [--quick] [--only g1,g3] [--seeds 3,4,5] [--out results/svrg_poco]
+        [--store runs.sqlite]
 
 ``--seeds`` replaces each gate's seeds (0-2 in the full setting): fresh seeds for a confirmation run.
+Every run is a run of ``svrg_poco.convergence``, ``svrg_poco.variance`` or ``svrg_poco.mlp`` kept in the
+run store (``--store``, default TOOLKIT_STORE): a rerun reads the finished runs back instead of recomputing.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -33,9 +37,30 @@ def main(argv=None) -> int:
         help="comma-separated seeds replacing each gate's own (default: 0-2; 0 with --quick)",
     )
     parser.add_argument("--out", default="results/svrg_poco", help="folder for the tables (CSV)")
+    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     args = parser.parse_args(argv)
+    from toolkit_svrg_poco import experiments as E
+
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    try:
+        failed = _gates(args, out)
+    finally:
+        E.STORE.close()
+        E.STORE = None
+    cached = sum(E.FROM_CACHE)
+    print(
+        f"{len(E.FROM_CACHE)} runs: {len(E.FROM_CACHE) - cached} computed, {cached} from the store",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+def _gates(args: argparse.Namespace, out: Path) -> int:
     registry = toolkit.get_registry()
     wanted = args.only
     failed = 0
@@ -54,7 +79,7 @@ def main(argv=None) -> int:
             print(
                 f"  [{'ok' if comp.ok else 'MISS'}] {comp.claim}: paper/spec {comp.paper}; measured {comp.measured}"
             )
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

@@ -7,49 +7,38 @@ Phase 2 (confirmation, fresh seeds 2-3; 2-4 since 2026-12-02, the issue asks for
 chosen lr for 40 epochs, Adam at its chosen lr long enough to match IVON-PoCo's gradient evaluations;
 the G4 comparisons at equal steps and at equal evaluations, on the mean over the confirmation seeds.
 
-Resumable: each finished run is written at once to mlp_grid.csv / mlp_confirm.csv under --out, and a
-run already there (same method, lr, seed and epochs) is not run again.
+Every training run is a ``svrg_poco.mlp`` run kept in the run store (--store, default TOOLKIT_STORE): an
+interrupted or repeated call reads the finished runs back instead of training them again. The tables are
+also written to mlp_grid.csv / mlp_confirm.csv under --out.
 
     python plugins/svrg_poco/studies/svrg_poco_mlp_grid.py [--epochs 40] [--confirm-seeds 2,3,4] [--out results/svrg_poco]
+        [--store runs.sqlite] [--executor processes]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
-
-import pandas as pd
-from toolkit_svrg_poco.mlp import train_mlp
 
 from toolkit.argtypes import comma_list
 
 CENTRES = {"adam": 1e-3, "ivon": 0.05, "ivon_poco": 0.05}
 FACTORS = (1 / 3, 1.0, 3.0)
+N_TRAIN = 1438  # digits: the 80% training split of 1,797 images
+COMPUTED: list[bool] = []  # per run of the last call: whether it was computed (False: read from the store)
 
 
-def _resumed(path: Path, columns: list[str]) -> pd.DataFrame:
-    """The rows already in ``path`` if it has ``columns`` (an older layout is re-run, not guessed)."""
-    if path.exists():
-        done = pd.read_csv(path)
-        if set(columns) <= set(done.columns):
-            return done
-        print(
-            f"{path}: older layout without {sorted(set(columns) - set(done.columns))}; its runs are re-run",
-            flush=True,
-        )
-    return pd.DataFrame(columns=columns)
+def _mlp_sweep(values: dict, lrs: list[float], seeds: list[int], store, executor: str):
+    """``svrg_poco.mlp`` at ``values`` for each lr and seed; its runs, in grid order."""
+    import toolkit
 
-
-def _has(done: pd.DataFrame, **key) -> bool:
-    mask = pd.Series(True, index=done.index)
-    for column, value in key.items():
-        mask &= (
-            (done[column] - value).abs() <= 1e-12 * max(1.0, abs(value))
-            if column.endswith("lr")
-            else done[column] == value
-        )
-    return bool(mask.any())
+    res = toolkit.sweep(
+        "svrg_poco.mlp", {"lr": lrs}, seeds, params=values, store=store, executor=executor, check=False
+    )
+    COMPUTED.extend(not r.from_cache for r in res.runs)
+    return res.runs
 
 
 def main(argv=None) -> int:
@@ -62,71 +51,77 @@ def main(argv=None) -> int:
         help="fresh seeds for the confirmation, each >= 2 (seeds 0-1 make the choice)",
     )
     parser.add_argument("--out", default="results/svrg_poco")
+    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    parser.add_argument(
+        "--executor",
+        choices=("serial", "processes", "dask"),
+        default="serial",
+        help="how the runs are executed",
+    )
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be >= 1, got {args.epochs}")
+    import pandas as pd
+
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    grid_path, confirm_path = out / "mlp_grid.csv", out / "mlp_confirm.csv"
-    grid = _resumed(grid_path, ["method", "lr", "seed", "epoch", "train_loss"])
-    for method, centre in CENTRES.items():
-        for factor in FACTORS:
-            for seed in (0, 1):
-                if _has(grid, method=method, lr=centre * factor, seed=seed, epoch=args.epochs):
-                    continue
-                curve = train_mlp(
-                    method,
-                    centre * factor,
-                    seed,
-                    epochs=args.epochs,
-                    alpha=0.5 if method == "ivon_poco" else None,
-                )
-                grid = pd.concat(
-                    [
-                        grid,
-                        pd.DataFrame([{"method": method, "lr": centre * factor, "seed": seed, **curve[-1]}]),
-                    ],
-                    ignore_index=True,
-                )
-                grid.to_csv(grid_path, index=False)
-                print(grid.iloc[-1].to_dict(), flush=True)
-    grid = grid[grid.epoch == args.epochs]
-    means = grid.groupby(["method", "lr"]).train_loss.mean().reset_index()
-    chosen = {m: float(g.sort_values("train_loss").lr.iloc[0]) for m, g in means.groupby("method")}
-    print(means.to_string(index=False))
-    print("chosen:", chosen)
+    COMPUTED.clear()
+    store = RunStore(args.store or get_settings().store_path)
+    try:
+        rows = []
+        for method, centre in CENTRES.items():
+            values = {"method": method, "epochs": args.epochs, "alpha": 0.5}
+            for r in _mlp_sweep(values, [centre * f for f in FACTORS], [0, 1], store, args.executor):
+                rows.append({"method": method, "lr": r.params["lr"], "seed": r.seed, **r.records[-1]})
+                if not r.from_cache:
+                    print(rows[-1], flush=True)
+        grid = pd.DataFrame(rows)
+        grid.to_csv(out / "mlp_grid.csv", index=False)
+        means = grid.groupby(["method", "lr"]).train_loss.mean().reset_index()
+        chosen = {m: float(g.sort_values("train_loss").lr.iloc[0]) for m, g in means.groupby("method")}
+        print(means.to_string(index=False))
+        print("chosen:", chosen)
 
-    confirm = _resumed(confirm_path, ["seed", "epochs", "poco_lr", "adam_lr", "poco_train_loss"])
-    for seed in args.confirm_seeds:
-        if _has(confirm, seed=seed, epochs=args.epochs, poco_lr=chosen["ivon_poco"], adam_lr=chosen["adam"]):
-            continue
-        poco = pd.DataFrame(train_mlp("ivon_poco", chosen["ivon_poco"], seed, epochs=args.epochs, alpha=0.5))
-        adam = pd.DataFrame(
-            train_mlp("adam", chosen["adam"], seed, epochs=int(math.ceil(poco.evals.iloc[-1] / 1438)) + 1)
+        poco_runs = _mlp_sweep(
+            {"method": "ivon_poco", "epochs": args.epochs, "alpha": 0.5},
+            [chosen["ivon_poco"]],
+            args.confirm_seeds,
+            store,
+            args.executor,
         )
-        steps = adam[adam.steps <= poco.steps.iloc[-1]].iloc[-1]
-        evals = adam[adam.evals <= poco.evals.iloc[-1]].iloc[-1]
-        row = {
-            "seed": seed,
-            "epochs": args.epochs,
-            "poco_lr": chosen["ivon_poco"],
-            "adam_lr": chosen["adam"],
-            "poco_train_loss": poco.train_loss.iloc[-1],
-            "poco_test_accuracy": poco.test_accuracy.iloc[-1],
-            "adam_loss_equal_steps": steps.train_loss,
-            "adam_loss_equal_evals": evals.train_loss,
-            "adam_accuracy_equal_steps": steps.test_accuracy,
-            "adam_accuracy_equal_evals": evals.test_accuracy,
-        }
-        confirm = pd.concat([confirm, pd.DataFrame([row])], ignore_index=True)
-        confirm.to_csv(confirm_path, index=False)
-        print(row, flush=True)
-    confirm = confirm[
-        (confirm.epochs == args.epochs)
-        & confirm.seed.isin(args.confirm_seeds)
-        & ((confirm.poco_lr - chosen["ivon_poco"]).abs() <= 1e-12)
-        & ((confirm.adam_lr - chosen["adam"]).abs() <= 1e-12)
-    ]
+        rows = []
+        for run in poco_runs:
+            poco = pd.DataFrame(run.records)
+            adam_epochs = int(math.ceil(poco.evals.iloc[-1] / N_TRAIN)) + 1
+            (adam_run,) = _mlp_sweep(
+                {"method": "adam", "epochs": adam_epochs}, [chosen["adam"]], [run.seed], store, "serial"
+            )
+            adam = pd.DataFrame(adam_run.records)
+            steps = adam[adam.steps <= poco.steps.iloc[-1]].iloc[-1]
+            evals = adam[adam.evals <= poco.evals.iloc[-1]].iloc[-1]
+            rows.append(
+                {
+                    "seed": run.seed,
+                    "epochs": args.epochs,
+                    "poco_lr": chosen["ivon_poco"],
+                    "adam_lr": chosen["adam"],
+                    "poco_train_loss": poco.train_loss.iloc[-1],
+                    "poco_test_accuracy": poco.test_accuracy.iloc[-1],
+                    "adam_loss_equal_steps": steps.train_loss,
+                    "adam_loss_equal_evals": evals.train_loss,
+                    "adam_accuracy_equal_steps": steps.test_accuracy,
+                    "adam_accuracy_equal_evals": evals.test_accuracy,
+                }
+            )
+            if not (run.from_cache and adam_run.from_cache):
+                print(rows[-1], flush=True)
+    finally:
+        store.close()
+    confirm = pd.DataFrame(rows)
+    confirm.to_csv(out / "mlp_confirm.csv", index=False)
     table = confirm.astype(float)
     pd.set_option("display.width", 200)
     print(table.to_string(index=False))
@@ -139,6 +134,10 @@ def main(argv=None) -> int:
         f"equal evaluations: loss {m.poco_train_loss:.4f} vs 2 x {m.adam_loss_equal_evals:.4f} "
         f"({'ok' if m.poco_train_loss <= 2 * m.adam_loss_equal_evals else 'MISS'}); accuracy {m.poco_test_accuracy:.3f} "
         f"vs {m.adam_accuracy_equal_evals:.3f} - 0.02 ({'ok' if m.poco_test_accuracy >= m.adam_accuracy_equal_evals - 0.02 else 'MISS'})"
+    )
+    print(
+        f"{len(COMPUTED)} runs: {sum(COMPUTED)} computed, {len(COMPUTED) - sum(COMPUTED)} from the store",
+        file=sys.stderr,
     )
     return 0
 

@@ -7,10 +7,35 @@ numbers quoted in the plugin README. ``seeds=`` replaces the seeds (``plugins/sv
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
 from toolkit import Comparison, Experiment, ExperimentOutcome
+
+# a RunStore (or path): every run then goes through toolkit.run and that store, so a rerun resumes
+# (plugins/svrg_poco/studies/svrg_poco_gates.py --store); FROM_CACHE records, per run, whether it was stored
+STORE: Any = None
+FROM_CACHE: list[bool] = []
+
+
+def _point(name: str, values: dict, seed: int) -> tuple[list[dict], dict]:
+    """One run of the registered simulation ``name``: its rows and summary (through the store if set)."""
+    if STORE is not None:
+        import toolkit
+
+        res = toolkit.run(name, values, seed, store=STORE, check=False)
+        FROM_CACHE.append(res.from_cache)
+        return res.records, res.summary
+    from toolkit_svrg_poco import simulation as S
+
+    func, model = {
+        "svrg_poco.convergence": (S.convergence, S.ConvergenceParams),
+        "svrg_poco.variance": (S.variance, S.VarianceParams),
+        "svrg_poco.mlp": (S.mlp, S.MLPParams),
+    }[name]
+    out = func(model(**values), seed)
+    return out.records, out.summary
 
 
 def _seeds(quick: bool, seeds: list[int] | None) -> list[int]:
@@ -24,10 +49,8 @@ def _seeds(quick: bool, seeds: list[int] | None) -> list[int]:
 
 
 def _curve(method, problem, seed, **kw):
-    from toolkit_svrg_poco.simulation import ConvergenceParams, convergence
-
-    out = convergence(ConvergenceParams(method=method, problem=problem, **kw), seed)
-    return pd.DataFrame(out.records), out.summary
+    records, summary = _point("svrg_poco.convergence", {"method": method, "problem": problem, **kw}, seed)
+    return pd.DataFrame(records), summary
 
 
 def g1_svrg_vs_sgd(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
@@ -90,13 +113,11 @@ def g1_svrg_vs_sgd(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
 
 def g2_variance(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
     """G2: the lemma's ratio <= 1 everywhere; SVRG/SGD variance <= 1e-2 near the optimum."""
-    from toolkit_svrg_poco.simulation import VarianceParams, variance
-
     seeds = _seeds(quick, seeds)
     rows = []
     for seed in seeds:
-        out = variance(VarianceParams(n_epochs=30.0 if quick else 60.0), seed)
-        rows.append({"seed": seed, **out.summary})
+        _, summary = _point("svrg_poco.variance", {"n_epochs": 30.0 if quick else 60.0}, seed)
+        rows.append({"seed": seed, **summary})
     table = pd.DataFrame(rows)
     comps = [
         Comparison(
@@ -173,17 +194,20 @@ def g3_newton_like(quick: bool, seeds: list[int] | None = None) -> ExperimentOut
 def g4_mlp(quick: bool, seeds: list[int] | None = None) -> ExperimentOutcome:
     """G4: digits MLP: IVON-PoCo train loss <= Adam's at equal steps; at equal gradient evaluations,
     accuracy >= Adam - 2pp and loss <= 2x Adam's."""
-    from toolkit_svrg_poco.mlp import train_mlp
-
     epochs = 1 if quick else 40
     seeds = _seeds(quick, seeds)
     rows = []
     for seed in seeds:
-        poco = pd.DataFrame(train_mlp("ivon_poco", 0.05, seed, epochs=epochs, alpha=0.5))
+        poco = pd.DataFrame(
+            _point(
+                "svrg_poco.mlp", {"method": "ivon_poco", "lr": 0.05, "epochs": epochs, "alpha": 0.5}, seed
+            )[0]
+        )
         # Adam long enough to match IVON-PoCo's gradient evaluations
         n_train = int(round(0.8 * 1797))
+        adam_epochs = int(math.ceil(poco.evals.iloc[-1] / n_train)) + 1
         adam = pd.DataFrame(
-            train_mlp("adam", 1e-3, seed, epochs=int(math.ceil(poco.evals.iloc[-1] / n_train)) + 1)
+            _point("svrg_poco.mlp", {"method": "adam", "lr": 1e-3, "epochs": adam_epochs}, seed)[0]
         )
         same_steps = adam[adam.steps <= poco.steps.iloc[-1]].iloc[-1]
         same_evals = adam[adam.evals <= poco.evals.iloc[-1]].iloc[-1]

@@ -125,6 +125,35 @@ class DigitsMLP:
         return {"train_loss": train_loss, "test_loss": test_loss, "test_accuracy": test_acc}
 
 
+class ExactGradientMLP(DigitsMLP):
+    """The digits MLP whose every step sees the whole training set (as many steps per epoch as mini-batches).
+    With ``weight_noise=False`` the variational methods (IVON, IVON-PoCo) sample no weight noise either:
+    IVON's zero-variance limit."""
+
+    def __init__(self, seed: int, *, weight_noise: bool = True, **kwargs):
+        super().__init__(seed, **kwargs)
+        self.weight_noise = weight_noise
+
+    def epoch_batches(self):
+        return [np.arange(self.n)] * math.ceil(self.n / self.batch_size)
+
+    def normal_like(self, theta):
+        return super().normal_like(theta) if self.weight_noise else theta * 0
+
+
+GRADIENTS = ("mini-batch", "exact", "deterministic")
+
+
+def digits_oracle(seed: int, gradient: str = "mini-batch", **kwargs) -> DigitsMLP:
+    """The digits MLP whose steps see mini-batches, the exact full-batch gradient (``exact``), or the exact
+    gradient without weight noise (``deterministic``); ``kwargs`` go to :class:`DigitsMLP`."""
+    if gradient == "mini-batch":
+        return DigitsMLP(seed, **kwargs)
+    if gradient not in GRADIENTS:
+        raise ValueError(f"gradient must be one of {', '.join(GRADIENTS)}; got {gradient!r}")
+    return ExactGradientMLP(seed, weight_noise=gradient == "exact", **kwargs)
+
+
 def train_mlp(
     method: str,
     lr: float,
