@@ -411,3 +411,59 @@ def test_small_n_cv_and_compare_serve_a_rerun_from_the_store(tmp_path, monkeypat
     assert calls == [(["linear"], [0]), (["linear"], [1])]
     table = pd_read(tmp_path / "cmp" / "compare.csv")
     assert list(table.columns[:3]) == ["link", "seed", "method"] and len(table) == 6
+
+
+def test_figures_draw_from_the_stored_fit_on_a_rerun(tmp_path, monkeypatch, capsys):
+    figures = _script("sbayfdnn_figures")
+
+    def fit(params, seed):
+        rows = [
+            {
+                "part": "fit",
+                "selected_regions": "[[0.1, 0.3]]",
+                "true_regions": "[[0.1, 0.3]]",
+                "region_pips": "[0.97]",
+            }
+        ]
+        rows += [{"part": "grid", "t": t / 10, "beta": t, "effective": t, "flm_beta": -t} for t in range(11)]
+        rows += [{"part": "basis", "basis": j, "pip": j / 8, "norm_sq": 1.0} for j in range(8)]
+        rows += [{"part": "test", "y": y, "pred": y, "lower": y - 1, "upper": y + 1} for y in range(30)]
+        return rows
+
+    unit, calls = _flaky(fit)
+    monkeypatch.setattr(figures, "figure_point", unit)
+    argv = ["--out", str(tmp_path / "fig"), "--epochs", "10", *_store_args(tmp_path)]
+    assert figures.main(argv) == 0 and figures.main(argv) == 0 and len(calls) == 1
+    out = capsys.readouterr().out
+    assert out.count("selected regions [(0.1, 0.3)] (region PIPs [0.97]); coverage 1.000") == 2
+    tag = "two_region_linear_seed0"
+    assert pd_read(tmp_path / "fig" / f"pip_{tag}.csv")["basis"].tolist() == list(range(8))
+    assert len(pd_read(tmp_path / "fig" / f"intervals_{tag}.csv")) == 30
+    assert (tmp_path / "fig" / f"beta_{tag}.png").exists()
+
+
+def test_early_stop_choices_print_the_stored_fits_on_a_rerun(tmp_path, monkeypatch, capsys):
+    choices = _script("early_stop_choices")
+
+    def fit(params, seed):
+        return {
+            "choice": "FLM",
+            "inner_cv_reason": "",
+            "inner_cv_folds_run": 1 + params.cv_early_stop,
+            "inner_cv_folds": 3,
+            "test_rmse": 2.5 + seed,
+            "cpu_s": 1.0,
+            "wall_s": 2.0,
+        }
+
+    unit, calls = _flaky(fit)
+    monkeypatch.setattr(choices, "choice_point", unit)
+    argv = ["--seeds", "0,1", "--datasets", "elnino", "--full", *_store_args(tmp_path)]
+    assert choices.main(argv) == 0
+    first = [line for line in capsys.readouterr().out.splitlines() if line.startswith("elnino")]
+    assert choices.main(argv) == 0 and len(calls) == 4
+    second = [line for line in capsys.readouterr().out.splitlines() if line.startswith("elnino")]
+    assert first == second and len(first) == 4
+    assert first[1] == (
+        "elnino seed 0 every fold: FLM (inner CV not run, 1 of 3 folds), test RMSE 2.5, 1.0 CPU-s, 2.0 s wall"
+    )
