@@ -467,3 +467,54 @@ def test_early_stop_choices_print_the_stored_fits_on_a_rerun(tmp_path, monkeypat
     assert first[1] == (
         "elnino seed 0 every fold: FLM (inner CV not run, 1 of 3 folds), test RMSE 2.5, 1.0 CPU-s, 2.0 s wall"
     )
+
+
+def test_dense_gap_evidence_pruning_and_sparse_trace_come_from_the_store_on_a_rerun(tmp_path, monkeypatch):
+    import toolkit_sbayfdnn.designs as designs
+
+    dense_gap = _script("sbayfdnn_dense_gap")
+    monkeypatch.setattr(designs, "simulate", lambda *a, **k: f"data {a[1]} {a[-1]}")
+    dense, _ = _flaky(
+        lambda data, seed: (
+            [
+                {
+                    "lr": 2e-3,
+                    "widths": "(64, 32)",
+                    "weight_decay_var": 1.0,
+                    "best_epoch": 9,
+                    "val_rmse": 1.0,
+                    "test_ratio": 1.1,
+                    "default": True,
+                }
+            ],
+            1.2,
+        )
+    )
+    sparse, sparse_calls = _flaky(
+        lambda data, seed: [{"restart": 0, "stage": "map", "finetune_epochs": 0, "test_ratio": 1.3}]
+    )
+    pruning, pruning_calls = _flaky(
+        lambda data, seed: [{"dropped": "none", "log_evidence": -5.0, "evidence_gain": 0.0}]
+    )
+    monkeypatch.setattr(dense_gap, "dense_rows", dense)
+    monkeypatch.setattr(dense_gap, "sparse_rows", sparse)
+    monkeypatch.setattr(dense_gap, "evidence_pruning", pruning)
+    out = tmp_path / "gap"
+    argv = [
+        "--links",
+        "square",
+        "--seeds",
+        "1",
+        "--evidence-pruning",
+        "square:3",
+        "--out",
+        str(out),
+        *_store_args(tmp_path),
+    ]
+    assert dense_gap.main(argv) == 0 and dense_gap.main(argv) == 0
+    assert sparse_calls == [("data square 0", 0)] and pruning_calls == [("data square 3", 3)]
+    import pandas as pd
+
+    rows = pd.read_csv(out / "evidence_pruning.csv")
+    assert rows[["part", "link", "seed", "dropped"]].values.tolist() == [["pruning", "square", 3, "none"]]
+    assert pd.read_csv(out / "sparse_finetune.csv")["test_ratio"].tolist() == [1.3]
