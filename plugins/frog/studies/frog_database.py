@@ -7,7 +7,9 @@ a JSON task spec, then Row2Node, Row2Edge, FROG and LightGBM on it -- the same c
     python plugins/frog/studies/frog_database.py --quick --out /tmp/frog_db              # 1 seed, small, seconds
 
 Writes ``retail.db``, ``task.json`` and ``results.csv`` (one row per model x seed) to --out and
-prints the comparison (mean ± sd over seeds) and FROG's learned role of ``line_item``.
+prints the comparison (mean ± sd over seeds) and FROG's learned role of ``line_item``. Each seed is a
+point of ``frog.database`` in the run store (``--store``, default ``TOOLKIT_STORE``), keyed by the
+database's and the task's content: a rerun serves it from the store.
 """
 
 from __future__ import annotations
@@ -20,18 +22,23 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="results/frog/database")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--customers", type=int, default=600)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="1 seed, 150 customers, 2 epochs, 8 channels")
-    a = ap.parse_args()
+    ap.add_argument(
+        "--store", default=None, help="run store file (default: TOOLKIT_STORE or the default store)"
+    )
+    ap.add_argument("--executor", choices=("serial", "processes"), default="serial", help="how the seeds run")
+    a = ap.parse_args(argv)
 
     import pandas as pd
     from toolkit_frog.demo import DEMO_SPEC, write_demo_sqlite
-    from toolkit_frog.simulation import DatabaseParams, database
+
+    import toolkit
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -44,12 +51,17 @@ def main() -> None:
     spec_path = out / "task.json"
     spec_path.write_text(json.dumps(DEMO_SPEC, indent=2))
     print(f"database {db_path}, task {spec_path}:\n{spec_path.read_text()}")
-    # 3. train and compare (the registered simulation frog.database, called directly)
-    rows = []
-    for seed in seeds:
-        res = database(DatabaseParams(url=str(db_path), task=str(spec_path), **extra), seed)
-        rows += [{"seed": seed, **r} for r in res.records]
-    table = pd.DataFrame(rows)
+    # 3. train and compare: the registered simulation frog.database, one point per seed
+    result = toolkit.sweep(
+        "frog.database",
+        seeds=list(seeds),
+        params={"url": str(db_path), "task": str(spec_path), **extra},
+        store=a.store,
+        executor=a.executor,
+        progress=False,
+    )
+    print(f"frog.database: {len(result.runs)} points, {result.n_cached} from the store", flush=True)
+    table = pd.DataFrame([{"seed": run.seed, **r} for run in result.runs for r in run.records])
     table.to_csv(out / "results.csv", index=False)
     metric = next(c for c in table.columns if c.startswith("test_"))
     summary = table.groupby("model", sort=False).agg(

@@ -5,6 +5,9 @@ pi_over_training.png (FROG's role per link table per epoch) to --out.
 
     python plugins/frog/studies/frog_lahman.py                  # full: 3 seeds, allstar + games
     python plugins/frog/studies/frog_lahman.py --quick          # 1 seed, 4 training seasons, 32 channels, fan-out 10
+
+Each task x model x seed is a point of ``frog.lahman`` in the run store (``--store``, default
+``TOOLKIT_STORE``), stored as it finishes: a rerun serves the finished points from the store.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from toolkit.argtypes import comma_list
 MODELS = ("row2node", "row2edge", "frog", "lgbm_entity", "lgbm_joined")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--tasks",
@@ -40,7 +43,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="few seasons and epochs")
     ap.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
     ap.add_argument("--out", default="results/frog/lahman", help="output folder")
-    args = ap.parse_args()
+    ap.add_argument(
+        "--store", default=None, help="run store file (default: TOOLKIT_STORE or the default store)"
+    )
+    ap.add_argument(
+        "--executor", choices=("serial", "processes"), default="serial", help="how the points run"
+    )
+    args = ap.parse_args(argv)
 
     import matplotlib
     import pandas as pd
@@ -48,13 +57,9 @@ def main() -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from toolkit_frog.experiments import (
-        LAHMAN_FULL,
-        LAHMAN_QUICK,
-        lahman_comparisons,
-        lahman_runs,
-        plot_lahman_roles,
-    )
+    from toolkit_frog.experiments import LAHMAN_FULL, LAHMAN_QUICK, lahman_comparisons, plot_lahman_roles
+
+    import toolkit
 
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -64,8 +69,23 @@ def main() -> None:
         overrides["epochs"] = args.epochs
     parts, history = [], []
     for task in args.tasks:
-        parts.append(lahman_runs([task], args.models, range(args.seeds), overrides, history))
-        pd.concat(parts).to_csv(out / "summary.csv", index=False)  # partial results survive an interrupt
+        result = toolkit.sweep(
+            "frog.lahman",
+            {"model": list(args.models)},
+            seeds=list(range(args.seeds)),
+            params={**overrides, "task": task},
+            store=args.store,
+            executor=args.executor,
+            progress=False,
+        )
+        print(f"frog.lahman {task}: {len(result.runs)} points, {result.n_cached} from the store", flush=True)
+        rows = []
+        for run in result.runs:
+            model, seed = run.params["model"], run.seed
+            rows.append({"task": task, "model": model, "seed": seed, **run.summary})
+            history += [{"task": task, "model": model, "seed": seed, **r} for r in run.records]
+        parts.append(pd.DataFrame(rows))
+        pd.concat(parts).to_csv(out / "summary.csv", index=False)
         pd.DataFrame(history).to_csv(out / "history.csv", index=False)
     summary = pd.concat(parts)
     hist = pd.DataFrame(history)

@@ -9,6 +9,10 @@ else no evidence), the per-seed differences and the stop rounds. Then, per p and
 all datasets pooled into one interval, and each method's paired drop from the lowest p to each other p.
 Writes ``study.csv``, ``pooled.csv``, ``drops.csv``, ``study.md`` (the tables as markdown) and ``readme.md``
 (the same as the plugin README shows them: method names spelled out, stop rounds with median / max) to --out.
+
+It computes no runs: each ``runs.csv`` is the table of a ``graphpfl_noise_study.py`` sweep of
+``graphpfl.noise_robustness``, whose runs live in the run store; ``graphpfl_noise_study.py ... --stored-only``
+rewrites a ``runs.csv`` from the store without computing anything.
 """
 
 from __future__ import annotations

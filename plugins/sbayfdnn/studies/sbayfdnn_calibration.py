@@ -4,8 +4,9 @@ the true region), over links and seeds of the two-region design (quick gate sett
 
     python plugins/sbayfdnn/studies/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
 
-Every (link, seed) is appended to ``<out>/rows.jsonl`` as soon as it is fitted; a rerun with the same
---out skips those already there (a stopped run keeps its fits and resumes). Writes ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
+Every (link, seed) is a point of the run store (``--store``, default ``TOOLKIT_STORE``), stored as soon
+as it is fitted; a rerun serves those from the store (a stopped run keeps its fits and resumes). Writes
+``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
 ``calibration.png`` (reliability diagram of the chosen restarts' PIPs, and of the evidence-weighted
 average over restarts, the fix the issue suggests); prints the binned table.
 """
@@ -13,15 +14,22 @@ average over restarts, the fix the issue suggests); prints the binned table.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
+
 from toolkit.argtypes import comma_list
 from toolkit.argtypes import seeds as seeds_arg
+from toolkit.config import Field, Params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,29 +96,29 @@ def fit_rows(link: str, seed: int, settings: dict, laplace_pips: bool = False) -
     return rows
 
 
-def run(
-    links, seeds, settings: dict, laplace_pips: bool = False, log=None, setting: str = "quick"
-) -> pd.DataFrame:
-    """The study's table; with a :class:`~toolkit_sbayfdnn.study_rows.RowLog` ``log`` (key: link, seed, setting,
-    laplace_pips) each fit is appended as soon as it is done and the ones already in the log are not refitted."""
+class CalibrationPoint(Params):
+    """One fit of the two-region design (SNR 5, 200 test curves)."""
+
+    link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
+    settings: dict[str, int] = Field({}, description="n_train, epochs, anneal, finetune, restarts")
+    laplace_pips: bool = Field(False, description="also the Savage-Dickey PIPs of the Laplace posterior")
+
+
+def calibration_point(params: CalibrationPoint, seed: int) -> list[dict]:
+    """A row per candidate x column of one fit."""
+    return plain_rows(fit_rows(params.link, seed, dict(params.settings), params.laplace_pips))
+
+
+def run(links, seeds, settings: dict, laplace_pips: bool = False, args=None) -> pd.DataFrame:
+    """The study's table; each (link, seed) is a point of the run store (``args.store``, ``args.executor``;
+    default: ``TOOLKIT_STORE``, serial), so a finished fit is not refitted."""
     import pandas as pd
 
-    rows = []
-    for link in links:
-        for seed in seeds:
-            key = dict(link=link, seed=seed, setting=setting, laplace_pips=bool(laplace_pips))
-            if log is not None and log.done(**key):
-                print(f"{link} seed {seed}: already in {log.path}, skipped", flush=True)
-                rows += [r for r in log.rows if all(r[k] == v for k, v in key.items())]
-                continue
-            unit = fit_rows(link, seed, settings, laplace_pips)
-            if log is not None:
-                log.append(unit, **key)
-            rows += unit
-    table = pd.DataFrame(rows)
-    if len(table):  # a resumed unit's nan cells come back from JSON as None
-        table["laplace_pip"] = table["laplace_pip"].astype(float)
-    return table
+    args = args or argparse.Namespace(store=None, executor="serial")
+    sim = study_simulation("calibration", calibration_point, CalibrationPoint, __file__)
+    fixed = {"settings": dict(settings), "laplace_pips": bool(laplace_pips)}
+    result = study_sweep(sim, {"link": list(links)}, seeds, args, fixed)
+    return pd.DataFrame([row for run in result.runs for row in run.records])
 
 
 def binned(table, column: str, truth: str = "truly_in"):
@@ -160,24 +168,16 @@ def main(argv=None) -> None:
         help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)",
     )
     parser.add_argument("--out", default="results/sbayfdnn/calibration")
+    add_store_options(parser)
     args = parser.parse_args(argv)
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
 
     settings = _fit_settings(False) if args.full else QUICK_GATE_SETTINGS
     seeds = args.seeds
     start = time.perf_counter()
-    from toolkit_sbayfdnn.study_rows import RowLog
-
     out = Path(args.out)
-    log = RowLog(out / "rows.jsonl", key=("link", "seed", "setting", "laplace_pips"))
-    table = run(
-        args.links,
-        seeds,
-        settings,
-        laplace_pips=args.laplace_pips,
-        log=log,
-        setting="full" if args.full else "quick",
-    )
+    out.mkdir(parents=True, exist_ok=True)
+    table = run(args.links, seeds, settings, laplace_pips=args.laplace_pips, args=args)
     table.to_csv(out / "pips.csv", index=False)
     chosen = table[table["chosen"]]
     per_fit = chosen.drop_duplicates(["link", "seed", "column"])

@@ -5,20 +5,45 @@ issue's simulation gates, and the null design. Writes CSVs and a figure to --out
     python plugins/sbayfdnn/studies/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
     python plugins/sbayfdnn/studies/sbayfdnn_compare.py --seeds 5 --first-seed 5   # fresh seeds 5-9
 
-Every (link, seed) and every null-design seed is appended to ``<out>/rows.jsonl`` as soon as it is
-fitted; a rerun with the same --out skips those already there (a stopped run keeps its rows).
+Every (link, seed) and every null-design seed (``sbayfdnn.null``) is a point of the run store (``--store``,
+default ``TOOLKIT_STORE``), stored as soon as it is fitted; a rerun serves those from the store (a
+stopped run keeps its rows).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
 
 from toolkit.argtypes import comma_list
+from toolkit.config import Field, Params
+
+
+class ComparePoint(Params):
+    """One (link, seed) of the comparison on the two-region design at SNR 5."""
+
+    link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
+    methods: list[str] = Field(["sbayfdnn", "flm"], description="methods compared")
+    settings: dict[str, int] = Field({}, description="n_train, n_test, epochs, anneal, finetune, restarts")
+
+
+def compare_point(params: ComparePoint, seed: int) -> list[dict]:
+    """Every method on one two-region split (one row per method)."""
+    from toolkit_sbayfdnn.experiments import run_gates
+
+    part = run_gates([params.link], [seed], dict(params.settings), tuple(params.methods))
+    print(part[["link", "seed", "method", "rmse", "rmse_ratio"]].to_string(index=False), flush=True)
+    return plain_rows(part.to_dict("records"))
 
 
 def main(argv=None) -> int:
@@ -49,6 +74,7 @@ def main(argv=None) -> int:
         help="the quick two_region_gates setting (1000 epochs, 2 restarts, 1000 test curves)",
     )
     parser.add_argument("--out", default="results/sbayfdnn", help="output folder")
+    add_store_options(parser)
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -57,10 +83,7 @@ def main(argv=None) -> int:
     import matplotlib.pyplot as plt
     import pandas as pd
     import torch
-    from toolkit_sbayfdnn.designs import simulate
-    from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings, gate_comparisons, run_gates
-    from toolkit_sbayfdnn.simulation import NullParams, fit_and_score
-    from toolkit_sbayfdnn.study_rows import RowLog
+    from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings, gate_comparisons
 
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -68,23 +91,11 @@ def main(argv=None) -> int:
     settings = QUICK_GATE_SETTINGS if args.quick else _fit_settings(False)
     links, methods = args.links, tuple(args.methods)
     start = time.perf_counter()
-    log = RowLog(out / "rows.jsonl", key=("design", "link", "seed"))
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    for link in links:
-        for seed in seeds:
-            if log.done(design="two_region", link=link, seed=seed):
-                print(f"two_region {link} seed {seed}: already in {log.path}, skipped", flush=True)
-                continue
-            part = run_gates([link], [seed], settings, methods)
-            log.append(part.to_dict("records"), design="two_region", link=link, seed=seed)
-            print(part[["link", "seed", "method", "rmse", "rmse_ratio"]].to_string(index=False), flush=True)
-    table = log.to_frame()
-    table = table[
-        (table["design"] == "two_region")
-        & table["link"].isin(links)
-        & table["seed"].isin(list(seeds))
-        & table["method"].isin(methods)
-    ].drop(columns="design")
+    sim = study_simulation("compare", compare_point, ComparePoint, __file__)
+    fixed = {"methods": list(methods), "settings": dict(settings)}
+    result = study_sweep(sim, {"link": list(links)}, seeds, args, fixed)
+    table = result.table.drop(columns=["simulation", "methods", "settings"])
     table.to_csv(out / "compare.csv", index=False)
     cols = ["rmse_ratio", "tpr", "fpr", "f1", "n_selected", "coverage", "wall_time"]
     agg = table.groupby(["link", "method"])[[c for c in cols if c in table]].agg(["mean", "std"])
@@ -98,17 +109,18 @@ def main(argv=None) -> int:
     print(pretty.to_string())
     comps = gate_comparisons(table, "QUICK check: " if args.quick else "")
     if args.null_seeds:
-        params = NullParams(**settings)
-        for s in range(args.null_seeds):
-            if not log.done(design="null", link="linear", seed=s):
-                row = fit_and_score(
-                    simulate("null", "linear", 5.0, settings["n_train"], settings["n_test"], 100, s),
-                    params,
-                    s,
-                )
-                log.append([row], design="null", link="linear", seed=s)
-        null = log.to_frame()
-        null = null[(null["design"] == "null") & null["seed"].isin(list(range(args.null_seeds)))]
+        import toolkit
+
+        null = toolkit.sweep(
+            "sbayfdnn.null",
+            params=settings,
+            seeds=list(range(args.null_seeds)),
+            store=args.store,
+            executor=args.executor,
+            progress=False,
+        )
+        print(f"sbayfdnn.null: {args.null_seeds} points, {null.n_cached} from the store", flush=True)
+        null = null.table.drop(columns="simulation")
         null.to_csv(out / "null.csv", index=False)
         from toolkit import Comparison
 

@@ -18,8 +18,9 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
 
 4. with ``--evidence-pruning``, ``evidence_pruning.csv``: see :func:`evidence_pruning`.
 
-Every unit (dense grid of one link x seed, its sparse trace, one pruning fit) is appended to
-``<out>/rows.jsonl`` as soon as it is done; a rerun with the same --out skips the units already there.
+Every unit (dense grid of one link x seed, its sparse trace, one pruning fit) is a point of the run store
+(``--store``, default ``TOOLKIT_STORE``), stored as soon as it is done; a rerun serves the finished units
+from the store.
 """
 
 from __future__ import annotations
@@ -27,12 +28,19 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
 
 from toolkit.argtypes import comma_list
+from toolkit.config import Field, Params
 
 LRS = (5e-4, 2e-3, 5e-3)
 WIDTHS = ((32, 16), (64, 32), (128, 64))
@@ -217,6 +225,30 @@ def evidence_pruning(data, seed, finetune_epochs=500):
     return rows
 
 
+class GapPoint(Params):
+    """One unit of the study on the two-region design (SNR 5, n = 500, 2000 test curves)."""
+
+    part: Literal["dense", "sparse", "pruning"] = Field(
+        "dense", description="dense grid, sparse trace, pruning"
+    )
+    link: Literal["linear", "sin", "square", "exp"] = Field("linear", description="link g")
+
+
+def gap_point(params: GapPoint, seed: int) -> list[dict]:
+    """The rows of one unit: the dense grid and its refit, the sparse model's trace, or one pruning fit."""
+    from toolkit_sbayfdnn import designs
+
+    data = designs.simulate("two_region", params.link, 5.0, 500, 2000, 100, seed)
+    if params.part == "dense":
+        rows, refit = dense_rows(data, seed)
+        unit = [{"kind": "grid", **r} for r in rows] + [{"kind": "refit", "refit_all_curves_ratio": refit}]
+    elif params.part == "sparse":
+        unit = sparse_rows(data, seed)
+    else:
+        unit = evidence_pruning(data, seed)
+    return plain_rows({"part": params.part, "link": params.link, "seed": seed, **r} for r in unit)
+
+
 def link_seed(text: str) -> tuple[str, int]:
     """One ``--evidence-pruning`` item, ``LINK:SEED`` (a ValueError makes argparse exit 2 naming it)."""
     from toolkit_sbayfdnn.experiments import LINKS
@@ -249,54 +281,26 @@ def main(argv=None) -> int:
         help="also write evidence_pruning.csv for these fits (e.g. square:3)",
     )
     parser.add_argument("--out", default="results/sbayfdnn/dense_gap")
+    add_store_options(parser)
     args = parser.parse_args(argv)
 
     import pandas as pd
     import torch
-    from toolkit_sbayfdnn.designs import simulate
 
     torch.set_num_threads(1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    from toolkit_sbayfdnn.study_rows import RowLog
-
-    log = RowLog(out / "rows.jsonl", key=("part", "link", "seed"))
+    sim = study_simulation("dense_gap", gap_point, GapPoint, __file__)
+    parts = ["dense"] + ([] if args.no_sparse else ["sparse"])
     grid, refits, sparse = [], [], []
     for link in args.links:
         for seed in range(args.seeds):
-            data = None
-            parts = ["dense"] + ([] if args.no_sparse else ["sparse"])
-            for part in parts:
-                if log.done(part=part, link=link, seed=seed):
-                    print(f"{part} {link} seed {seed}: already in {log.path}, skipped", flush=True)
-                    continue
-                data = simulate("two_region", link, 5.0, 500, 2000, 100, seed) if data is None else data
-                if part == "dense":
-                    rows, refit = dense_rows(data, seed)
-                    unit = [{"kind": "grid", **r} for r in rows] + [
-                        {"kind": "refit", "refit_all_curves_ratio": refit}
-                    ]
-                else:
-                    unit = sparse_rows(data, seed)
-                log.append(unit, part=part, link=link, seed=seed)
-            units = {
-                p: [r for r in log.rows if (r["part"], r["link"], r["seed"]) == (p, link, seed)]
-                for p in parts
-            }
-            # JSON keeps no infinity: the log stores weight_decay_var = inf (no weight decay) as null
-            grid += [
-                {
-                    **r,
-                    "weight_decay_var": float("inf")
-                    if r["weight_decay_var"] is None
-                    else r["weight_decay_var"],
-                }
-                for r in units["dense"]
-                if r["kind"] == "grid"
-            ]
-            refits += [r for r in units["dense"] if r["kind"] == "refit"]
-            sparse += units.get("sparse", [])
+            runs = study_sweep(sim, {"part": parts}, [seed], args, {"link": link}).runs
+            rows = [{k: v for k, v in row.items() if k != "simulation"} for run in runs for row in run.rows]
+            grid += [r for r in rows if r["part"] == "dense" and r["kind"] == "grid"]
+            refits += [r for r in rows if r["part"] == "dense" and r["kind"] == "refit"]
+            sparse += [r for r in rows if r["part"] == "sparse"]
             print(f"{link} seed {seed} done ({time.perf_counter() - start:.0f} s)", flush=True)
     if grid:
         grid = pd.DataFrame(grid)
@@ -341,10 +345,8 @@ def main(argv=None) -> int:
                 )
     pruning = []
     for link, seed in args.evidence_pruning:
-        if not log.done(part="pruning", link=link, seed=seed):
-            data = simulate("two_region", link, 5.0, 500, 2000, 100, seed)
-            log.append(evidence_pruning(data, seed), part="pruning", link=link, seed=seed)
-        pruning += [r for r in log.rows if (r["part"], r["link"], r["seed"]) == ("pruning", link, seed)]
+        runs = study_sweep(sim, {"part": ["pruning"]}, [seed], args, {"link": link}).runs
+        pruning += [{k: v for k, v in row.items() if k != "simulation"} for run in runs for row in run.rows]
     if pruning:
         pruning = pd.DataFrame(pruning)
         pruning.to_csv(out / "evidence_pruning.csv", index=False)

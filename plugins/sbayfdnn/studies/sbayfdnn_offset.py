@@ -12,20 +12,30 @@ CV gain of the best network over the FLM and its paired standard error.
 
 Cases: ``toy40`` (y = X(0.2) + noise, the spec's curves, n = 40), ``offset_linear`` / ``offset_square``
 (``designs.simulate_offset``, n = 200, 500 test curves), ``null`` (beta = 0, n = 500). One JSON line
-per fit on stdout, and a CSV with ``--out``; with ``--out X.csv`` each fit is also appended to
-``X.jsonl`` when it finishes and a rerun skips the fits already there (a stopped run keeps its rows).
+per fit on stdout, and a CSV with ``--out``. Each fit is a point of the run store (``--store``, default
+``TOOLKIT_STORE``), stored when it finishes: a rerun serves the finished fits from the store (a stopped
+run keeps its rows).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
+from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
+
 from toolkit.argtypes import comma_list, seeds
+from toolkit.config import Field, Params
 
 CASES = ("toy40", "offset_linear", "offset_sin", "offset_square", "offset_exp", "null")
 
@@ -118,6 +128,20 @@ def run_case(case: str, seed: int, **settings) -> dict:
     )
 
 
+class OffsetPoint(Params):
+    """One fit of the study: a case, with estimator settings over the defaults."""
+
+    case: Literal[CASES] = Field("toy40", description="the curves")  # type: ignore[valid-type]
+    settings: dict[str, int | float] = Field({}, description="SparseBayesianFDNN settings over its defaults")
+
+
+def offset_point(params: OffsetPoint, seed: int) -> dict:
+    """One fit of a case (its row; also printed as a JSON line when computed)."""
+    row = plain_rows([run_case(params.case, seed, **params.settings)])[0]
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -131,30 +155,22 @@ def main(argv=None) -> None:
         "--diagnose", action="store_true", help="toy40 and offset_linear, seed 0, n_basis 24 and 8"
     )
     parser.add_argument("--out", default=None, help="CSV file for the rows")
+    add_store_options(parser)
     args = parser.parse_args(argv)
     jobs = (
         [(c, 0, {"n_basis": j}) for c in ("toy40", "offset_linear") for j in (24, 8)]
         if args.diagnose
         else [(c, s, {}) for s in args.seeds for c in args.cases]
     )
-    log = None
-    if args.out:
-        from toolkit_sbayfdnn.study_rows import RowLog
-
-        log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("case", "seed", "settings"))
+    sim = study_simulation("offset", offset_point, OffsetPoint, __file__)
     rows = []
     for case, seed, settings in jobs:
-        if log is not None and log.done(case=case, seed=seed, settings=json.dumps(settings)):
-            print(f"{case} seed {seed} {settings}: already in {log.path}, skipped", flush=True)
-            continue
-        rows.append(run_case(case, seed, **settings))
-        print(json.dumps(rows[-1]), flush=True)
-        if log is not None:
-            log.append([rows[-1]], case=case, seed=seed, settings=json.dumps(settings))
+        result = study_sweep(sim, {}, [seed], args, {"case": case, "settings": settings})
+        rows += [row for run in result.runs for row in run.records]
     if args.out:
         import pandas as pd
 
-        pd.DataFrame(log.rows).to_csv(args.out, index=False)
+        pd.DataFrame(rows).to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ selected basis functions and what the earlier rule (no linear guard) would have 
     python plugins/sbayfdnn/studies/sbayfdnn_real.py --seeds 0,1 --out results/sbayfdnn/real.csv
     python plugins/sbayfdnn/studies/sbayfdnn_real.py --quick          # 600 epochs, one seed (the headline check)
 
-With ``--out X.csv`` every (dataset, seed) is appended to ``X.jsonl`` as soon as it is done and a
-rerun skips the ones already there (a stopped run keeps its rows and resumes); the CSV and its
-summary are written from the whole log at the end.
+Every (dataset, seed) is a point of the run store (``--store``, default ``TOOLKIT_STORE``), stored as
+soon as it is done: a rerun serves the finished ones from the store (a stopped run keeps its rows and
+resumes). ``--out X.csv`` writes the table and ``X_summary.csv``.
 
 The seed moves the networks' initialisation and the validation splits of the dense network, AdaFNN
 and the group lasso; the FLM and FPCA do not depend on it (their sd is 0).
@@ -17,13 +17,22 @@ and the group lasso; the FLM and FPCA do not depend on it (their sd is 0).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
+
 from toolkit.argtypes import comma_list
 from toolkit.argtypes import seeds as seeds_arg
+from toolkit.config import Field, Params
 
 DATASETS = ("tecator", "covid", "elnino")
 METHODS = ("sbayfdnn", "flm", "group_lasso", "fpca", "dense", "adafnn")
@@ -52,56 +61,77 @@ def n_basis_for(data) -> int:
     return min(24, max(4, (2 * data.X.shape[1]) // 3))
 
 
-def run(datasets, seeds, methods, epochs: int, fit: dict, log=None) -> list[dict]:
-    """Rows of every (dataset, seed); with a :class:`~toolkit_sbayfdnn.study_rows.RowLog` ``log``, each
-    unit is appended as it finishes and units already in the log are skipped (their rows returned)."""
+class RealPoint(Params):
+    """One (dataset, seed) of the study: every method fitted on the dataset's split."""
+
+    dataset: Literal["tecator", "covid", "elnino"] = Field("tecator", description="real data set")
+    methods: list[str] = Field(list(METHODS), description="methods compared")
+    epochs: int = Field(3000, ge=1, description="epoch budget of the dense and AdaFNN baselines")
+    fit: dict[str, int | float] = Field({}, description="SparseBayesianFDNN settings over its defaults")
+
+
+def real_point(params: RealPoint, seed: int) -> list[dict]:
+    """Every method on one real data set and seed, with the sparse model's choice diagnostics."""
     from toolkit_sbayfdnn.baselines import compare_methods
 
-    rows = []
-    for name in datasets:
-        data = None
-        for seed in seeds:
-            if log is not None and log.done(dataset=name, seed=seed):
-                print(f"{name} seed {seed}: already in {log.path}, skipped", flush=True)
-                continue
-            data = load(name) if data is None else data
-            J = n_basis_for(data)
-            unit = []
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                records = compare_methods(
-                    data, methods, sbay_kwargs=fit, epochs=epochs, n_basis=J, seed=seed, keep_models=True
-                )
-            for rec in records:
-                model = rec.pop("model", None)
-                rec.update(
-                    dataset=name,
-                    seed=seed,
-                    n_basis=J,
-                    n_train=len(data.y),
-                    n_test=len(data.y_test),
-                    sd_y_test=float(np.std(data.y_test)),
-                )
-                if rec["method"] == "sbayfdnn":
-                    rec["inner_cv_ran"] = bool(getattr(model, "inner_cv_ran_", False))
-                    rec["inner_cv_choice"] = getattr(model, "inner_cv_choice_", "")
-                    rec["inner_cv_mse"] = str(getattr(model, "inner_cv_mse_", {}))
-                    rec["network_train_rmse"] = getattr(model, "network_train_rmse_", float("nan"))
-                    rec["linear_loo_rmse"] = getattr(model, "linear_loo_rmse_", float("nan"))
-                    rec["guard_overrode"] = bool(model.guard_overrode_)
-                    rec["guard_refit"] = bool(getattr(model, "guard_refit_", False))
-                    rec["linear_loo_r2"] = model.linear_loo_r2_
-                    old = int(np.argmax(model.log_evidences_))  # the earlier rule: full evidence, no guard
-                    pred = model._network_output(data.X_test, candidate=old)
-                    rec["rmse_without_guard"] = float(np.sqrt(np.mean((pred - data.y_test) ** 2)))
-                    rec["n_selected_without_guard"] = int(model.all_masks_[old].sum())
-                    rec["warnings"] = " | ".join(sorted({type(w.message).__name__ for w in caught}))
-                unit.append(rec)
-                print({k: rec[k] for k in ("dataset", "seed", "method", "rmse", "wall_time")}, flush=True)
-            if log is not None:
-                log.append(unit, dataset=name, seed=seed)
-            rows.extend(unit)
-    return log.rows if log is not None else rows
+    name = params.dataset
+    data = load(name)
+    J = n_basis_for(data)
+    unit = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = compare_methods(
+            data,
+            params.methods,
+            sbay_kwargs=dict(params.fit),
+            epochs=params.epochs,
+            n_basis=J,
+            seed=seed,
+            keep_models=True,
+        )
+    for rec in records:
+        model = rec.pop("model", None)
+        rec.update(
+            dataset=name,
+            seed=seed,
+            n_basis=J,
+            n_train=len(data.y),
+            n_test=len(data.y_test),
+            sd_y_test=float(np.std(data.y_test)),
+        )
+        if rec["method"] == "sbayfdnn":
+            rec["inner_cv_ran"] = bool(getattr(model, "inner_cv_ran_", False))
+            rec["inner_cv_choice"] = getattr(model, "inner_cv_choice_", "")
+            rec["inner_cv_mse"] = str(getattr(model, "inner_cv_mse_", {}))
+            rec["network_train_rmse"] = getattr(model, "network_train_rmse_", float("nan"))
+            rec["linear_loo_rmse"] = getattr(model, "linear_loo_rmse_", float("nan"))
+            rec["guard_overrode"] = bool(model.guard_overrode_)
+            rec["guard_refit"] = bool(getattr(model, "guard_refit_", False))
+            rec["linear_loo_r2"] = model.linear_loo_r2_
+            old = int(np.argmax(model.log_evidences_))  # the earlier rule: full evidence, no guard
+            pred = model._network_output(data.X_test, candidate=old)
+            rec["rmse_without_guard"] = float(np.sqrt(np.mean((pred - data.y_test) ** 2)))
+            rec["n_selected_without_guard"] = int(model.all_masks_[old].sum())
+            rec["warnings"] = " | ".join(sorted({type(w.message).__name__ for w in caught}))
+        unit.append(rec)
+        print({k: rec[k] for k in ("dataset", "seed", "method", "rmse", "wall_time")}, flush=True)
+    return plain_rows(unit)
+
+
+def run(datasets, seeds, methods, epochs: int, fit: dict, args) -> list[dict]:
+    """Rows of every (dataset, seed), each a point of the store: finished ones are not refitted."""
+    sim = study_simulation("real", real_point, RealPoint, __file__)
+    result = study_sweep(
+        sim,
+        {"dataset": list(datasets)},
+        seeds,
+        args,
+        {"methods": list(methods), "epochs": epochs, "fit": fit},
+    )
+    return [
+        {k: v for k, v in row.items() if k not in ("simulation", "methods", "epochs", "fit")}
+        for row in result.table.to_dict("records")
+    ]
 
 
 def t_interval(values, level: float = 0.95) -> tuple[float, float]:
@@ -167,6 +197,7 @@ def main(argv=None) -> None:
         help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)",
     )
     parser.add_argument("--out", default=None)
+    add_store_options(parser)
     args = parser.parse_args(argv)
     datasets, seeds = args.datasets, args.seeds
     if args.quick:
@@ -176,16 +207,10 @@ def main(argv=None) -> None:
     if args.guard_refit_slab is not None:
         fit = {**fit, "guard_refit_slab": args.guard_refit_slab}
     start = time.perf_counter()
-    log = None
-    if args.out:
-        from toolkit_sbayfdnn.study_rows import RowLog
-
-        log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("dataset", "seed"))
-    rows = run(datasets, seeds, args.methods, epochs, fit, log)
+    rows = run(datasets, seeds, args.methods, epochs, fit, args)
     import pandas as pd
 
     table = pd.DataFrame(rows)
-    table = table[table["dataset"].isin(datasets) & table["seed"].isin(seeds)]
     if args.out:
         table.to_csv(args.out, index=False)
     print(summarise(table).to_string())

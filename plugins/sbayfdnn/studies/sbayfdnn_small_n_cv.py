@@ -10,6 +10,9 @@ each rule picks (the lowest CV MSE; a margin of one or of two paired standard er
 default two) and that candidate's test RMSE, and its committee's, over the FLM's. The folds are the estimator's own (``estimator.inner_cv_folds``).
 
     python plugins/sbayfdnn/studies/sbayfdnn_small_n_cv.py --seeds 100,101,102 --folds 3,10 --out results/sbayfdnn/small_n_cv_pilot.csv
+
+Each seed (with its fold counts) is a point of the run store (``--store``, default ``TOOLKIT_STORE``),
+stored when it finishes: a rerun serves the finished seeds from the store.
 """
 
 from __future__ import annotations
@@ -25,7 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from study_points import add_store_options, plain_rows, study_simulation
+from study_points import sweep as study_sweep
+
 from toolkit.argtypes import comma_list, seeds
+from toolkit.config import Field, Params
 
 CANDIDATES = ("network x1", "network x10", "linear")
 
@@ -90,6 +97,17 @@ def run_seed(seed: int, fold_counts: list[int]) -> list[dict]:
     return rows
 
 
+class FoldsPoint(Params):
+    """One toy40 seed, scored under each fold count."""
+
+    folds: list[int] = Field([3, 10], description="fold counts of the inner CV")
+
+
+def folds_point(params: FoldsPoint, seed: int) -> list[dict]:
+    """The rows of one seed: per fold count and candidate, CV MSE, test RMSE and the committee's."""
+    return plain_rows(run_seed(seed, list(params.folds)))
+
+
 RULE_MARGINS = {"argmin": 0.0, "one_se": 1.0, "two_se": 2.0}  # standard errors a network must win by
 
 
@@ -114,24 +132,22 @@ def main(argv=None) -> None:
         default=[3, 10],
         help="comma-separated fold counts (2 to 40)",
     )
-    parser.add_argument(
-        "--out", required=True, help="CSV file for the rows (a .jsonl beside it resumes a stopped run)"
-    )
+    parser.add_argument("--out", required=True, help="CSV file for the rows")
+    add_store_options(parser)
     args = parser.parse_args(argv)
     if any(k > 40 for k in args.folds):
         parser.error(
             f"--folds: every fold count must be at most 40 (the toy has 40 curves), got {args.folds}"
         )
     import pandas as pd
-    from toolkit_sbayfdnn.study_rows import RowLog
 
-    log = RowLog(args.out.replace(".csv", "") + ".jsonl", key=("seed", "folds"))
-    for seed in args.seeds:
-        if log.done(seed=seed, folds=",".join(map(str, args.folds))):
-            print(f"seed {seed}: already in {log.path}, skipped", flush=True)
-            continue
-        rows = run_seed(seed, args.folds)
-        log.append(rows, seed=seed, folds=",".join(map(str, args.folds)))
+    sim = study_simulation("small_n_cv", folds_point, FoldsPoint, __file__)
+    result = study_sweep(sim, {}, args.seeds, args, {"folds": args.folds})
+    all_rows = []
+    for run in result.runs:
+        rows = run.records
+        all_rows += rows
+        seed = run.seed
         for k in args.folds:
             of_k = [r for r in rows if r["folds"] == k]
             picks = {rule: choose(of_k, rule) for rule in RULE_MARGINS}
@@ -147,7 +163,7 @@ def main(argv=None) -> None:
                 ),
                 flush=True,
             )
-    pd.DataFrame(log.rows).to_csv(args.out, index=False)
+    pd.DataFrame(all_rows).to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":
