@@ -4,7 +4,8 @@
 
 PATH is the ``src`` folder of a checkout of the authors' repository (SprocketLab/CARE at commit 72f5b29), kept
 outside this project: its modules are imported from there at run time, nothing of it is copied. Its top-level
-import of snorkel (used only by its label model, not here) is satisfied by an empty stand-in.
+import of snorkel (used only by its label model, not here) is satisfied by an empty stand-in, and its ``float``
+of one-element arrays is given the element, as numpy before 2.4 did.
 
 The pipeline (lam_L = 1e-3, every lam_S, the oracle prior, the choice by validation accuracy on the 15% split)
 has four steps, and each can run as ours or as the authors' code does it:
@@ -52,6 +53,8 @@ def _authors(src: str):
     import pgm_tools
     import tensor_decomp
 
+    # their code calls float() on 1-element arrays, which numpy >= 2.4 refuses; older numpy took the element
+    tensor_decomp.float = lambda x: float(np.asarray(x).reshape(-1)[0])  # type: ignore[attr-defined]
     return pgm_tools, tensor_decomp
 
 
