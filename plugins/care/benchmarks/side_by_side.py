@@ -107,6 +107,16 @@ def point(params: PointParams, seed: int) -> pd.DataFrame:
         extra = {k: row[k] for k in ("gamma", "rank") if k in row}
         return "mae", row["mae"], extra
 
+    # the libraries a method imports on first use are loaded before measuring, so that no method pays for them
+    import cvxpy  # noqa: F401
+    import scipy.special  # noqa: F401
+    import scipy.stats  # noqa: F401
+    import sklearn.decomposition  # noqa: F401
+    import sklearn.model_selection  # noqa: F401
+    from toolkit_care import care_svd, care_tensor, tensor  # noqa: F401
+
+    if params.method.startswith("crowdkit"):
+        import crowdkit.aggregation  # noqa: F401
     if params.measure == "memory":
         tracemalloc.start()
         try:
@@ -128,7 +138,7 @@ SIDE_BY_SIDE = Simulation(
     point,
     PointParams,
     "one method on one released table: its error, time and peak memory",
-    version="1",
+    version="2",
 )
 
 
