@@ -68,3 +68,19 @@ def test_bad_inputs_name_the_problem():
         ag.Mean().fit_predict(np.array([[1.0, np.nan], [2.0, 3.0]]))
     with pytest.raises(ValueError, match="0/1 votes"):
         ag.DawidSkene().fit(np.array([[0.0, 2.0], [1.0, 0.0]]))
+
+
+def test_tetrachoric_correlation_recovers_the_latent_correlation_at_any_threshold():
+    from toolkit_care.tetrachoric import tetrachoric
+
+    rng = np.random.default_rng(0)
+    C = np.array([[1, 0.6, -0.3], [0.6, 1, 0.2], [-0.3, 0.2, 1]])
+    Z = rng.multivariate_normal(np.zeros(3), C, size=100_000)
+    V = (Z > np.array([0.0, 0.5, -1.0])).astype(float)
+    assert np.allclose(tetrachoric(V), C, atol=0.02)
+    pearson = np.corrcoef(V, rowvar=False)
+    assert abs(pearson[0, 1] - 0.6) > 0.1  # the attenuation it corrects
+    with pytest.raises(ValueError, match="0/1 votes"):
+        tetrachoric(Z)
+    with pytest.raises(ValueError, match="corr must be one of"):
+        CareSVD(corr="spearman")

@@ -25,6 +25,7 @@ from toolkit_care.precision import decompose, heldout_loglik, latent_rank
 
 GAMMA_GRID = (0.1, 0.2, 0.25, 0.5, 0.75, 1, 2, 3, 5, 7, 10)
 MODES = ("faithful", "principled")
+CORRS = ("auto", "pearson", "tetrachoric")
 
 
 def correlation(X: np.ndarray) -> np.ndarray:
@@ -74,11 +75,23 @@ class CareSVD(Aggregator):
     threshold: float | None = None
     seed: int = 0
     max_iters: int | None = 10000
+    corr: str = "pearson"
     weights_: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if self.corr not in CORRS:
+            raise ValueError(f"corr must be one of {CORRS}, got {self.corr!r}")
+
+    def _corr(self, X):
+        """Pearson, or (principled mode, ``corr`` 'auto' on 0/1 votes, or 'tetrachoric') the latent scores'."""
+        votes = self.corr == "tetrachoric" or (self.corr == "auto" and np.isin(X, (0.0, 1.0)).all())
+        if self.mode == "principled" and votes:
+            from toolkit_care.tetrachoric import tetrachoric
+
+            return tetrachoric(X)
+        return correlation(X)
 
     def _solve(self, sigma, gamma):
         return decompose(sigma, gamma=gamma, max_iters=self.max_iters)
@@ -92,7 +105,7 @@ class CareSVD(Aggregator):
             self.weights_ = published_weights(L)
             return self
         self.gamma_, self.loglik_ = self.select_gamma(X)
-        S, L = self._solve(correlation(X), self.gamma_)
+        S, L = self._solve(self._corr(X), self.gamma_)
         self.S_, self.L_ = S, L
         self.rank_ = latent_rank(L)
         self.mean_scale_ = (X.mean(axis=1).mean(), X.mean(axis=1).std())
@@ -118,11 +131,11 @@ class CareSVD(Aggregator):
             total = 0.0
             for fit_idx, val_idx in (halves, halves[::-1]):
                 try:
-                    S, L = self._solve(correlation(X[fit_idx]), g)
+                    S, L = self._solve(self._corr(X[fit_idx]), g)
                 except RuntimeError:
                     total = float("-inf")
                     break
-                total += heldout_loglik(S - L, correlation(X[val_idx]))
+                total += heldout_loglik(S - L, self._corr(X[val_idx]))
             scores[float(g)] = total
         best = max(scores, key=lambda g: (scores[g], -g))
         return best, scores
