@@ -97,6 +97,7 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--n-rounds", type=int, default=50, help="rounds every run trains (the budget)")
     ap.add_argument("--n-clients", type=int, default=5, help="clients per run")
+    ap.add_argument("--subsample", type=int, default=None, help="graphs kept (stratified; default all)")
     ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE or the default store)")
     ap.add_argument("--executor", default="serial", choices=("serial", "processes"), help="where runs go")
     ap.add_argument("--out", default="results/graphpfl/clean_gap", help="output folder (runs.csv, table.md)")
@@ -110,6 +111,8 @@ def main(argv=None) -> int:
     import toolkit
 
     fixed = {"dataset": a.dataset, "n_rounds": a.n_rounds, "n_clients": a.n_clients, **FAIR}
+    if a.subsample is not None:
+        fixed["subsample"] = a.subsample
     parts = []
     for name, change in [("fedavg", {"algorithm": "fedavg"}), *((c, CONFIGS[c]) for c in configs)]:
         point = {"algorithm": "graphpfl", **change}
