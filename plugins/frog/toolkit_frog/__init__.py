@@ -11,6 +11,7 @@ toolkit_register_simulations = defer(
     "toolkit_frog.simulation:SIMULATIONS",
     {
         "frog.planted": "planted relational signal: Row2Node vs Row2Edge vs FROG (learned roles), AUROC + pi",
+        "frog.counts": "a label that only the number of related rows carries: GNNs (mean vs count-aware aggregation) vs LightGBM, AUROC",
         "frog.lahman": "Lahman baseball tasks (All-Star / games next season): GNNs vs LightGBM",
         "frog.database": "your database (SQLAlchemy URL / SQLite) + a JSON task spec: Row2Node vs Row2Edge vs FROG vs LightGBM, and the learned roles",
         "frog.graph_sizes": "edge counts of Row2Node / Row2Edge graphs of a link table (full-resolution counting)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from toolkit_frog.planted import customer_task
 from toolkit_frog.relational import Database, EntityTask, Table
 
 TRAIN_START, VAL_T, TEST_T, DELTA, T_MAX = 4, 9, 10, 1, 11
@@ -76,16 +77,4 @@ def count_label_fn(db: Database, timestamps: np.ndarray) -> pd.DataFrame:
 
 def count_task(db: Database) -> EntityTask:
     """Binary task on a count database: train seeds at t = 4..8, val at 9, test at 10."""
-    return EntityTask(
-        db=db,
-        entity_table="customer",
-        entity_col="customer_id",
-        time_col="time",
-        target_col="label",
-        timedelta=DELTA,
-        task_type="binary_classification",
-        label_fn=count_label_fn,
-        val_timestamp=VAL_T,
-        test_timestamp=TEST_T,
-        train_start=TRAIN_START,
-    )
+    return customer_task(db, count_label_fn, TRAIN_START, VAL_T, TEST_T, DELTA)

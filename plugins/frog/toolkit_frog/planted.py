@@ -145,21 +145,35 @@ def purchase_label_fn(db: Database, timestamps: np.ndarray) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)[["customer_id", "time", "label"]]
 
 
-def planted_task(db: Database) -> EntityTask:
-    """Binary task on a planted database: train seeds at t = 4..8, val at 9, test at 10."""
+def customer_task(
+    db: Database,
+    label_fn,
+    train_start: int = TRAIN_START,
+    val_timestamp: int = VAL_T,
+    test_timestamp: int = TEST_T,
+    delta: int = DELTA,
+) -> EntityTask:
+    """Binary task on the ``customer`` table of a synthetic database, labelled by ``label_fn(db, ts)``:
+    train seeds at ``train_start .. val_timestamp - 1``, validation at ``val_timestamp``, test at
+    ``test_timestamp`` (defaults 4..8, 9, 10), each label over the next ``delta``."""
     return EntityTask(
         db=db,
         entity_table="customer",
         entity_col="customer_id",
         time_col="time",
         target_col="label",
-        timedelta=DELTA,
+        timedelta=delta,
         task_type="binary_classification",
-        label_fn=purchase_label_fn,
-        val_timestamp=VAL_T,
-        test_timestamp=TEST_T,
-        train_start=TRAIN_START,
+        label_fn=label_fn,
+        val_timestamp=val_timestamp,
+        test_timestamp=test_timestamp,
+        train_start=train_start,
     )
+
+
+def planted_task(db: Database) -> EntityTask:
+    """Binary task on a planted database: train seeds at t = 4..8, val at 9, test at 10."""
+    return customer_task(db, purchase_label_fn)
 
 
 def make_untimed_link_database(

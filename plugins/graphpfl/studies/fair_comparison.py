@@ -7,8 +7,9 @@ Every run trains all ``--n-rounds`` rounds (patience 0: no stopping rule, so nei
 rounds than the other) and reports the round with the lowest pooled validation loss (the same rule for
 both). Per (dataset, p): the paired test-accuracy difference GraphP-FL - FedAvg over the seeds with its 95%
 Student-t interval, the per-seed differences, and the verdict (helps: lower end > 0; harms: upper end < 0;
-else no evidence). Writes runs.csv (one row per run, appended as runs finish, so a stopped study keeps what
-it ran) and table.md to --out.
+else no evidence). Runs go through ``toolkit.sweep`` and the run store (``--store``, default
+``TOOLKIT_STORE``): a stopped study keeps what it ran and a rerun computes only the missing runs. Writes
+runs.csv (one row per run, from the store) and table.md to --out.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
+
+from toolkit.argtypes import comma_list  # light: argparse only
 
 FAIR = {"patience": 0, "selection": "val_loss"}
 
@@ -65,56 +70,50 @@ def main(argv=None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
     ap.add_argument("--datasets", default="ENZYMES,Cuneiform", help="comma-separated TU dataset names")
-    ap.add_argument("--noise", default="0,0.3", help="comma-separated topology noise levels p")
-    ap.add_argument("--seeds", default="30,31,32,33,34", help="comma-separated seeds")
+    ap.add_argument(
+        "--noise", type=comma_list(float), default="0,0.3", help="comma-separated topology noise levels p"
+    )
+    ap.add_argument(
+        "--seeds", type=seed_selection, default="30,31,32,33,34", help="seeds (comma list or a:b)"
+    )
     ap.add_argument("--algorithms", default="fedavg,graphpfl", help="baseline first, then the compared one")
     ap.add_argument("--n-rounds", type=int, default=10, help="rounds every run trains (the budget)")
     ap.add_argument("--n-clients", type=int, default=5, help="clients per run")
     ap.add_argument(
         "--subsample", type=int, default=None, help="graphs kept per dataset (stratified; default all)"
     )
-    ap.add_argument("--out", default="results/graphpfl/fair", help="output folder")
+    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE or the default store)")
+    ap.add_argument("--executor", default="serial", choices=("serial", "processes"), help="where runs go")
+    ap.add_argument("--out", default="results/graphpfl/fair", help="output folder (runs.csv, table.md)")
     a = ap.parse_args(argv)
-    import pandas as pd
-    from toolkit_graphpfl.simulation import NoiseRobustnessParams, noise_robustness
-
     algs = [x for x in a.algorithms.split(",") if x]
     if len(algs) != 2:
         ap.error(f"--algorithms: two names, the baseline first, got {a.algorithms!r}")
+    check_strategies(ap, "--algorithms", algs)
+    datasets = [x for x in a.datasets.split(",") if x]
+    if not datasets:
+        ap.error("--datasets: at least one dataset name")
+    import pandas as pd
+
+    import toolkit
+
+    fixed = {"n_rounds": a.n_rounds, "n_clients": a.n_clients, "subsample": a.subsample, **FAIR}
+    grid = {"dataset": datasets, "noise_p": a.noise, "algorithm": algs}
+    parts = []
+    for seed in a.seeds:  # one sweep per seed: a stopped study has every cell for the seeds it finished
+        res = toolkit.sweep(
+            "graphpfl.noise_robustness", grid, seeds=[seed], params=fixed, store=a.store, executor=a.executor
+        )
+        parts.append(res.summary_table)
+        print(f"seed {seed}: {res.n_computed} runs computed, {res.n_cached} from the store", flush=True)
+    t = pd.concat(parts, ignore_index=True)
+    runs = t[["dataset", "noise_p", "algorithm", "seed", "n_rounds"]].copy()
+    for k in ("test_acc_pooled", "val_acc_pooled", "best_round", "stop_round"):
+        runs[k] = t[k]
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "runs.csv"
-    done = pd.read_csv(path) if path.exists() else pd.DataFrame()
-    have = set(map(tuple, done[["dataset", "noise_p", "algorithm", "seed"]].values)) if len(done) else set()
-    cells = [(ds, float(p)) for ds in a.datasets.split(",") for p in a.noise.split(",")]
-    for seed in (int(x) for x in a.seeds.split(",")):  # seeds outermost: a stopped study has every cell
-        for ds, p in cells:
-            for alg in algs:
-                if (ds, p, alg, seed) in have:
-                    continue
-                params = NoiseRobustnessParams(
-                    dataset=ds,
-                    noise_p=p,
-                    algorithm=alg,
-                    n_rounds=a.n_rounds,
-                    n_clients=a.n_clients,
-                    subsample=a.subsample,
-                    **FAIR,
-                )
-                s = noise_robustness(params, seed).summary
-                row = {
-                    "dataset": ds,
-                    "noise_p": p,
-                    "algorithm": alg,
-                    "seed": seed,
-                    "n_rounds": a.n_rounds,
-                }
-                row.update(
-                    {k: s[k] for k in ("test_acc_pooled", "val_acc_pooled", "best_round", "stop_round")}
-                )
-                pd.DataFrame([row]).to_csv(path, mode="a", header=not path.exists(), index=False)
-                print(row, flush=True)
-    table = fair_table(pd.read_csv(path), algs[0], algs[1])
+    runs.to_csv(out / "runs.csv", index=False)
+    table = fair_table(runs, algs[0], algs[1])
     (out / "table.md").write_text(markdown(table, ".1f"))
     print(table.to_string(index=False))
     return 0
