@@ -472,6 +472,7 @@ __all__ = [
     "SEED_MAX",
     "ContentPath",
     "Field",
+    "HashContent",
     "ParamInfo",
     "Params",
     "canonical_params",

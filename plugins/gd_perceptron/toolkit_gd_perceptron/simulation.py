@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
 from toolkit import PointCost, Simulation, SimulationOutput, censoring
-from toolkit.config import Field, Params
+from toolkit.config import Field, HashContent, Params
 from toolkit.errors import ParameterError
 from toolkit_gd_perceptron import data, engine, measures, models
 
@@ -38,8 +38,9 @@ class DataParams(Params):
     n: int = Field(1000, ge=2, description="samples of thm51 / planted")
     margin: float = Field(0.5, ge=0, description="planted margin of the 'planted' dataset")
     data_seed: int = Field(0, ge=0, description="seed of the 'planted' dataset")
-    dataset_params: dict[str, Any] = Field(
-        default_factory=dict, description="keyword arguments of a registered dataset"
+    dataset_params: Annotated[dict[str, Any], HashContent()] = Field(
+        default_factory=dict,
+        description="keyword arguments of a registered dataset (a file one names keys the store by its content)",
     )
 
 
