@@ -97,3 +97,12 @@ def test_a_file_named_in_dataset_params_keys_the_store_by_its_content(tmp_path):
     second = toolkit.run("gd_perceptron.scaling", params, registry=_user_registry(), store=store)
     assert not second.from_cache
     assert [r["iterations"] for r in second.records] != [r["iterations"] for r in first.records]
+
+
+def test_dataset_params_is_shown_as_a_dict_not_a_path():
+    from toolkit.config import describe_params
+
+    info = {
+        p.name: p for p in describe_params(toolkit.get_registry().simulation("gd_perceptron.scaling").params)
+    }
+    assert info["dataset_params"].type == "dict[str, Any]"

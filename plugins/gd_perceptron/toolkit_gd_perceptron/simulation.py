@@ -521,9 +521,13 @@ def scaling(params: ScalingParams, seed: int) -> SimulationOutput:
     ``cap_note`` on every cap reached and a ``note`` on gamma or d values the run could not use.
 
     Warning: for a model of degree > 1 (activation=quadratic) the gamma = inf rows are the perceptron
-    form on the unit sphere (a step of 1, or eta), not the large-gamma behaviour of GD: GD at a large
-    finite gamma can take orders of magnitude more steps than that form. Compare both by putting a
-    finite gamma and inf in ``gammas``."""
+    form on the unit sphere (a step of 1, or eta), not the large-gamma behaviour of GD. Measured on r1 at
+    d = 16 (20 seeds, model=two_layer activation=quadratic d_values=[16] gammas=[10000,Infinity]
+    n_seeds=20): the form separated in 0-20 steps; GD at gamma = 1e4 separated only in the 3 runs whose
+    initialisation already did and reached the 100,000-step cap in the other 17 (and the 1,000,000-step
+    cap in 5 of 5 runs with max_iter=1000000), its loss exploding and its mistakes cycling. Commands and
+    the settings tried: the guide page "GD at large gamma". Compare both by putting a finite gamma and
+    inf in ``gammas``."""
     if any(d < 2 for d in params.d_values):
         raise ParameterError(f"parameter 'd_values': every d must be >= 2, got {params.d_values}")
     if any(not g > 0 for g in params.gammas):
