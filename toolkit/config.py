@@ -132,6 +132,8 @@ def describe_params(model: type[Params]) -> list[ParamInfo]:
     for name, field in model.model_fields.items():
         default = field.get_default(call_default_factory=True)
         marked = any(isinstance(m, HashContent) for m in field.metadata)  # pydantic moved it off the type
+        # a marked dict or list (e.g. a dataset loader's arguments) keeps its own type: only its texts are hashed
+        marked = marked and not _type_name(field.annotation).startswith(("dict", "list", "tuple"))
         type_name = "path" if marked else _type_name(field.annotation)
         allowed = "any path or text" if marked else _allowed(field)
         rows.append(ParamInfo(name, type_name, default, allowed, field.description or ""))
@@ -472,6 +474,7 @@ __all__ = [
     "SEED_MAX",
     "ContentPath",
     "Field",
+    "HashContent",
     "ParamInfo",
     "Params",
     "canonical_params",

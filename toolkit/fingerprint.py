@@ -3,6 +3,8 @@
 - A parameter annotated :data:`ContentPath` (or whose type holds it, e.g. ``list[float] | ContentPath``)
   names a file, a directory or an SQLite database (a path or a ``sqlite:///`` URL): the run's key
   includes a hash of what it names, so editing the file gives new results instead of stored ones.
+  A dict or list parameter marked ``Annotated[dict[str, Any], HashContent()]`` (a dataset loader's
+  arguments) is keyed by every text inside it that names a file.
   A value that names nothing on disk (inline JSON, a server URL) is keyed by its text only.
 - A plugin installed in editable or development mode is keyed by its version *and* a hash of its
   package's ``.py`` files, so editing its code recomputes its points.
@@ -107,14 +109,24 @@ def content_fields(model: Any) -> list[str]:
 
 def content_fingerprints(params: Any) -> dict[str, str]:
     """``{parameter: sha256}`` for each content-keyed parameter of ``params`` that names something on disk."""
-    out = {}
+    out: dict[str, str] = {}
     for name in content_fields(type(params)):
-        value = getattr(params, name)
-        if isinstance(value, str):
-            fp = path_fingerprint(value)
-            if fp is not None:
-                out[name] = fp
+        _collect(name, getattr(params, name), out)
     return out
+
+
+def _collect(where: str, value: Any, out: dict[str, str]) -> None:
+    # a marked dict or list (e.g. a dataset loader's arguments) is keyed by every file its texts name
+    if isinstance(value, str):
+        fp = path_fingerprint(value)
+        if fp is not None:
+            out[where] = fp
+    elif isinstance(value, Mapping):
+        for k in sorted(value, key=str):
+            _collect(f"{where}.{k}", value[k], out)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _collect(f"{where}[{i}]", item, out)
 
 
 def _is_editable(dist: importlib.metadata.Distribution) -> bool:

@@ -32,9 +32,20 @@ def my_overlapping():
     return np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0, 1.0])
 
 
+class FileParams(Params):
+    path: str = Field(description="a .npz file with arrays B and y")
+
+
+def my_file(path: str):
+    """A dataset read from a file the user names (keyed by its content through dataset_params)."""
+    with np.load(path) as f:
+        return f["B"], f["y"]
+
+
 DATASETS_WITHOUT_D = [
     Dataset("mydata.fixed", "three fixed points (no d)", my_fixed),
     Dataset("mydata.overlapping", "one point with both labels (not separable)", my_overlapping),
+    Dataset("mydata.file", "(B, y) from a .npz file", my_file, FileParams),
 ]
 
 

@@ -74,3 +74,35 @@ def test_installed_package_dataset(tmp_path, monkeypatch):
     res = toolkit.run("gd_perceptron.scaling", PARAMS, store=tmp_path / "s.sqlite")
     assert [r["iterations"] for r in res.records] == [64, 256, 1024]
     sys.modules.pop("mydata_pkg", None)
+
+
+def test_a_file_named_in_dataset_params_keys_the_store_by_its_content(tmp_path):
+    """Overwriting the file a dataset loader reads computes the run again instead of serving the old one."""
+    import numpy as np
+
+    data = tmp_path / "points.npz"
+    store = tmp_path / "s.sqlite"
+    params = {
+        "dataset": "mydata.file",
+        "dataset_params": {"path": str(data)},
+        "algorithm": "batch_perceptron",
+        "gammas": [float("inf")],
+    }
+    np.savez(data, B=np.eye(4), y=np.ones(4))
+    first = toolkit.run("gd_perceptron.scaling", params, registry=_user_registry(), store=store)
+    assert toolkit.run("gd_perceptron.scaling", params, registry=_user_registry(), store=store).from_cache
+    B = np.eye(6)
+    B[np.arange(1, 6), np.arange(5)] = -1.0  # the staircase: d^2 = 36 steps
+    np.savez(data, B=B, y=np.ones(6))
+    second = toolkit.run("gd_perceptron.scaling", params, registry=_user_registry(), store=store)
+    assert not second.from_cache
+    assert [r["iterations"] for r in second.records] != [r["iterations"] for r in first.records]
+
+
+def test_dataset_params_is_shown_as_a_dict_not_a_path():
+    from toolkit.config import describe_params
+
+    info = {
+        p.name: p for p in describe_params(toolkit.get_registry().simulation("gd_perceptron.scaling").params)
+    }
+    assert info["dataset_params"].type == "dict[str, Any]"

@@ -29,7 +29,11 @@ def _checked(res):
         ("pace", {"pace.step_sequence", "pace.ledger"}),
         ("quantile_tracking", {"pace.step_sequence"}),
         ("decaying", {"pace.step_sequence"}),
-        ("dtaci", set()),
+        ("dtaci", {"pace.dtaci_experts"}),
+        ("sfogd", {"pace.sfogd_long_run"}),
+        ("pid", {"pace.pid_integrator"}),
+        ("agaci", set()),
+        ("saocp", set()),
     ],
 )
 def test_each_method_is_held_against_its_bounds_at_every_prefix(method, bounds, tmp_path):

@@ -21,7 +21,15 @@ except ImportError:
 from toolkit.errors import SpotCheckDisagreement
 from toolkit.symbolic import Identity, Inequality
 
-TUPLES = ("ACI_CLAIMS", "STEP_SEQUENCE_CLAIMS", "LEDGER_CLAIMS", "DECOMPOSITION_CLAIMS", "CITED_CLAIMS")
+TUPLES = (
+    "ACI_CLAIMS",
+    "STEP_SEQUENCE_CLAIMS",
+    "LEDGER_CLAIMS",
+    "DECOMPOSITION_CLAIMS",
+    "CITED_CLAIMS",
+    "DTACI_EXPERT_CLAIMS",
+    "SFOGD_CLAIMS",
+)
 
 
 # -- the claims -----------------------------------------------------------------------------------------------

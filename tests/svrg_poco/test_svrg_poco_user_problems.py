@@ -170,3 +170,18 @@ def test_the_anchors_benchmark_runs_on_a_users_table(tmp_path):
         timeout=120,
     )
     assert bad.returncode == 2 and "--table" in bad.stderr and "no such file" in bad.stderr
+
+
+def test_an_edited_table_is_computed_again_not_served_from_the_store(tmp_path):
+    """The table is keyed by its content: overwrite it and rerun, and the run is new with new numbers."""
+    path, X, y = _logistic_table(tmp_path, seed=0)
+    store = tmp_path / "runs.sqlite"
+    values = {"table": str(path), "standardize": True, "n_epochs": 5.0}
+    first = toolkit.run("svrg_poco.convergence", values, seed=0, store=store)
+    assert not first.from_cache
+    assert toolkit.run("svrg_poco.convergence", values, seed=0, store=store).from_cache
+    _logistic_table(tmp_path, seed=1)  # same path, other rows
+    second = toolkit.run("svrg_poco.convergence", values, seed=0, store=store)
+    assert not second.from_cache
+    assert second.summary["p_star"] != first.summary["p_star"]
+    assert second.params["table"] == str(path)  # the table still shows the path

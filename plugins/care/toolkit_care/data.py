@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolkit import Dataset, DataSource
-from toolkit.config import Field, Params
+from toolkit.config import ContentPath, Field, Params
 from toolkit.errors import DatasetMissingError, UserError
 
 COMMIT = "72f5b29a822d9934d31777c10a5c38369884c9dc"
@@ -108,7 +108,9 @@ def load_civilcomments():
 
 
 class TableParams(Params):
-    path: str = Field(description="a CSV or parquet file: one row per item, one numeric column per judge")
+    path: ContentPath = Field(
+        description="a CSV or parquet file: one row per item, one numeric column per judge"
+    )
     label: str | None = Field(None, description="the label column, if any (never used by label-free methods)")
     task: Literal["continuous", "binary"] = Field("continuous", description="continuous scores or 0/1 labels")
     label_min: float | None = Field(None, description="smallest allowed label (continuous tasks)")

@@ -25,6 +25,11 @@ toolkit_register_bounds = defer(
         "(ACI, PACE in alpha space; quantile tracking, decaying steps in score space)",
         "pace.ledger": "T3 (PACE ledger [R]): |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T)",
         "pace.pid_integrator": "conformal PID: the tan-saturated integrator caps |sum (err - alpha)|, so |mean err - alpha| <= max(2m, (pi/2) C_sat max(2/ln 2, (T-1)/ln(T-1)) + m)/T, m = max(alpha, 1 - alpha), for any scores",
+        "pace.dtaci_experts": "DtACI (derived): the experts' weighted miss obeys |mean_t sum_k p_tk err_tk - alpha| <= "
+        "(1 + 2 gamma_min)/(2 gamma_min) (2 + V)/T, V the weights' total variation, for any scores; the "
+        "averaged alpha_t's own miscoverage has no finite-sample bound",
+        "pace.sfogd_long_run": "SF-OGD (derived): |mean err - alpha| <= (max(alpha, 1 - alpha) sqrt(warm + T) (B + D)/D + alpha P)/T, "
+        "B the largest score so far, D the warm-up scale, P the rounds where a tie or the floor at 0 acted",
         "pace.motivation": "T4 (PACE's motivation [R]): E[err_t | past] - alpha = (alpha_t - alpha) + (Fhat_t - F_t)(q_t) + "
         "O(1/n), the shift term split by the triangle inequality over KS distances (symbolic only)",
         "pace.cited": "T5: the regret and coverage bounds of SAOCP, ACI, SF-OGD and DtACI transcribed with their sources (not "

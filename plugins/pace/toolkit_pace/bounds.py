@@ -11,6 +11,15 @@ attached to these specs as ``claims``.
 * ``pace.ledger`` (T3, PACE [R]): sum_t (alpha - err_t) = (alpha_{T+1} - alpha_1 - phi_{T+1})/gamma_0 with
   |phi| <= Phi, so |mean err - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma_max + Phi)/(gamma_0 T).
 
+* ``pace.dtaci_experts`` (DtACI, derived here by Abel summation over the experts' weights): every ACI expert
+  k stays in [-gamma_k, 1 + gamma_k], so the weighted experts' miss (the miscoverage of a draw from the
+  experts, as in Gibbs-Candes's randomised DtACI) obeys |mean_t sum_k p_tk err_tk - alpha| <=
+  (1 + 2 gamma_min)/(2 gamma_min) (2 + V)/T, V = sum_{t<T} ||p_{t+1} - p_t||_1, for any scores.
+* ``pace.sfogd_long_run`` (SF-OGD, derived here): q_{t+1} = max(0, q_t + eta_t (err_t - alpha)), eta_t =
+  D/sqrt(G_t), stays in [0, B + D] (B the largest score so far), so Abel summation with the increasing
+  1/eta_t <= max(alpha, 1 - alpha) sqrt(warm + T)/D gives |mean err - alpha| <= (max(alpha, 1 - alpha)
+  sqrt(warm + T) (B + D)/D + alpha P)/T, P the rounds where a tie or the floor at 0 changed the step.
+
 Zero tolerance: the slack 1e-12 only absorbs float rounding of the running mean.
 """
 
@@ -26,7 +35,36 @@ ROUNDING = 1e-12
 alpha_1, gamma0, n_rounds = sp.symbols("alpha_1 gamma0 n_rounds", positive=True)
 gamma_max, delta_l1, box_width, phi_cap = sp.symbols("gamma_max delta_l1 box_width phi_cap", positive=True)
 
+gamma_min, weight_variation = sp.symbols("gamma_min weight_variation", positive=True)
+score_max, sf_scale, warm_steps, floor_rounds = sp.symbols(
+    "score_max sf_scale warm_steps floor_rounds", nonnegative=True
+)
+
 ACI_LONG_RUN = (sp.Max(alpha_1, 1 - alpha_1) + gamma0) / (gamma0 * n_rounds)
+DTACI_EXPERTS = (1 + 2 * gamma_min) / (2 * gamma_min) * (2 + weight_variation) / n_rounds
+SFOGD_LONG_RUN = (
+    sp.Max(alpha_1, 1 - alpha_1) * sp.sqrt(warm_steps + n_rounds) * (score_max + sf_scale) / sf_scale
+    + alpha_1 * floor_rounds
+) / n_rounds
+_sfogd_value = sp.lambdify(
+    (alpha_1, warm_steps, n_rounds, score_max, sf_scale, floor_rounds), SFOGD_LONG_RUN, modules="math"
+)
+
+
+def _sfogd_bound(row) -> float:
+    # D = 0 (every warm-up score 0): SF-OGD never moves and the bound says nothing (+inf)
+    if not float(row["sf_scale"]) > 0:
+        return float("inf")
+    return float(
+        _sfogd_value(
+            *(
+                float(row[k])
+                for k in ("alpha_1", "warm_steps", "n_rounds", "score_max", "sf_scale", "floor_rounds")
+            )
+        )
+    )
+
+
 STEP_SEQUENCE = box_width * delta_l1 / n_rounds
 LEDGER = (sp.Max(alpha_1, 1 - alpha_1) + gamma_max + phi_cap) / (gamma0 * n_rounds)
 
@@ -100,6 +138,30 @@ BOUNDS = [
         sense="upper",
         slack=ROUNDING,
         applies=_is("pid"),
+    ),
+    Bound(
+        "pace.dtaci_experts",
+        "DtACI (derived): the experts' weighted miss obeys |mean_t sum_k p_tk err_tk - alpha| <= "
+        "(1 + 2 gamma_min)/(2 gamma_min) (2 + V)/T, V the weights' total variation, for any scores; the "
+        "averaged alpha_t's own miscoverage has no finite-sample bound",
+        expression=DTACI_EXPERTS,
+        metric="expert_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("dtaci"),
+        claims=theory.DTACI_EXPERT_CLAIMS,
+        domain={gamma_min: (1e-6, 1), weight_variation: (0, None), n_rounds: _ROUNDS},
+    ),
+    Bound(
+        "pace.sfogd_long_run",
+        "SF-OGD (derived): |mean err - alpha| <= (max(alpha, 1 - alpha) sqrt(warm + T) (B + D)/D + alpha P)/T, "
+        "B the largest score so far, D the warm-up scale, P the rounds where a tie or the floor at 0 acted",
+        expression=_sfogd_bound,
+        metric="coverage_gap",
+        sense="upper",
+        slack=ROUNDING,
+        applies=_is("sfogd"),
+        claims=theory.SFOGD_CLAIMS,
     ),
     Bound(
         "pace.motivation",

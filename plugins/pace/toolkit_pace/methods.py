@@ -72,6 +72,9 @@ class OnlineConformal:
         self.gamma_t = math.nan
         self.rounds = 0  # updated rounds so far
         self._q: float | None = None
+        self.round_record: dict[
+            str, float
+        ] = {}  # per-round quantities a bound needs (collected by run_online)
 
     def threshold(self) -> float:
         if self._q is None:
@@ -409,9 +412,16 @@ class DtACI(OnlineConformal):
         diff = beta - self.expert_alphas
         losses = self.alpha * diff - np.minimum(0.0, diff)
         w = self.p * np.exp(-self.eta * losses)
-        self.p = (1 - self.sigma) * w / w.sum() + self.sigma / w.size
-        self.gamma_t = float(self.p @ self.gammas)
         expert_err = (self.expert_alphas > beta).astype(float)
+        p_old = self.p
+        self.p = (1 - self.sigma) * w / w.sum() + self.sigma / w.size
+        # the weighted experts' miss (the miscoverage of a random draw from the experts) and the weights'
+        # move: the two quantities of the bound pace.dtaci_experts
+        self.round_record = {
+            "expert_miss": float(p_old @ expert_err),
+            "weight_move": float(np.abs(self.p - p_old).sum()),
+        }
+        self.gamma_t = float(self.p @ self.gammas)
         self.expert_alphas = self.expert_alphas + self.gammas * (self.alpha - expert_err)
         self.alpha_t = float(self.p @ self.expert_alphas)
 
@@ -484,20 +494,25 @@ class SFOGD(OnlineConformal):
         self.scale = max((abs(s) for s in calibration), default=1.0) if calibration else 1.0
         self.q = 0.0
         self.grad_sq = 0.0
+        self.warm_steps = len(calibration)
         for s in calibration:
             self._step(s)
 
-    def _step(self, score: float) -> None:
+    def _step(self, score: float) -> bool:
+        """One OGD step; True when the step was not q + eta (err - alpha): a tie (no gradient) or the floor at 0."""
         grad = float(pinball_grad(score, self.q, 1 - self.alpha))
         self.grad_sq += grad**2
-        if self.grad_sq != 0:
-            self.q = max(0.0, self.q - self.scale / math.sqrt(self.grad_sq) * grad)
+        if grad == 0:
+            return True
+        moved = self.q - self.scale / math.sqrt(self.grad_sq) * grad
+        self.q = max(0.0, moved)
+        return moved < 0.0
 
     def _threshold(self) -> float:
         return self.q
 
     def _update(self, score, err, side):
-        self._step(score)
+        self.round_record = {"floor": float(self._step(score))}
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -613,6 +628,7 @@ def run_online(method: OnlineConformal, scores, burn_in: int, side=None) -> Trac
     n = x.size - burn_in
     q, err, a, g = np.empty(n), np.empty(n, dtype=np.int8), np.empty(n), np.empty(n)
     phi = np.empty(n) if isinstance(method, PACE) else None
+    extra: dict[str, np.ndarray] = {}
     for i in range(n):
         t = burn_in + i
         q[i] = method.threshold()
@@ -621,7 +637,9 @@ def run_online(method: OnlineConformal, scores, burn_in: int, side=None) -> Trac
         g[i] = method.gamma_t
         if phi is not None:
             phi[i] = method.phi
-    return Trace(q, err, a, g, phi)
+        for name, value in getattr(method, "round_record", {}).items():  # what a bound needs per round
+            extra.setdefault(name, np.empty(n))[i] = value
+    return Trace(q, err, a, g, phi, extra)
 
 
 def _engine(engine: str) -> str:

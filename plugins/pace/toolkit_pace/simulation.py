@@ -41,7 +41,13 @@ class MethodParams(Params):
     method: METHOD = Field(
         "pace",
         description="aci; quantile_tracking (P control); pid (with an AR(3) scorecaster); "
-        "decaying (eta_t ~ t^-0.51); dtaci; agaci; sfogd; saocp; pace (reconstructed)",
+        "decaying (eta_t ~ t^-0.51); dtaci; agaci; sfogd; saocp; pace (reconstructed). Each run is held "
+        "against its method's bound at every prefix: aci, pace, quantile_tracking, decaying (T1-T3); pid "
+        "(pace.pid_integrator); dtaci (pace.dtaci_experts: its experts' weighted miss, not the averaged "
+        "alpha_t's own miscoverage); sfogd (pace.sfogd_long_run); agaci: no finite-run bound (no coverage "
+        "guarantee is stated for its aggregation, and an expert below 0 still misses, so its experts leave "
+        "ACI's box); saocp: no finite-run bound (its cited guarantee bounds the pinball-loss regret, not "
+        "miscoverage, and a mixture of thresholds does not telescope)",
     )
     alpha: float = Field(0.1, gt=0.0, lt=1.0, description="target miscoverage alpha")
     gamma0: float = Field(
@@ -316,12 +322,49 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
         from toolkit_pace.methods import pid_c_sat
 
         cols["c_sat"] = np.full(n, pid_c_sat(max(3, stream.scores.size)))
+    # every run has every bound's columns (nan where its method has none): one table for a sweep over methods
+    cols.update({k: np.full(n, math.nan) for k in (*DTACI_COLUMNS, *SFOGD_COLUMNS)})
+    if p.method == "dtaci":
+        cols.update(dtaci_columns(trace, p.alpha))
+    if p.method == "sfogd":
+        cols.update(sfogd_columns(trace, stream.scores, p.burn_in))
     if p.method in ALPHA_SPACE or p.method in SCORE_SPACE_STEP:
         space = "alpha" if p.method in ALPHA_SPACE else "score"
         cols.update(certificate_columns(space, trace.gamma_t, stream.scores, p.burn_in))
     else:
         cols.update({k: np.full(n, math.nan) for k in ("gamma_max", "delta_l1", "box_width")})
     return cols
+
+
+def dtaci_columns(trace, alpha: float) -> dict[str, Any]:
+    """The columns of ``pace.dtaci_experts``: expert_gap = |mean_t sum_k p_tk err_tk - alpha| (the miscoverage of
+    a draw from the experts), weight_variation = sum_{t<n} ||p_{t+1} - p_t||_1 and gamma_min."""
+    from toolkit_pace.methods import DEFAULT_GAMMAS
+    from toolkit_pace.metrics import running_gap
+
+    n = trace.err.size
+    move = trace.extra["weight_move"]
+    return {
+        "expert_gap": running_gap(trace.extra["expert_miss"], alpha),
+        "weight_variation": np.concatenate([[0.0], np.cumsum(move)[:-1]]),
+        "gamma_min": np.full(n, min(DEFAULT_GAMMAS)),
+    }
+
+
+def sfogd_columns(trace, scores: np.ndarray, burn_in: int) -> dict[str, Any]:
+    """The columns of ``pace.sfogd_long_run``: score_max (the largest score so far, warm-up included, and 0),
+    sf_scale D (the largest absolute warm-up score, 1 without one), warm_steps and floor_rounds (rounds where
+    a tie or the floor at 0 changed the step)."""
+    warm = scores[:burn_in]
+    scale = float(np.max(np.abs(warm))) if warm.size else 1.0
+    start = max(0.0, float(warm.max())) if warm.size else 0.0
+    n = trace.err.size
+    return {
+        "score_max": np.maximum.accumulate(np.maximum(scores[burn_in:], start)),
+        "sf_scale": np.full(n, scale),
+        "warm_steps": np.full(n, burn_in),
+        "floor_rounds": np.cumsum(trace.extra["floor"]),
+    }
 
 
 def run_summary(p: MethodParams, stream, cols: dict[str, Any]) -> dict[str, Any]:
@@ -414,7 +457,9 @@ def recovery(params: RecoveryParams, seed: int) -> SimulationOutput:
     final = {
         k: (v[-1].item() if hasattr(v[-1], "item") else v[-1])
         for k, v in cols.items()
-        if k in ("n_rounds", "coverage_gap", "alpha_1", "gamma_max", "delta_l1", "box_width")
+        if k in ("n_rounds", "coverage_gap", "alpha_1", "gamma_max", "delta_l1", "box_width", "c_sat")
+        or k in DTACI_COLUMNS
+        or k in SFOGD_COLUMNS
     }
     cps = [c for c in stream.change_points if c >= params.burn_in]
     rows = []
@@ -477,7 +522,16 @@ def _plot_stream(table, fig):
     ax.legend(fontsize=7)
 
 
-BOUND_NAMES = ("pace.aci_long_run", "pace.step_sequence", "pace.ledger", "pace.pid_integrator")
+BOUND_NAMES = (
+    "pace.aci_long_run",
+    "pace.step_sequence",
+    "pace.ledger",
+    "pace.pid_integrator",
+    "pace.dtaci_experts",
+    "pace.sfogd_long_run",
+)
+DTACI_COLUMNS = ("expert_gap", "weight_variation", "gamma_min")
+SFOGD_COLUMNS = ("score_max", "sf_scale", "warm_steps", "floor_rounds")
 
 SIMULATIONS = [
     Simulation(

@@ -648,12 +648,62 @@ CITED_CLAIMS: tuple[Claim, ...] = (
     ),
 )
 
+# -- DtACI's experts and SF-OGD: Abel summation against moving weights -------------------------------------------
+_P = sp.symbols(f"p_1:{HORIZON + 1}", positive=True)  # one expert's weight at rounds 1..T
+_W = sp.symbols(f"w_1:{HORIZON + 1}", positive=True)  # SF-OGD's 1/eta_t
+_Q = sp.symbols(f"q_1:{HORIZON + 2}", nonnegative=True)  # SF-OGD's thresholds q_1..q_{T+1}
+
+
+def abel(weights: Sequence[Any], path: Sequence[Any]) -> sp.Expr:
+    """w_T x_{T+1} - w_1 x_1 - sum_{t=2}^T (w_t - w_{t-1}) x_t, the Abel form of sum_t w_t (x_{t+1} - x_t)."""
+    T_ = len(weights)
+    return (
+        weights[-1] * path[T_]
+        - weights[0] * path[0]
+        - sp.Add(*((weights[t] - weights[t - 1]) * path[t] for t in range(1, T_)))
+    )
+
+
+_expert = alpha_path([gamma] * HORIZON)
+_g, _D = sp.symbols("g D", positive=True)
+_h = sp.Symbol("h", nonnegative=True)
+DTACI_EXPERT_CLAIMS: tuple[Claim, ...] = (
+    Identity(
+        "dtaci_expert_weighted_abel",
+        lhs=sp.Add(*(_P[t] * (alpha - ERR[t]) for t in range(HORIZON))),
+        rhs=abel(_P, _expert) / gamma,
+        description="pace.dtaci_experts: an ACI expert's weighted miss sum_t p_t (alpha - err_t) is, by Abel "
+        "summation, (p_T a_{T+1} - p_1 a_1 - sum_t (p_t - p_{t-1}) a_t)/gamma (T = 6); with a_t in "
+        "[-gamma, 1 + gamma] and the weights summing to 1 this gives the bound",
+    ),
+)
+SFOGD_CLAIMS: tuple[Claim, ...] = (
+    Identity(
+        "sfogd_abel",
+        lhs=sp.Add(*(_W[t] * (_Q[t + 1] - _Q[t]) for t in range(HORIZON))),
+        rhs=abel(_W, _Q),
+        description="pace.sfogd_long_run: sum_t (q_{t+1} - q_t)/eta_t in Abel form (T = 6); with 1/eta_t "
+        "increasing and q_t in [0, B + D] it lies in [-Q/eta_T, Q/eta_T]",
+    ),
+    Inequality(
+        "sfogd_step_at_most_D",
+        lhs=(_D * _g) ** 2 / (_g**2 + _h),
+        rhs=_D**2,
+        relation="<=",
+        description="pace.sfogd_long_run: one step moves q by D |g_t|/sqrt(G_t), whose square D^2 g_t^2/(g_t^2 "
+        "+ h) is at most D^2 (G_t = g_t^2 + h, h >= 0 the earlier squared gradients), so q stays below the "
+        "largest score plus D",
+    ),
+)
+
 ALL_CLAIMS: tuple[Claim, ...] = (
     *ACI_CLAIMS,
     *STEP_SEQUENCE_CLAIMS,
     *LEDGER_CLAIMS,
     *DECOMPOSITION_CLAIMS,
     *CITED_CLAIMS,
+    *DTACI_EXPERT_CLAIMS,
+    *SFOGD_CLAIMS,
 )
 
 __all__ = [
@@ -663,11 +713,13 @@ __all__ = [
     "CITED_CLAIMS",
     "Cited",
     "DECOMPOSITION_CLAIMS",
+    "DTACI_EXPERT_CLAIMS",
     "HORIZON",
     "LEDGER_BOUND",
     "LEDGER_CLAIMS",
     "RATIO_STEP_L1_BOUND",
     "STEP_SEQUENCE_BOUND",
+    "SFOGD_CLAIMS",
     "STEP_SEQUENCE_CLAIMS",
     "alpha_path",
     "ledger_path",

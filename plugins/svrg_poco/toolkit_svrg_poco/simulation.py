@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import model_validator
 
 from toolkit import Simulation, SimulationOutput
-from toolkit.config import Field, Params
+from toolkit.config import ContentPath, Field, HashContent, Params
 from toolkit.errors import ParameterError
 
 PROBLEMS = Literal["least_squares", "breast_cancer", "digits", "user"]
@@ -38,17 +38,18 @@ class ProblemParams(Params):
     problem_seed: int = Field(
         0, ge=0, description="seed of the least-squares design (fixed across run seeds)"
     )
-    table: str | None = Field(
+    table: ContentPath | None = Field(
         None,
         description="problem=user: path to a .csv file (header row; the response in column target, "
-        "else the last column) or a .npz file with arrays X and y",
+        "else the last column) or a .npz file with arrays X and y; the run store keys it by its content",
     )
     target: str | None = Field(None, description="with a CSV table: the response column (default: the last)")
     dataset: str | None = Field(
         None, description="problem=user: a registered dataset whose loader returns (X, y)"
     )
-    dataset_params: dict[str, Any] = Field(
-        default_factory=dict, description="keyword arguments of the registered dataset"
+    dataset_params: Annotated[dict[str, Any], HashContent()] = Field(
+        default_factory=dict,
+        description="keyword arguments of the registered dataset (a file one names keys the store by its content)",
     )
     loss: Literal["auto", "logistic", "least_squares"] = Field(
         "auto",
