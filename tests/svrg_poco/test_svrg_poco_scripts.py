@@ -75,7 +75,7 @@ def test_gates_script_runs_through_the_store_and_a_rerun_computes_nothing(tmp_pa
     assert gates.main(argv) == 0
     first = capsys.readouterr()
     assert "## svrg_poco.g1_svrg_vs_sgd" in first.out and "## svrg_poco.g2_variance" in first.out
-    assert "[ok] lemma ratio, max over the path (gate <= 1)" in first.out
+    assert "[ok] lemma ratio, max over the path (target <= 1)" in first.out
     assert "3 runs: 3 computed, 0 from the store" in first.err
     assert E.STORE is None  # the module is left as it was
     table = (tmp_path / "out" / "g1_svrg_vs_sgd.csv").read_text()

@@ -96,7 +96,7 @@ def main(argv=None) -> None:
         fig.savefig(out / "pi_over_training.png", dpi=120)
     metric_cols = [c for c in summary.columns if c.startswith("test_") or c.startswith("pi_")]
     agg = summary.groupby(["task", "model"])[metric_cols].agg(["mean", "std"]).round(3)
-    lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
+    lines = ["| claim | paper | measured | ok |", "|---|---|---|---|"]
     if (summary.task == "allstar").any():
         lines += [
             f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |"

@@ -98,7 +98,7 @@ def main(argv=None) -> None:
     summary.to_csv(out / "summary.csv", index=False)
     history.to_csv(out / "history.csv", index=False)
     agg = summary.groupby(["kind", "model"])[["test_auroc", "pi_review"]].agg(["mean", "std"]).round(3)
-    lines = ["| claim | paper/spec | measured | ok |", "|---|---|---|---|"]
+    lines = ["| claim | paper | measured | ok |", "|---|---|---|---|"]
     lines += [f"| {c.claim} | {c.paper} | {c.measured} | {c.ok} |" for c in planted_comparisons(summary)]
     (out / "comparisons.md").write_text("```\n" + agg.to_string() + "\n```\n\n" + "\n".join(lines) + "\n")
     fig = plt.figure(figsize=(4 * summary.kind.nunique(), 3.5))

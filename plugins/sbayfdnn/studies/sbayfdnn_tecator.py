@@ -126,14 +126,14 @@ CANDIDATE_SLAB = 5e-2
 class CandidatePoint(Params):
     """One case of the candidate fix: a Tecator inner split or a pilot design's seed."""
 
-    case: Literal["tecator", "toy40", "offset_linear"] = Field("tecator", description="curves")
+    design: Literal["tecator", "toy40", "offset_linear"] = Field("tecator", description="curves")
     case_seed: int = Field(0, ge=0, description="inner-split seed (Tecator) or design seed (pilots)")
 
 
 def candidate_point(params: CandidatePoint, seed: int) -> dict:
     """Default fit vs the candidate (refit with sigma1^2 = 5e-2 when the linear guard acts) on one case;
     ``seed`` is the fit's seed."""
-    row = plain_rows([candidate_row(params.case, params.case_seed, seed)])[0]
+    row = plain_rows([candidate_row(params.design, params.case_seed, seed)])[0]
     print(row, flush=True)
     return row
 
@@ -188,7 +188,7 @@ def candidate_rows(splits, pilot_seeds, args, fit_seed: int = 0) -> list[dict]:
     cases += [(case, seed) for case in ("toy40", "offset_linear") for seed in pilot_seeds]
     rows = []
     for case, case_seed in cases:
-        result = study_sweep(sim, {}, [fit_seed], args, {"case": case, "case_seed": case_seed})
+        result = study_sweep(sim, {}, [fit_seed], args, {"design": case, "case_seed": case_seed})
         rows += [row for run in result.runs for row in run.records]
     return rows
 

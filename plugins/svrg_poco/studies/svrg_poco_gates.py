@@ -77,7 +77,7 @@ def _gates(args: argparse.Namespace, out: Path) -> int:
         for comp in outcome.comparisons:
             failed += comp.ok is False
             print(
-                f"  [{'ok' if comp.ok else 'MISS'}] {comp.claim}: paper/spec {comp.paper}; measured {comp.measured}"
+                f"  [{'ok' if comp.ok else 'MISS'}] {comp.claim}: paper {comp.paper}; measured {comp.measured}"
             )
     return failed
 
