@@ -48,3 +48,19 @@ def export_table(table: Any, path: str | Path) -> Path:
                 safe[col] = safe[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
         safe.to_parquet(path, index=False)
     return path
+
+
+def markdown_table(table: Any, floatfmt: str = ".3f") -> str:
+    """``table`` (a DataFrame) as a Markdown pipe table, floats formatted with ``floatfmt``.
+
+    For study scripts that print the tables results pages quote; needs no optional package
+    (pandas' own ``to_markdown`` needs ``tabulate``).
+    """
+
+    def cell(value: Any) -> str:
+        text = format(value, floatfmt) if isinstance(value, float) else str(value)
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

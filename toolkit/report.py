@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import time
 import traceback
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,10 @@ def execute_experiment(
 
     start = time.perf_counter()
     try:
-        outcome = exp.run(quick)
+        # warnings go into the report, counted, instead of interleaving with the console's progress lines
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome = exp.run(quick)
         if not isinstance(outcome, ExperimentOutcome):
             raise TypeError(f"experiment {exp.name} returned {type(outcome).__name__}, not ExperimentOutcome")
     except Exception as exc:
@@ -59,6 +63,7 @@ def execute_experiment(
     rep = ExperimentReport(
         exp.name, exp.description, seconds, list(outcome.comparisons), outcome.notes, len(outcome.table)
     )
+    rep.warnings = distinct_warnings(caught)
     outcome.table.to_csv(out_dir / f"{stem}.csv", index=False)
     rep.csv = f"{stem}.csv"
     if outcome.plot is not None:
@@ -69,6 +74,16 @@ def execute_experiment(
         except Exception:
             rep.error = "figure failed:\n" + traceback.format_exc()
     return rep
+
+
+def distinct_warnings(caught: Sequence[warnings.WarningMessage]) -> list[str]:
+    """One line per distinct warning (its category and the message's first line), with its count."""
+    counts: dict[str, int] = {}
+    for w in caught:
+        first = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
+        key = f"{w.category.__name__}: {first}"
+        counts[key] = counts.get(key, 0) + 1
+    return [key if n == 1 else f"{key} (x{n})" for key, n in counts.items()]
 
 
 def _execute_by_name(name: str, quick: bool, out_dir: Path, disable: tuple[str, ...]) -> ExperimentReport:
@@ -133,6 +148,7 @@ def run_experiments(
             judged = [c for c in rep.comparisons if c.ok is not None]
             echo(
                 f"[reproduce] {rep.name} done in {rep.seconds:.1f} s: {sum(1 for c in judged if c.ok)}/{len(judged)} claims met"
+                + (f" ({len(rep.warnings)} distinct warnings, listed in the report)" if rep.warnings else "")
             )
         return rep
 

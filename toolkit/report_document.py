@@ -28,6 +28,7 @@ class ExperimentReport:
     csv: str = ""
     error: str = ""
     skipped: str = ""  # why it did not run (its data is missing), with the command that fetches the data
+    warnings: list[str] = field(default_factory=list)  # distinct warnings the run raised, with their counts
 
     @property
     def failed(self) -> bool:
@@ -140,6 +141,8 @@ def write_report(
             lines += [f"![{r.name}]({r.figure})", ""]
         if r.notes:
             lines += [r.notes, ""]
+        if r.warnings:
+            lines += ["Warnings raised while it ran:", "", *(f"- {w}" for w in r.warnings), ""]
         lines += [f"Table: [{r.csv}]({r.csv}) ({r.n_rows} rows).", ""]
         if r.error:
             lines += ["```", r.error.strip(), "```", ""]

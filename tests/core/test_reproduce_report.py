@@ -84,3 +84,23 @@ def test_a_report_figure_without_a_title_gets_the_experiments_name():
         fig.suptitle("own title")
 
     assert report.outcome_figure("p.curve", titled).get_suptitle() == "own title"
+
+
+def test_warnings_an_experiment_raises_are_counted_in_the_report_not_printed(tmp_path, recwarn):
+    import warnings
+
+    def run(quick: bool) -> ExperimentOutcome:
+        for _ in range(3):
+            warnings.warn("the fit is empty\nsecond line", UserWarning, stacklevel=1)
+        warnings.warn("slow solver", RuntimeWarning, stacklevel=1)
+        return ExperimentOutcome(pd.DataFrame({"x": [1]}))
+
+    lines: list[str] = []
+    reports, _ = run_experiments(
+        [Experiment("p.w", "", run)], quick=True, out_dir=tmp_path, echo=lines.append
+    )
+    assert reports[0].warnings == ["UserWarning: the fit is empty (x3)", "RuntimeWarning: slow solver"]
+    assert "(2 distinct warnings, listed in the report)" in lines[-1]
+    assert not [w for w in recwarn if "the fit is empty" in str(w.message)]  # nothing reached the console
+    text = report.write_report(reports, pd.DataFrame(), quick=True, out_dir=tmp_path).read_text()
+    assert "- UserWarning: the fit is empty (x3)" in text

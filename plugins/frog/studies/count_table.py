@@ -20,6 +20,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from toolkit.export import markdown_table
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 GRAPH_MODELS = ("row2node", "row2edge", "frog")
@@ -46,14 +48,6 @@ def summarise(runs):
             }
         )
     return pd.DataFrame(rows)
-
-
-def markdown(table, floatfmt: str) -> str:
-    """A DataFrame as a Markdown table (floats with ``floatfmt``)."""
-    cell = lambda v: format(v, floatfmt) if isinstance(v, float) else str(v)
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
@@ -119,7 +113,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     table = summarise(runs)
-    (out / "table.md").write_text(markdown(table, ".3f"))
+    (out / "table.md").write_text(markdown_table(table, ".3f"))
     print(table.to_string(index=False))
     return 0
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from toolkit_graphpfl.study_args import seed_selection  # light: argparse and the core
 
 from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.export import markdown_table
 
 FAIR = {"patience": 0, "selection": "val_loss"}
 
@@ -74,14 +75,6 @@ def gap_table(runs, configs):
     return pd.DataFrame(rows)
 
 
-def markdown(table, floatfmt: str) -> str:
-    """A DataFrame as a Markdown table (floats with ``floatfmt``)."""
-    cell = lambda v: format(v, floatfmt) if isinstance(v, float) else str(v)
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
@@ -133,7 +126,7 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
-    (out / "table.md").write_text(markdown(table, ".1f"))
+    (out / "table.md").write_text(markdown_table(table, ".1f"))
     print(f"{a.dataset}, {a.n_clients} clients, {a.n_rounds} rounds, seeds {','.join(map(str, a.seeds))}")
     print(table.round(2).to_string(index=False))
     return 0

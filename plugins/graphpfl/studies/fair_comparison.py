@@ -21,6 +21,7 @@ from pathlib import Path
 from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
 from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.export import markdown_table
 
 FAIR = {"patience": 0, "selection": "val_loss"}
 
@@ -55,14 +56,6 @@ def fair_table(runs, baseline: str = "fedavg", other: str = "graphpfl"):
             }
         )
     return pd.DataFrame(rows)
-
-
-def markdown(table, floatfmt: str) -> str:
-    """A DataFrame as a Markdown table (floats with ``floatfmt``)."""
-    cell = lambda v: format(v, floatfmt) if isinstance(v, float) else str(v)
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
@@ -114,7 +107,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     table = fair_table(runs, algs[0], algs[1])
-    (out / "table.md").write_text(markdown(table, ".1f"))
+    (out / "table.md").write_text(markdown_table(table, ".1f"))
     print(table.to_string(index=False))
     return 0
 

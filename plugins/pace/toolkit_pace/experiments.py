@@ -199,6 +199,12 @@ def g2_exchangeable(quick: bool, runs: Sequence[dict] | None = None) -> Experime
                     "passed (reference run)",
                     f"PACE {p:.4f} vs ACI {a:.4f} (ratio {p / a:.3f})",
                     bool(abs(p / a - 1) <= 0.10),
+                    documented=(
+                        "PACE violates less often than ACI, which this two-sided target counts as a miss "
+                        "(ratio 0.847 over seeds 100-119 at gamma0=0.01; pace targets page)"
+                        if label == "violation rate" and p < a
+                        else ""
+                    ),
                 )
             )
         share = _mean(table, "gamma0_within_1pct", method="pace", stream="exchangeable", gamma0=g0)
@@ -254,6 +260,12 @@ def g3_g4_shift(quick: bool, runs: Sequence[dict] | None = None) -> ExperimentOu
                     f"{a:.4f} -> {p:.4f} ({100 * (p / a - 1):+.0f}%); DtACI {d:.4f}; "
                     f"forward windows {100 * (fp / fa - 1):+.0f}%",
                     bool(p <= 0.75 * a),
+                    documented=(
+                        "the quick setting runs one seed; over seeds 300-319 every stream meets it "
+                        "(pace targets page)"
+                        if quick
+                        else ""
+                    ),
                 )
             )
     curves = {
