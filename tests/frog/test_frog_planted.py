@@ -93,3 +93,22 @@ def test_labels_name_entities_by_key_value_not_position():
     db = Database(tables)
     a, b = task_splits(planted_task(base))["test"], task_splits(planted_task(db))["test"]
     assert np.array_equal(b.entity, 199 - a.entity) and np.array_equal(a.y, b.y)
+
+
+def test_planted_claims_comparing_with_a_model_that_was_not_run_are_not_judged(recwarn):
+    import pandas as pd
+    from toolkit_frog.experiments import planted_comparisons
+
+    summary = pd.DataFrame(
+        {
+            "kind": "edge_easy",
+            "model": "frog",
+            "seed": [0, 1],
+            "test_auroc": [0.99, 0.98],
+            "pi_review": [0.7, 0.8],
+        }
+    )
+    verdicts = {c.claim: c.ok for c in planted_comparisons(summary)}
+    assert verdicts["edge-needed easy: FROG test AUROC >= 0.95"] is True
+    assert verdicts["edge-needed easy: FROG >= Row2Node + 0.10"] is None  # Row2Node was not run
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

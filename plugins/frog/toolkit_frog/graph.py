@@ -87,10 +87,11 @@ class HeteroGraph:
         data = HeteroData()
         for nt, n in self.num_nodes.items():
             data[nt].num_nodes = n
-            data[nt].time = torch.from_numpy(self.node_time[nt])
+            # copies: the graph's arrays may be read-only views, which torch cannot wrap safely
+            data[nt].time = torch.from_numpy(np.array(self.node_time[nt]))
         for key, rel in self.relations.items():
             data[key].edge_index = torch.from_numpy(np.stack([rel.src_index, rel.dst_index]))
-            data[key].time = torch.from_numpy(rel.time)
+            data[key].time = torch.from_numpy(np.array(rel.time))
         return data
 
 

@@ -215,6 +215,7 @@ def main(argv=None) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out / "calibration.png", dpi=110)
+    plt.close(fig)
 
 
 def pd_cut(values):
