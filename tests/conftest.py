@@ -43,3 +43,13 @@ def _isolated_store(tmp_path_factory, monkeypatch):
         str(tmp_path_factory.getbasetemp())
     ):
         monkeypatch.setenv("TOOLKIT_STORE", str(tmp_path_factory.mktemp("store") / "runs.sqlite"))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Figures a test (or the code it runs in-process) leaves open are closed, so they do not pile up."""
+    yield
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

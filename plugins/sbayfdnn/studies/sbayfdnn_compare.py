@@ -144,6 +144,7 @@ def main(argv=None) -> int:
     ax.set_ylabel("test RMSE / oracle")
     fig.tight_layout()
     fig.savefig(out / "compare_rmse.png", dpi=120)
+    plt.close(fig)
     print(
         f"wrote {out}/compare.csv, compare_summary.csv, gates.csv, compare_rmse.png "
         f"in {time.perf_counter() - start:.0f} s"

@@ -130,6 +130,7 @@ def main(argv=None) -> int:
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / f"beta_{tag}.png", dpi=120)
+    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.bar(np.arange(len(basis)), basis["pip"].to_numpy(float))
@@ -138,6 +139,7 @@ def main(argv=None) -> int:
     ax.set_ylabel("inclusion probability q_j")
     fig.tight_layout()
     fig.savefig(out / f"pip_{tag}.png", dpi=120)
+    plt.close(fig)
 
     lo, hi = test["lower"].to_numpy(float), test["upper"].to_numpy(float)
     pred, y_test = test["pred"].to_numpy(float), test["y"].to_numpy(float)
@@ -151,6 +153,7 @@ def main(argv=None) -> int:
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / f"intervals_{tag}.png", dpi=120)
+    plt.close(fig)
 
     basis[["basis", "pip", "norm_sq"]].astype({"basis": int}).to_csv(out / f"pip_{tag}.csv", index=False)
     test[["y", "pred", "lower", "upper"]].to_csv(out / f"intervals_{tag}.csv", index=False)
