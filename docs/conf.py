@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -64,7 +65,11 @@ def _plugin_packages() -> list[str]:
 
 
 def _write_api_pages() -> None:
-    """The API pages list the core's public modules and each installed plugin package."""
+    """The API pages list the core's public modules and each installed plugin package.
+
+    The pages autosummary generated last time are removed first: a module that no longer exists would
+    otherwise keep its stale page, which fails the build (warnings are errors)."""
+    shutil.rmtree(DOCS / "api" / "generated", ignore_errors=True)
     core = ["toolkit", "toolkit.runner", *toolkit.PUBLIC_MODULES]
     out = DOCS / "api" / "generated-index"
     out.mkdir(parents=True, exist_ok=True)
