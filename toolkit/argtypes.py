@@ -1,4 +1,6 @@
-"""argparse types for the comma-separated lists that study scripts take (``--seeds 0,1,2``, ``--seeds 0:10``).
+"""argparse types and options for study scripts: comma-separated lists (``--seeds 0,1,2``,
+``--seeds 0:10``) and the options every study that runs through the run store takes (``--store``,
+``--executor``).
 
 A bad item becomes an ``argparse.ArgumentTypeError``, so argparse names the option, prints the
 allowed values and exits with status 2 before any work is done (the project's rule for bad input).
@@ -7,10 +9,15 @@ allowed values and exits with status 2 before any work is done (the project's ru
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["comma_list", "seeds"]
+from toolkit.executors import EXECUTORS  # the standard library and toolkit.errors: cheap at start-up
+
+if TYPE_CHECKING:
+    from toolkit.store import RunStore
+
+__all__ = ["add_run_options", "comma_list", "open_run_store", "seeds"]
 
 _KIND: dict[Any, str] = {int: "integers", float: "numbers", str: "names"}
 
@@ -78,3 +85,43 @@ def seeds(text: str) -> list[int]:
 
 
 seeds.__name__ = "seeds"  # argparse shows this name in "invalid ... value"
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser,
+    *,
+    executors: Sequence[str] = EXECUTORS,
+    default_executor: str = "serial",
+) -> None:
+    """Add ``--store PATH`` and ``--executor NAME`` to a study script's parser.
+
+    ``--store`` defaults to ``None``, read by :func:`open_run_store` as the ``TOOLKIT_STORE`` setting;
+    ``--executor`` takes one of ``executors`` (a study whose points cannot leave the process offers
+    fewer), so a wrong name exits with status 2 listing the allowed ones.
+    """
+    unknown = [name for name in executors if name not in EXECUTORS]
+    if unknown or default_executor not in executors:
+        raise ValueError(
+            f"executors must be among {', '.join(EXECUTORS)} and include default_executor "
+            f"{default_executor!r}; got {list(executors)}"
+        )
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="PATH",
+        help="run store file (default: TOOLKIT_STORE or the default store)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=tuple(executors),
+        default=default_executor,
+        help="how the points run (default: %(default)s)",
+    )
+
+
+def open_run_store(path: str | None) -> RunStore:
+    """The run store at ``path``, or the configured one (``TOOLKIT_STORE``) when ``path`` is ``None``."""
+    from toolkit.settings import get_settings
+    from toolkit.store import RunStore
+
+    return RunStore(path if path is not None else get_settings().store_path)

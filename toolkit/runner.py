@@ -290,18 +290,19 @@ def _short(value: Any, width: int = 60) -> str:
 
 
 def _refuse_clashing_columns(
-    simulation: str, records: list[dict[str, Any]], params: Params, seed: int
+    simulation: str, records: list[dict[str, Any]], summary: Mapping[str, Any], params: Params, seed: int
 ) -> None:
-    # the table puts the parameters beside the results, and a result would win: a mislabelled sweep
+    # tables put the parameters beside the results (the summary table beside the summary), and a
+    # result would win: a mislabelled sweep
     values = params.model_dump()
-    clash = clashing_columns(records, values, seed)
+    clash = clashing_columns([*records, summary], values, seed)
     if not clash:
         return
     names = sorted(clash)
     expected = {**values, "seed": seed}
     shown = ", ".join(f"{n}={_short(clash[n])} where the parameter is {_short(expected[n])}" for n in names)
     raise ResultColumnError(
-        f"simulation {simulation or type(params).__name__} returned result column(s) "
+        f"simulation {simulation or type(params).__name__} returned result column(s) or summary key(s) "
         f"{', '.join(repr(n) for n in names)} named like its parameters but with other values ({shown}); "
         "a table would show them as the parameters. Rename these result columns in the simulation's "
         f"code (for example {names[0] + '_used'!r})."
@@ -320,10 +321,10 @@ def execute_point(
     start = time.perf_counter()
     output = func(params, seed)
     wall = time.perf_counter() - start
-    records, summary = _normalize(output)
-    if summary is None:
-        summary = _default_summary(records)
-    _refuse_clashing_columns(simulation, records, params, seed)
+    records, given = _normalize(output)
+    # a default summary is the last row, already checked among the records
+    _refuse_clashing_columns(simulation, records, given or {}, params, seed)
+    summary = given if given is not None else _default_summary(records)
     return records, summary, wall, backend.device_description()
 
 

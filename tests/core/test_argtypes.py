@@ -64,3 +64,38 @@ def test_bad_seed_ranges_exit_2(text, message, capsys):
 
 def test_duplicates_can_be_allowed():
     assert comma_list(int, allow_duplicates=True)("1,1") == [1, 1]
+
+
+def test_run_options_default_to_the_configured_store_and_serial(tmp_path, monkeypatch):
+    from toolkit.argtypes import add_run_options, open_run_store
+
+    monkeypatch.setenv("TOOLKIT_STORE", str(tmp_path / "configured.sqlite"))
+    parser = argparse.ArgumentParser(prog="study")
+    add_run_options(parser)
+    args = parser.parse_args([])
+    assert args.store is None and args.executor == "serial"
+    assert open_run_store(args.store).path == tmp_path / "configured.sqlite"
+    args = parser.parse_args(["--store", str(tmp_path / "mine.sqlite"), "--executor", "dask"])
+    assert open_run_store(args.store).path == tmp_path / "mine.sqlite" and args.executor == "dask"
+
+
+def test_run_options_refuse_an_executor_the_study_does_not_offer(capsys):
+    from toolkit.argtypes import add_run_options
+
+    parser = argparse.ArgumentParser(prog="study")
+    add_run_options(parser, executors=("serial", "processes"))
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--executor", "dask"])
+    assert exit_info.value.code == 2
+    assert "--executor" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="executors must be among"):
+        add_run_options(argparse.ArgumentParser(), executors=("serial", "threads"))
+
+
+def test_run_options_name_the_default_executor_once_with_a_defaults_formatter():
+    from toolkit.argtypes import add_run_options
+
+    parser = argparse.ArgumentParser(prog="study", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_run_options(parser, executors=("serial", "processes"), default_executor="processes")
+    text = " ".join(parser.format_help().split())
+    assert text.count("(default: processes)") == 1

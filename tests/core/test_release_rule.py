@@ -67,3 +67,15 @@ def test_a_new_plugin_must_be_recorded(small_repo: Path):
     (other / "pyproject.toml").write_text('[project]\nname = "theory-toolkit-other"\nversion = "0.3.0"\n')
     (found,) = release_rule.problems(small_repo)
     assert "theory-toolkit-other: not in release-fingerprints.json" in found
+
+
+def test_the_citation_file_names_the_cores_version():
+    import re
+
+    import toolkit
+
+    text = (Path(__file__).parents[2] / "CITATION.cff").read_text()
+    cited = re.search(r'^version:\s*"?([^"\n]+)"?\s*$', text, re.M)
+    assert cited is not None and cited.group(1) == toolkit.__version__, (
+        "CITATION.cff's version is not the core's: update it when the version goes up"
+    )

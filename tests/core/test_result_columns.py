@@ -40,6 +40,15 @@ def _shortens_a_list(params: GammaParams, seed: int) -> dict:
     return {"sizes": f"<{len(params.sizes)} sizes>", "loss": 0.0}  # a short text form of a list parameter
 
 
+def _summary_clobbers_gamma(params: GammaParams, seed: int) -> toolkit.SimulationOutput:
+    rows = [{"loss": params.gamma * 2}]
+    return toolkit.SimulationOutput(rows, {"gamma": 0.5, "mean_loss": params.gamma * 2})
+
+
+def _summary_repeats_gamma(params: GammaParams, seed: int) -> toolkit.SimulationOutput:
+    return toolkit.SimulationOutput([{"loss": 1.0}], {"gamma": params.gamma, "mean_loss": 1.0})
+
+
 def _registry(func) -> toolkit.Registry:
     mod = types.ModuleType("planted")
     sim = Simulation("planted.sim", func, GammaParams, "a planted simulation")
@@ -53,7 +62,7 @@ def test_run_refuses_and_records_a_result_column_named_like_a_parameter(tmp_path
     with pytest.raises(ResultColumnError) as err:
         toolkit.run("planted.sim", {"gamma": 3.0}, store=store, registry=reg)
     text = str(err.value)
-    assert "simulation planted.sim returned result column(s) 'gamma'" in text
+    assert "simulation planted.sim returned result column(s) or summary key(s) 'gamma'" in text
     assert "gamma=-1.0 where the parameter is 3.0" in text and "Rename these result columns" in text
     with RunStore(store) as st:
         assert st.count_failures() == 1  # recorded like any point whose simulation raises
@@ -108,3 +117,18 @@ def test_a_list_parameter_may_be_shortened_to_text_and_long_values_are_cut_in_th
     with pytest.raises(ResultColumnError) as err:
         toolkit.run("planted.sim", {"sizes": list(range(1000))}, store=tmp_path / "t", registry=reg)
     assert "sizes=-1 where the parameter is [0, 1, 2," in str(err.value) and len(str(err.value)) < 600
+
+
+def test_a_summary_key_named_like_a_parameter_is_refused_too(tmp_path):
+    # the summary table puts the parameters beside the summary, and the summary's value would win
+    with pytest.raises(ResultColumnError, match="gamma=0.5 where the parameter is 3.0"):
+        toolkit.run(
+            "planted.sim",
+            {"gamma": 3.0},
+            store=tmp_path / "a.sqlite",
+            registry=_registry(_summary_clobbers_gamma),
+        )
+    result = toolkit.run(
+        "planted.sim", {"gamma": 3.0}, store=tmp_path / "b.sqlite", registry=_registry(_summary_repeats_gamma)
+    )
+    assert result.summary == {"gamma": 3.0, "mean_loss": 1.0}
