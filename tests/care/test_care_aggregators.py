@@ -61,9 +61,36 @@ def test_principled_care_svd_beats_the_mean_under_a_confounder_and_finds_its_ran
     assert error("continuous", agg.predict(s.votes), s.Q) < 0.75 * error("continuous", s.votes.mean(1), s.Q)
 
 
+def test_principled_care_svd_on_votes_picks_an_inner_penalty_level_and_the_planted_rank():
+    from toolkit_care.care_svd import SCALE_GRID
+
+    m = make_model(16, 1, 1.0, 2, 0.0, seed=0)
+    s = simulate(m, 1000, "binary", seed=0)
+    base = min(
+        error("binary", ag.Mean(task=ag.BINARY).fit_predict(s.votes), s.truth),
+        error("binary", ag.FactorAggregator(1, task=ag.BINARY, seed=0).fit_predict(s.votes), s.truth),
+    )
+    kw = dict(anchors=(0, 1), task=ag.BINARY, gamma_grid=(1, 10), max_iters=2000)
+    # gamma alone at the published level: the edge of the grid, and the rank read as 1 (the one-factor model)
+    old = CareSVD("principled", scale_grid=(1,), rank_by="eigengap", **kw).fit(s.votes)
+    assert old.gamma_ == 10 and old.rank_ == 1
+    new = CareSVD("principled", **kw).fit(
+        s.votes
+    )  # the default: penalty level and rank by held-out likelihood
+    best = new.loglik_[(new.gamma_, new.scale_)]
+    assert min(SCALE_GRID) < new.scale_ < max(SCALE_GRID)
+    assert all(v < best for (g, c), v in new.loglik_.items() if g == new.gamma_ and c != new.scale_)
+    assert new.rank_ == 2
+    assert error("binary", new.predict(s.votes), s.truth) < 0.85 * base
+
+
 def test_bad_inputs_name_the_problem():
     with pytest.raises(ValueError, match="mode must be one of"):
         CareSVD(mode="fast")
+    with pytest.raises(ValueError, match="scale_grid must be"):
+        CareSVD(scale_grid=(0,))
+    with pytest.raises(ValueError, match="rank_by must be one of"):
+        CareSVD(rank_by="gap")
     with pytest.raises(ValueError, match="non-finite"):
         ag.Mean().fit_predict(np.array([[1.0, np.nan], [2.0, 3.0]]))
     with pytest.raises(ValueError, match="0/1 votes"):

@@ -2,10 +2,13 @@
 
     python plugins/care/studies/rank_diagnosis.py --seeds 0:5                # the seeds of the results page
     python plugins/care/studies/rank_diagnosis.py --seeds 100:110 --strengths 0,1   # fresh seeds
+    python plugins/care/studies/rank_diagnosis.py --seeds 200:210 --tasks binary,pairwise,continuous \
+        --strengths 0,1 --corrs pearson --selections gamma,penalty_and_rank   # the two selection rules
 
 N = 1000 items, one confounder, 2 anchor judges with no leak, 20 judges on the binary and pairwise tasks (10 on
 the continuous one). For each table: the principled CARE-SVD with the Pearson and with the tetrachoric
-correlation (``corr``), its chosen gamma, the rank of L read by ``latent_rank``, the top 4 eigenvalues of L
+correlation (``corr``), with gamma alone or gamma, the penalty level and the rank chosen by held-out likelihood
+(``selection``), its chosen gamma and level, the rank of L, the top 4 eigenvalues of L
 (as shares of the largest), and the errors of the mean and the one-factor model beside it. Each (task, strength,
 corr, seed) is one point of ``toolkit.sweep`` in the store (``TOOLKIT_STORE``).
 """
@@ -29,12 +32,17 @@ class RankParams(Params):
     task: Literal["continuous", "binary", "pairwise"] = Field("binary", description="what the judges report")
     strength: float = Field(1.0, ge=0, description="confounder strength")
     corr: Literal["pearson", "tetrachoric"] = Field("pearson", description="CARE-SVD's correlation")
+    selection: Literal["gamma", "penalty_and_rank"] = Field(
+        "gamma",
+        description="gamma alone at the published penalty level, rank by eigengap; or gamma and the penalty "
+        "level, then the rank, by held-out likelihood",
+    )
     n_items: int = Field(1000, ge=20, description="items (pairs)")
 
 
 def point(params: RankParams, seed: int) -> pd.DataFrame:
     from toolkit_care import aggregators as ag
-    from toolkit_care.care_svd import CareSVD
+    from toolkit_care.care_svd import SCALE_GRID, CareSVD
     from toolkit_care.model import error, make_model, simulate
 
     J = 10 if params.task == "continuous" else 20
@@ -48,6 +56,8 @@ def point(params: RankParams, seed: int) -> pd.DataFrame:
         task=kind,
         seed=seed,
         gamma_grid=(0.25, 1, 3, 10),
+        scale_grid=SCALE_GRID if params.selection == "penalty_and_rank" else (1,),
+        rank_by="heldout" if params.selection == "penalty_and_rank" else "eigengap",
         max_iters=2000,
         corr=corr,
     ).fit(s.votes)
@@ -63,6 +73,7 @@ def point(params: RankParams, seed: int) -> pd.DataFrame:
         [
             {
                 "gamma": agg.gamma_,
+                "scale": agg.scale_,
                 "rank": agg.rank_,
                 "ev1": ev[0],
                 **{f"ev{i + 1}_share": ev[i] / ev[0] if ev[0] > 0 else np.nan for i in range(1, 4)},
@@ -80,7 +91,7 @@ RANK = Simulation(
     point,
     RankParams,
     "principled CARE-SVD on simulated votes: rank of L, its eigenvalues and the error, per correlation",
-    version="1",
+    version="2",
 )
 
 
@@ -90,6 +101,7 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--tasks", default="binary,pairwise")
     ap.add_argument("--strengths", default="1")
     ap.add_argument("--corrs", default="pearson,tetrachoric")
+    ap.add_argument("--selections", default="gamma", help="gamma, penalty_and_rank or both (comma-separated)")
     args = ap.parse_args(argv)
     res = toolkit.sweep(
         RANK,
@@ -97,6 +109,7 @@ def main(argv=None) -> pd.DataFrame:
             "task": args.tasks.split(","),
             "strength": [float(x) for x in args.strengths.split(",")],
             "corr": args.corrs.split(","),
+            "selection": args.selections.split(","),
         },
         seeds=args.seeds,
         check=False,

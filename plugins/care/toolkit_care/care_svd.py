@@ -4,8 +4,14 @@ faithful: the published rule. L from the correlation matrix at one gamma; w = sq
 sqrt(li) vi (eigenvectors in LAPACK's arbitrary signs); score = X w / sum(w). gamma is tuned on labels by
 ``tune_gamma`` (a validation split), as the published experiments do.
 
-principled: no labels and no sign ambiguity. gamma maximises the held-out Gaussian likelihood of S - L (two
-halves of the items); the rank of L is the number of its eigenvalues above 1e-3. With anchor judges (no
+principled: no labels and no sign ambiguity. gamma and the penalty's overall level (``scale`` times the
+published lam) jointly maximise the held-out Gaussian likelihood of S - L (two halves of the items, each fitted
+on the other). At the published level alone the penalty is too weak for gamma to matter: S - L is the sample
+precision whatever gamma is, L takes in the sampling noise and its eigenvalues show no gap on 0/1 votes. A
+stronger penalty shrinks that noise out of L, a too strong one biases S - L, so the held-out likelihood has an
+optimum inside the grid. The rank r of L is the one whose sparse + rank-r structure S - L_r (L cut to its r
+largest eigenvalues) has the largest held-out likelihood on the same halves (``rank_by`` 'heldout'), or the
+one with the largest eigengap (``rank_by`` 'eigengap', see ``latent_rank``); 0 when L is zero. With anchor judges (no
 confounder load) the weights are U u, U = V sqrt(l) any factor of L and u the direction the anchor rows of U
 share: this equals Sigma^-1 a, the least-error linear weights (see ``toolkit_care.theory``). Without anchors the
 leading eigenvector, oriented to a positive sum. The score is X w / sum(w), a weighted average on the judges'
@@ -24,6 +30,8 @@ from toolkit_care.aggregators import CONTINUOUS, Aggregator, _check
 from toolkit_care.precision import decompose, heldout_loglik, latent_rank
 
 GAMMA_GRID = (0.1, 0.2, 0.25, 0.5, 0.75, 1, 2, 3, 5, 7, 10)
+SCALE_GRID = (1, 10, 100, 1000)  # multiples of the published penalty level; (1,) is gamma alone at that level
+RANK_RULES = ("heldout", "eigengap")
 MODES = ("faithful", "principled")
 CORRS = ("auto", "pearson", "tetrachoric")
 
@@ -50,6 +58,13 @@ def published_weights(L: np.ndarray) -> np.ndarray:
     return w
 
 
+def top_part(L: np.ndarray, rank: int) -> np.ndarray:
+    """L cut to its ``rank`` largest eigenvalues (negative ones set to 0)."""
+    ev, V = np.linalg.eigh(0.5 * (L + L.T))
+    order = np.argsort(ev)[::-1][:rank]
+    return (V[:, order] * np.clip(ev[order], 0.0, None)) @ V[:, order].T
+
+
 def anchored_weights(L: np.ndarray, rank: int, anchors=None) -> np.ndarray:
     """Sigma^-1 a from L: the anchor rows' shared direction in a factor U of L (else the leading eigenvector)."""
     ev, V = np.linalg.eigh(0.5 * (L + L.T))
@@ -65,11 +80,14 @@ def anchored_weights(L: np.ndarray, rank: int, anchors=None) -> np.ndarray:
 
 @dataclass
 class CareSVD(Aggregator):
-    """CARE-SVD aggregator; ``mode`` 'faithful' (fixed ``gamma``) or 'principled' (gamma by likelihood)."""
+    """CARE-SVD aggregator; ``mode`` 'faithful' (fixed ``gamma``) or 'principled' (gamma and the penalty
+    level, from ``gamma_grid`` x ``scale_grid``, by held-out likelihood)."""
 
     mode: str = "principled"
     gamma: float = 1.0
     gamma_grid: tuple = GAMMA_GRID
+    scale_grid: tuple = SCALE_GRID
+    rank_by: str = "heldout"
     anchors: tuple | None = None
     task: str = CONTINUOUS
     threshold: float | None = None
@@ -83,6 +101,12 @@ class CareSVD(Aggregator):
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.corr not in CORRS:
             raise ValueError(f"corr must be one of {CORRS}, got {self.corr!r}")
+        if self.rank_by not in RANK_RULES:
+            raise ValueError(f"rank_by must be one of {RANK_RULES}, got {self.rank_by!r}")
+        if len(self.scale_grid) == 0 or not all(np.isfinite(c) and c > 0 for c in self.scale_grid):
+            raise ValueError(
+                f"scale_grid must be a non-empty tuple of positive numbers, got {self.scale_grid!r}"
+            )
 
     def _corr(self, X):
         """Pearson, or (principled mode, ``corr`` 'auto' on 0/1 votes, or 'tetrachoric') the latent scores'."""
@@ -93,21 +117,23 @@ class CareSVD(Aggregator):
             return tetrachoric(X)
         return correlation(X)
 
-    def _solve(self, sigma, gamma):
-        return decompose(sigma, gamma=gamma, max_iters=self.max_iters)
+    def _solve(self, sigma, gamma, scale=1.0):
+        return decompose(sigma, gamma=gamma, scale=scale, max_iters=self.max_iters)
 
     def fit(self, X, y=None):
         X = _check(X)
         self.fallback_ = None
         if self.mode == "faithful":
             S, L = self._solve(correlation(X), self.gamma)
-            self.gamma_, self.S_, self.L_ = self.gamma, S, L
+            self.gamma_, self.scale_, self.S_, self.L_ = self.gamma, 1.0, S, L
             self.weights_ = published_weights(L)
             return self
-        self.gamma_, self.loglik_ = self.select_gamma(X)
-        S, L = self._solve(self._corr(X), self.gamma_)
+        self.gamma_, self.scale_, self.loglik_ = self.select_penalty(X)
+        S, L = self._solve(self._corr(X), self.gamma_, self.scale_)
         self.S_, self.L_ = S, L
         self.rank_ = latent_rank(L)
+        if self.rank_by == "heldout" and self.rank_ > 0:
+            self.rank_, self.rank_loglik_ = self.select_rank(X.shape[1])
         self.mean_scale_ = (X.mean(axis=1).mean(), X.mean(axis=1).std())
         self.sd_ = X.std(axis=0)
         if self.rank_ == 0:
@@ -121,23 +147,39 @@ class CareSVD(Aggregator):
         self.weighted_average_ = self.weights_.sum() > 0.1 * np.abs(self.weights_).sum()
         return self
 
-    def select_gamma(self, X) -> tuple[float, dict]:
-        """The gamma of ``gamma_grid`` with the largest held-out likelihood (two halves, each fitted on the other)."""
+    def select_penalty(self, X) -> tuple[float, float, dict]:
+        """The (gamma, scale) of ``gamma_grid`` x ``scale_grid`` with the largest held-out likelihood (two halves,
+        each fitted on the other; ties: the smaller gamma, then the smaller scale). Returns gamma, scale and the
+        table of likelihoods keyed by (gamma, scale)."""
         rng = np.random.default_rng([self.seed, 7])
         idx = rng.permutation(len(X))
         halves = (idx[: len(X) // 2], idx[len(X) // 2 :])
+        corrs = [(self._corr(X[f]), self._corr(X[v])) for f, v in (halves, halves[::-1])]
+        scores, fits = {}, {}
+        for c in self.scale_grid:
+            for g in self.gamma_grid:
+                key = (float(g), float(c))
+                total, fits[key] = 0.0, []
+                for fit_corr, val_corr in corrs:
+                    try:
+                        S, L = self._solve(fit_corr, g, c)
+                    except RuntimeError:
+                        total = float("-inf")
+                        break
+                    total += heldout_loglik(S - L, val_corr)
+                    fits[key].append((S, L, val_corr))
+                scores[key] = total
+        best = max(scores, key=lambda k: (scores[k], -k[0], -k[1]))
+        self._half_fits = fits[best]
+        return best[0], best[1], scores
+
+    def select_rank(self, n_judges: int) -> tuple[int, dict]:
+        """The r in 1..max(1, J // 2) whose S - L_r, fitted on each half at the chosen penalty, has the largest
+        held-out likelihood on the other half (ties: the smaller r). Returns r and the table of likelihoods."""
         scores = {}
-        for g in self.gamma_grid:
-            total = 0.0
-            for fit_idx, val_idx in (halves, halves[::-1]):
-                try:
-                    S, L = self._solve(self._corr(X[fit_idx]), g)
-                except RuntimeError:
-                    total = float("-inf")
-                    break
-                total += heldout_loglik(S - L, self._corr(X[val_idx]))
-            scores[float(g)] = total
-        best = max(scores, key=lambda g: (scores[g], -g))
+        for r in range(1, max(1, n_judges // 2) + 1):
+            scores[r] = sum(heldout_loglik(S - top_part(L, r), val) for S, L, val in self._half_fits)
+        best = max(scores, key=lambda r: (scores[r], -r))
         return best, scores
 
     def predict(self, X):

@@ -13,6 +13,14 @@ from toolkit_care.care_svd import CareSVD, tune_gamma
 from toolkit_care.model import bayes_floor, error, make_model, simulate
 
 SYNTHETIC_METHODS = ("mean", "mv", "ds", "one_factor", "factor_1k", "care_svd", "care_faithful", "oracle")
+ASSET_METHODS = (
+    "mv", "avg", "ws", "uws", "care_svd_faithful", "care_svd_principled", "one_factor", "best_judge_oracle",
+    "ols_oracle",
+)  # fmt: skip
+CIVIL_METHODS = (
+    "mv", "avg", "ws", "uws", "ds", "care_svd_faithful", "care_svd_principled", "care_tensor_faithful",
+    "care_tensor_principled", "factor3_oracle_prior",
+)  # fmt: skip
 
 
 def synthetic(
@@ -322,6 +330,42 @@ def asset_gamma_path(table, gamma_grid=None) -> list[dict]:
                 "principled_rank": p.rank_,
                 "principled_mae": float(np.mean(np.abs(p.predict(X) - y))),
                 "principled_fallback": p.fallback_ or "",
+            }
+        )
+    return rows
+
+
+def asset_weight_scale(table, gamma: float = 1.0) -> list[dict]:
+    """Asset at one gamma: the principled leading-eigenvector weights three ways. ``correlation`` (the principled
+    mode: L from the correlation, weights divided by the judges' sd to act on raw scores), ``covariance`` (L from
+    the covariance, weights act on raw scores directly) and ``correlation_unconverted`` (L from the correlation,
+    its eigenvector applied to raw scores as the published code does). MAE, Kendall tau, the score's mean and sd."""
+    from toolkit_care.care_svd import anchored_weights
+    from toolkit_care.precision import decompose, latent_rank
+
+    X, y = table.X, table.labels
+    p = CareSVD("principled", gamma_grid=(gamma,)).fit(X)
+    _, L_cov = decompose(np.cov(X, rowvar=False), gamma=gamma, max_iters=p.max_iters)
+    variants = {
+        "correlation": (p.weights_, p.rank_),
+        "covariance": (anchored_weights(L_cov, 1), latent_rank(L_cov)),
+        "correlation_unconverted": (anchored_weights(p.L_, 1), p.rank_),
+    }
+    rows = []
+    for name, (w, rank) in variants.items():
+        s = X @ w / w.sum()
+        mae, tau = _mae_tau(s, y)
+        rows.append(
+            {
+                "gamma": gamma,
+                "variant": name,
+                "rank": rank,
+                "mae": mae,
+                "kendall_tau": tau,
+                "score_mean": float(s.mean()),
+                "score_sd": float(s.std()),
+                "label_mean": float(np.mean(y)),
+                "label_sd": float(np.std(y)),
             }
         )
     return rows

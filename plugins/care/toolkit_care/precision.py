@@ -21,11 +21,12 @@ def decompose(
     lam_S: float | None = None,
     lam_L: float | None = None,
     gamma: float | None = None,
+    scale: float = 1.0,
     max_iters: int | None = None,
     eps: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(S, L) for one penalty setting: either ``gamma`` (penalty lam (gamma ||S||_1 + ||L||_*) with
-    lam = 4e-3 / sqrt(p)) or ``lam_S`` and ``lam_L`` apart. S, L and R = S - L are kept positive
+    lam = ``scale`` 4e-3 / sqrt(p); the published level is ``scale`` 1) or ``lam_S`` and ``lam_L`` apart. S, L and R = S - L are kept positive
     semidefinite. Raises RuntimeError when the solver returns no solution."""
     import cvxpy as cp
 
@@ -37,7 +38,7 @@ def decompose(
     R = cp.Variable((p, p), PSD=True)
     loss = 0.5 * cp.norm(R @ root, "fro") ** 2 - cp.trace(R)
     if gamma is not None:
-        lam = 4e-3 / np.sqrt(p)
+        lam = scale * 4e-3 / np.sqrt(p)
         penalty = lam * (gamma * cp.pnorm(S, 1) + cp.norm(L, "nuc"))
     else:
         if lam_S is None or lam_L is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pandas as pd
+from pydantic import model_validator
 
 from toolkit import Simulation
 from toolkit.config import Field, Params
@@ -24,6 +25,17 @@ class SyntheticParams(Params):
         "continuous", description="what the judges report"
     )
     methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
+
+    @model_validator(mode="after")
+    def _known_methods(self):
+        from toolkit_care.evaluate import SYNTHETIC_METHODS
+
+        unknown = [m for m in self.methods or () if m not in SYNTHETIC_METHODS]
+        if unknown:
+            raise ValueError(
+                f"methods: {', '.join(map(repr, unknown))} unknown; allowed: {', '.join(SYNTHETIC_METHODS)}"
+            )
+        return self
 
 
 def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
@@ -55,6 +67,19 @@ class BenchmarkParams(Params):
         description="CARE-Tensor's lam_L grid on civilcomments: 'sub' = 1e-3 only, 'full' = all 5 values",
     )
     restarts: int = Field(1000, ge=10, le=100_000, description="random starts of the tensor power method")
+
+    @model_validator(mode="after")
+    def _known_methods(self):
+        from toolkit_care.evaluate import ASSET_METHODS, CIVIL_METHODS
+
+        allowed = ASSET_METHODS if self.dataset == "asset" else CIVIL_METHODS
+        unknown = [m for m in self.methods or () if m not in allowed]
+        if unknown:
+            raise ValueError(
+                f"methods: {', '.join(map(repr, unknown))} not a method of dataset {self.dataset!r}; "
+                f"allowed: {', '.join(allowed)}"
+            )
+        return self
 
 
 def benchmark(params: BenchmarkParams, seed: int) -> pd.DataFrame:
