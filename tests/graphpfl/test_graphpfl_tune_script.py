@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 
-def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, load_script):
+# processes: the script hands --executor to both of its sweeps (same seeds, same scores)
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, load_script, executor):
     tune = load_script("plugins/graphpfl/studies/graphpfl_tune.py")
     out = tmp_path / "out"
     rc = tune.main(
@@ -30,6 +33,8 @@ def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, loa
             str(tmp_path / "store"),
             "--out",
             str(out),
+            "--executor",
+            executor,
         ]
     )
     assert rc == 0
@@ -41,3 +46,10 @@ def test_tune_script_scores_every_grid_point_on_validation(tmp_path, capsys, loa
     assert "0.003" in printed and "test" not in printed.lower()
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs["seed"]) == {100, 101}
+    from toolkit.store import RunStore
+
+    store = RunStore(tmp_path / "store")
+    try:
+        assert {r.provenance["executor"] for r in store.iter_runs("graphpfl.noise_robustness")} == {executor}
+    finally:
+        store.close()

@@ -20,6 +20,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options
 from toolkit.export import markdown_table
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -63,8 +64,7 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--channels", type=int, default=32, help="hidden channels")
     ap.add_argument("--fanout", type=int, default=20, help="neighbours sampled per node, relation and hop")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE or the default store)")
-    ap.add_argument("--executor", default="serial", choices=("serial", "processes"), help="where runs go")
+    add_run_options(ap, executors=("serial", "processes"))
     ap.add_argument("--out", default="results/frog/counts", help="output folder")
     a = ap.parse_args(argv)
     try:

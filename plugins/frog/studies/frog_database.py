@@ -19,6 +19,8 @@ import json
 import os
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -29,10 +31,7 @@ def main(argv=None) -> None:
     ap.add_argument("--customers", type=int, default=600)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="1 seed, 150 customers, 2 epochs, 8 channels")
-    ap.add_argument(
-        "--store", default=None, help="run store file (default: TOOLKIT_STORE or the default store)"
-    )
-    ap.add_argument("--executor", choices=("serial", "processes"), default="serial", help="how the seeds run")
+    add_run_options(ap, executors=("serial", "processes"))
     a = ap.parse_args(argv)
 
     import pandas as pd

@@ -20,7 +20,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from toolkit_frog.planted import SIGNAL_KINDS
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list
 
 MODELS = ("row2node", "row2edge", "frog", "frog_annealed")
 
@@ -75,12 +75,7 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="small databases and few epochs")
     ap.add_argument("--strength", type=float, default=1.0, help="planted signal strength in [0, 1]")
     ap.add_argument("--out", default="results/frog/planted", help="output folder")
-    ap.add_argument(
-        "--store", default=None, help="run store file (default: TOOLKIT_STORE or the default store)"
-    )
-    ap.add_argument(
-        "--executor", choices=("serial", "processes"), default="serial", help="how the points run"
-    )
+    add_run_options(ap, executors=("serial", "processes"))
     args = ap.parse_args(argv)
 
     import matplotlib

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from toolkit_graphpfl.study_args import seed_selection  # light: argparse and the core
 
-from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.argtypes import add_run_options, comma_list  # light: argparse only
 from toolkit.export import markdown_table
 
 FAIR = {"patience": 0, "selection": "val_loss"}
@@ -91,8 +91,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-rounds", type=int, default=50, help="rounds every run trains (the budget)")
     ap.add_argument("--n-clients", type=int, default=5, help="clients per run")
     ap.add_argument("--subsample", type=int, default=None, help="graphs kept (stratified; default all)")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE or the default store)")
-    ap.add_argument("--executor", default="serial", choices=("serial", "processes"), help="where runs go")
+    add_run_options(ap, executors=("serial", "processes"))
     ap.add_argument("--out", default="results/graphpfl/clean_gap", help="output folder (runs.csv, table.md)")
     a = ap.parse_args(argv)
     if a.n_rounds < 1:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
-from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.argtypes import add_run_options, comma_list  # light: argparse only
 from toolkit.export import markdown_table
 
 FAIR = {"patience": 0, "selection": "val_loss"}
@@ -75,8 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--subsample", type=int, default=None, help="graphs kept per dataset (stratified; default all)"
     )
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE or the default store)")
-    ap.add_argument("--executor", default="serial", choices=("serial", "processes"), help="where runs go")
+    add_run_options(ap, executors=("serial", "processes"))
     ap.add_argument("--out", default="results/graphpfl/fair", help="output folder (runs.csv, table.md)")
     a = ap.parse_args(argv)
     algs = [x for x in a.algorithms.split(",") if x]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
-from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.argtypes import add_run_options, comma_list, open_run_store  # light: argparse only
 
 KEY = ["noise_p", "algorithm", "seed"]  # one row of runs.csv per key
 
@@ -45,12 +45,9 @@ def stored_runs(store: str | None, fixed: dict, noise: list[float], algorithms: 
     import pandas as pd
     from toolkit_graphpfl.simulation import NoiseRobustnessParams
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
     want = NoiseRobustnessParams(**fixed).model_dump(mode="json")
     rows = []
-    for run in RunStore(store or get_settings().store_path).iter_runs("graphpfl.noise_robustness"):
+    for run in open_run_store(store).iter_runs("graphpfl.noise_robustness"):
         params = dict(run.params)
         if (
             params.get("noise_p") not in noise
@@ -176,9 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=VALUE",
         help="any other noise_robustness parameter (repeatable), e.g. sl_beta=0.8",
     )
-    parser.add_argument("--executor", default="serial", choices=["serial", "processes", "dask"])
+    add_run_options(parser)
     parser.add_argument("--max-workers", type=int, default=None)
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     parser.add_argument(
         "--stored-only",
         action="store_true",
@@ -282,9 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             ]
         runs = pd.concat([reused, exact], ignore_index=True)
-        from toolkit.settings import get_settings
-
-        status = f"{len(runs)} runs read from {args.store or get_settings().store_path} (nothing computed)"
+        status = f"{len(runs)} runs read from {open_run_store(args.store).path} (nothing computed)"
     elif args.reuse_from_rounds is None:
         sw = toolkit.sweep(
             "graphpfl.noise_robustness",

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
-from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.argtypes import add_run_options, comma_list  # light: argparse only
 
 
 def _value(text: str):
@@ -95,9 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)"
     )
-    parser.add_argument("--executor", default="serial", choices=["serial", "processes", "dask"])
+    add_run_options(parser)
     parser.add_argument("--max-workers", type=int, default=None)
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     candidates = args.candidates

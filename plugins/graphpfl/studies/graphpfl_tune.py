@@ -28,7 +28,7 @@ from pathlib import Path
 
 from toolkit_graphpfl.study_args import check_strategies, seed_selection  # light: argparse and the core
 
-from toolkit.argtypes import comma_list  # light: argparse only
+from toolkit.argtypes import add_run_options, comma_list  # light: argparse only
 
 
 def _value(text: str):
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="fixed parameter (repeatable)"
     )
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(parser)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if not args.grid:
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds=args.seeds,
         params=fixed,
         store=args.store,
+        executor=args.executor,
     ).summary_table
     base = base.set_index("seed")["val_acc_pooled"]
     runs = toolkit.sweep(
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds=args.seeds,
         params=fixed,
         store=args.store,
+        executor=args.executor,
     ).summary_table
     rows = []
     names = list(grid)
