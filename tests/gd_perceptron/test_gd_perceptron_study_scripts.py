@@ -100,3 +100,29 @@ def test_r1_exact_simulation_counts_and_marks_the_cap(tmp_path):
     assert (row["limit_half_tie"], row["batch_perceptron"]) == (1028, 2052)
     capped = toolkit.run("gd_perceptron.r1_exact", {"d": 1024, "gamma": 1e4, "max_iter": 10}, store=store)
     assert capped.records[0]["status"] == "capped" and math.isnan(capped.records[0]["iterations"])
+
+
+def test_table1_script_through_the_store(tmp_path, capsys):
+    script = _script("gd_perceptron_table1")
+    argv = ["--out", str(tmp_path / "out"), "--store", str(tmp_path / "runs.sqlite")]
+    script.main(argv)
+    first = capsys.readouterr()
+    assert "| Table 1: Batch Perceptron | 301 | 301 | yes |" in first.out
+    assert "| Thm 4.1: theta_1/gamma | (1/2, 3/4) | (0.5, 0.75) | yes |" in first.out
+    assert "| no |" not in first.out
+    assert "9 runs: 9 computed, 0 from the store" in first.err
+    table = (tmp_path / "out" / "table1.csv").read_text()
+    script.main(argv)
+    second = capsys.readouterr()
+    assert "9 runs: 0 computed, 9 from the store" in second.err and second.out == first.out
+    assert (tmp_path / "out" / "table1.csv").read_text() == table
+
+
+def test_dynamics_records_the_rescaled_weights_on_request():
+    import toolkit
+
+    values = {"dataset": "thm41", "model": "linear", "gamma": 100.0, "T": 2}
+    plain = toolkit.run("gd_perceptron.dynamics", values, cache=False)
+    assert "weights" not in plain.records[1]
+    rec = toolkit.run("gd_perceptron.dynamics", {**values, "record_weights": True}, cache=False).records
+    assert rec[0]["weights"] == [0.0, 0.0] and rec[1]["weights"] == [0.5, 0.75]  # Thm 4.1: theta_1/gamma

@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -33,13 +35,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="5 seeds, d <= 128")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     try:
         computed = _study(args.quick, Path(args.out), store)
     finally:

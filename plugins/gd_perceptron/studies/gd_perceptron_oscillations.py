@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -25,14 +27,11 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="shorter trajectories")
     ap.add_argument("--gamma", type=float, default=1e4, help="step size of the oscillation runs")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
     from toolkit_gd_perceptron import experiments as E
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
-    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    E.STORE, E.FROM_CACHE[:] = open_run_store(args.store), []
     try:
         _study(args)
     finally:

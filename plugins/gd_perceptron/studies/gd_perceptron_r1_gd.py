@@ -20,6 +20,8 @@ import os
 import sys
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -30,13 +32,7 @@ def main(argv=None) -> None:
     )
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
     ap.add_argument("--d-max", type=int, default=4096, help="largest d of R1 (16..4096, default 4096)")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
-    ap.add_argument(
-        "--executor",
-        choices=("serial", "processes", "dask"),
-        default="serial",
-        help="how the runs are executed",
-    )
+    add_run_options(ap)
     args = ap.parse_args(argv)
     if args.d_max < 16:
         ap.error(f"--d-max must be >= 16, got {args.d_max}")
@@ -47,12 +43,10 @@ def main(argv=None) -> None:
     from toolkit_gd_perceptron.simulation import R1_D_VALUES
 
     import toolkit
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     ds = [d for d in R1_D_VALUES if d <= args.d_max]
     gammas = [1e2, 1e3, 1e4] + ([3e4, 1e5, 1e6, 1e8, 1e12] if args.extra else [])
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     counts = [0, 0]  # runs computed, read back
 
     def exact_counts(grid: dict) -> dict:

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -25,17 +27,14 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small grid and 5 seeds")
     ap.add_argument("--out", default="results/gd_perceptron", help="output folder")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
 
     from toolkit_gd_perceptron import experiments as E
     from toolkit_gd_perceptron.reporting import comparisons_markdown, write_outcome
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
     out = Path(args.out)
-    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    E.STORE, E.FROM_CACHE[:] = open_run_store(args.store), []
     try:
         for name, fn in (("scaling", E.run_scaling), ("novikoff", E.run_novikoff)):
             start = time.perf_counter()

@@ -50,32 +50,32 @@ def _fmt(x, digits=3):
 # -- exact values ----------------------------------------------------------------------------------
 
 
-def _r1_iterations(d: int, *, mode: str, gamma: float = 1.0, tie_weight: float = 1.0) -> int:
-    """Iterations of the linear model on R1 from zero weights (Batch Perceptron or GD)."""
-    lin = models.linear()
-    Br, yr = data.r1(d)
-    Wr, ar = models.init_weights(lin, d, [0])
-    extra = {"mode": "perceptron", "tie_weight": tie_weight} if mode == "perceptron" else {}
-    return int(engine.run_batch(Br, yr, lin, [gamma], Wr, ar, max_iter=10 * d, **extra).iterations[0])
+def _iterations(values: dict) -> dict[float, int]:
+    """gamma -> iterations to separation of one linear ``gd_perceptron.scaling`` run on one dataset
+    (-1 where a run did not separate)."""
+    recs = _scaling_records({"model": "linear", **values})
+    return {r["gamma"]: int(r["iterations"]) if r["status"] == "ok" else -1 for r in recs}
+
+
+def _iterations_per_d(values: dict) -> dict[tuple[int, float], int]:
+    """(d, gamma) -> iterations of one linear ``gd_perceptron.scaling`` run over ``d_values``."""
+    recs = _scaling_records({"model": "linear", **values})
+    return {(r["d"], r["gamma"]): int(r["iterations"]) if r["status"] == "ok" else -1 for r in recs}
 
 
 def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
-    """Predecessor Table 1 and Thm 4.1, and R1's Batch Perceptron count 2d + 4."""
-    lin = models.linear()
+    """Predecessor Table 1 and Thm 4.1, and R1's Batch Perceptron count 2d + 4, from runs of the
+    registered simulations ``gd_perceptron.scaling`` and ``gd_perceptron.dynamics``."""
     rows, comps = [], []
-    B, y = data.thm51(1000)
-    W0, a0 = models.init_weights(lin, 2, [0])
-
-    def it(**kw):
-        gam = kw.pop("gamma", 1.0)
-        return int(engine.run_batch(B, y, lin, [gam], W0, a0, max_iter=100_000, **kw).iterations[0])
-
+    thm51 = {"dataset": "thm51", "n": 1000, "d_values": [2], "max_iter": 100_000}
+    inf = math.inf
+    normalized = _iterations({**thm51, "algorithm": "normalized_gd", "gammas": [100.0, 10.0, 1.0, 0.1]})
     table1 = [
-        ("Batch Perceptron", it(mode="perceptron", tie_weight=1.0), 301),
-        ("LR+GD gamma=100", it(gamma=100.0), 308),
+        ("Batch Perceptron", _iterations({**thm51, "algorithm": "batch_perceptron"})[inf], 301),
+        ("LR+GD gamma=100", _iterations({**thm51, "algorithm": "gd", "gammas": [100.0]})[100.0], 308),
     ]
     table1 += [
-        (f"Normalized LR+GD gamma={g:g}", it(gamma=g, normalized=True), ref)
+        (f"Normalized LR+GD gamma={g:g}", normalized[g], ref)
         for g, ref in [(100.0, 2), (10.0, 2), (1.0, 16), (0.1, 157)]
     ]
     for name, got, ref in table1:
@@ -83,17 +83,16 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
         comps.append(Comparison(f"Table 1: {name}", str(ref), str(got), got == ref))
 
     # Thm 4.1: separation at t = 2 in the limit and for large gamma; f(theta_1)/gamma -> 1/8
-    B4, y4 = data.thm41()
-    W4, a4 = models.init_weights(lin, 2, [0, 0, 0])
     gam = [1e2, 1e4, 1e8]
-    res = engine.run_batch(B4, y4, lin, gam, W4, a4, max_iter=2, record=True, record_states=True)
-    lim = engine.run_batch(B4, y4, lin, [1.0], W4[:1], a4[:1], mode="perceptron", max_iter=10)
-    theta1 = res.trajectory["states"][1, 0, 0]
-    f1 = [
-        float(measures.logistic_loss_over_gamma(res.trajectory["margins"][1, r], g))
-        for r, g in enumerate(gam)
+    thm41 = {"dataset": "thm41", "model": "linear", "algorithm": "gd", "T": 2}
+    first = [
+        _sim("gd_perceptron.dynamics", {**thm41, "gamma": g, "record_weights": g == gam[0]}).records[1]
+        for g in gam
     ]
-    sep = [int(v) for v in engine.run_batch(B4, y4, lin, gam, W4, a4, max_iter=100).iterations]
+    theta1 = np.asarray(first[0]["weights"])
+    f1 = [float(r["loss_over_gamma"]) for r in first]
+    its = _iterations({"dataset": "thm41", "d_values": [2], "algorithm": "gd", "gammas": [inf, *gam]})
+    lim, sep = its[inf], [its[g] for g in gam]
     rows.append(
         {
             "item": "Thm 4.1: theta_1/gamma",
@@ -113,15 +112,15 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
         {
             "item": "Thm 4.1: separation step (limit; gamma=1e2,1e4,1e8)",
             "paper": 2,
-            "measured": f"{int(lim.iterations[0])}; {sep}",
+            "measured": f"{lim}; {sep}",
         }
     )
     comps.append(
         Comparison(
             "Thm 4.1: separation at t = 2",
             "2",
-            f"limit {int(lim.iterations[0])}, GD {sep}",
-            int(lim.iterations[0]) == 2 and all(s == 2 for s in sep),
+            f"limit {lim}, GD {sep}",
+            lim == 2 and all(s == 2 for s in sep),
         )
     )
     gaps = [abs(f - 0.125) for f in f1]
@@ -142,9 +141,11 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     )
 
     # R1: Batch Perceptron = 2d + 4
+    r1 = {"dataset": "r1", "d_values": list(ALL_D)}
+    bp = _iterations_per_d({**r1, "algorithm": "batch_perceptron"})
     bad = []
     for d in ALL_D:
-        got = _r1_iterations(d, mode="perceptron", tie_weight=1.0)
+        got = bp[(d, inf)]
         rows.append({"item": f"R1 Batch Perceptron d={d}", "paper": 2 * d + 4, "measured": got})
         if got != 2 * d + 4:
             bad.append(d)
@@ -158,10 +159,10 @@ def exact_values() -> tuple[pd.DataFrame, list[Comparison]]:
     )
 
     # R1 under GD's own limit (tie weight 1/2): d + 4; GD at gamma = 1e12 (>> 4 d^2) takes the same steps
+    gd = _iterations_per_d({**r1, "algorithm": "gd", "gammas": [inf, 1e12]})
     bad_lim = []
     for d in ALL_D:
-        lim_it = _r1_iterations(d, mode="perceptron", tie_weight=0.5)
-        gd_it = _r1_iterations(d, mode="gd", gamma=1e12)
+        lim_it, gd_it = gd[(d, inf)], gd[(d, 1e12)]
         rows.append(
             {
                 "item": f"R1 GD limit (ties 1/2) and GD gamma=1e12, d={d}",

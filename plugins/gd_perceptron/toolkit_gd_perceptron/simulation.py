@@ -1047,6 +1047,11 @@ class DynamicsParams(DataParams, ModelParams):
     algorithm: Literal["gd", "normalized_gd"] = Field("gd", description="GD or Normalized LR+GD")
     gamma: float = Field(1e4, gt=0, description="step size (inf = the perceptron limit)")
     T: int = Field(200, ge=1, description="steps recorded")
+    record_weights: bool = Field(
+        False,
+        description="also record each step's inner weights in rescaled form, flattened (column "
+        "'weights'; for degree-1 GD u_t = W_t/gamma, e.g. the linear model's theta_t/gamma)",
+    )
 
 
 def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
@@ -1054,7 +1059,8 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
     models, the perceptron loss itself for gamma = inf),
     ``perceptron_loss``, ``n_mistakes``, ``normalized_margin`` min_i y_i g_i / ||theta||^L,
     ``alignment`` 1 - cos(v_t, v_SVM) with the cvxpy hard-margin SVM (linear model) and
-    ``activation_changes`` (flips of the activation w_j^T b_i > 0 since the previous step). Summary: non-monotone loss
+    ``activation_changes`` (flips of the activation w_j^T b_i > 0 since the previous step), and with
+    ``record_weights`` the rescaled inner ``weights`` (a list). Summary: non-monotone loss
     steps, the period of the mistake-set sequence before separation (0: none found), final alignment and
     normalised margin."""
     model = build_model(params)
@@ -1102,6 +1108,8 @@ def dynamics(params: DynamicsParams, seed: int) -> SimulationOutput:
                 else 0,
             }
         )
+        if params.record_weights:
+            rows[-1]["weights"] = [float(v) for v in states[t].ravel()]
     summary = {
         "iterations": int(res.iterations[0]),
         "non_monotone_steps": measures.non_monotone_steps(loss),
