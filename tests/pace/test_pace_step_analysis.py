@@ -62,7 +62,9 @@ def test_smoothing_matches_the_method_and_exact_gamma0_ends_at_the_first_signal(
 
 
 def test_scripts_run_small(capsys, tmp_path):
-    _script("pace_g2_step_share").main(["--seeds", "1", "--iid-rounds", "3900"])
+    _script("pace_g2_step_share").main(
+        ["--seeds", "1", "--iid-rounds", "3900", "--store", str(tmp_path / "g2.sqlite")]
+    )
     _script("pace_g4_ledger").main(
         ["--seeds", "1", "--first-seed", "200", "--store", str(tmp_path / "runs.sqlite")]
     )
@@ -122,3 +124,37 @@ def test_oracle_case_uses_the_methods_whole_rule():
     np.testing.assert_array_equal(g2.reactive_signal(err), gap)
     steps = g2.full_rule_steps(shift, gap, err, 0.005, phi_cap=0.05)
     np.testing.assert_allclose(steps, gamma, rtol=0, atol=1e-15)
+
+
+def test_g2_runs_come_from_the_store_and_a_rerun_computes_nothing(capsys, tmp_path):
+    g2 = _script("pace_g2_step_share")
+    argv = ["--seeds", "2", "--iid-rounds", "3900", "--store", str(tmp_path / "runs.sqlite")]
+    g2.main(argv)
+    first = capsys.readouterr()
+    assert "6 runs: 6 computed, 0 from the store" in first.err
+    assert "seeds 100..101: ACI " in first.out and "of 7800 rounds" in first.out
+    g2.main(argv)
+    second = capsys.readouterr()
+    assert "6 runs: 0 computed, 6 from the store" in second.err
+
+    def numbers(text: str) -> list[str]:  # the output without its CPU time
+        return [line for line in text.splitlines() if not line.startswith("CPU")]
+
+    assert numbers(second.out) == numbers(first.out)
+
+
+def test_pace_stream_reports_the_step_rules_signals_as_the_method_computes_them():
+    import toolkit
+
+    x = synthetic("abrupt_variance", 1500, 7).scores
+    trace = _trace(PACE(0.1, 0.005, x[:100], 500), x[100:])
+    for engine in ("numba", "numpy"):
+        out = pace(x, 0.1, 0.005, 500, 100, engine=engine)
+        np.testing.assert_array_equal(out.extra["shift_signal"], trace["shift"])
+        np.testing.assert_array_equal(out.extra["gap_signal"], trace["gap"])
+        np.testing.assert_array_equal(out.extra["gamma_smooth"], trace["smooth"])
+    values = {"stream": "abrupt_variance", "T": 1500, "method": "pace"}
+    table = toolkit.run("pace.stream", values, 7, cache=False).table
+    np.testing.assert_array_equal(table["gamma_smooth"].to_numpy(), trace["smooth"])
+    aci = toolkit.run("pace.stream", {**values, "method": "aci"}, 7, cache=False).table
+    assert aci[["shift_signal", "gap_signal", "gamma_smooth"]].isna().all().all()

@@ -1,6 +1,7 @@
 """Why G2's step share (gamma_t = gamma_0 on >= 90% of exchangeable rounds) is out of reach of the spec's PACE.
 
-    .venv/bin/python plugins/pace/studies/pace_g2_step_share.py [--seeds 20] [--iid-rounds 200000]
+    .venv/bin/python plugins/pace/studies/pace_g2_step_share.py [--seeds 20] [--iid-rounds 200000] \\
+        [--store PATH] [--executor processes]
 
 Three parts, none of which changes the method (the spec's constants throughout):
 
@@ -22,20 +23,27 @@ Three parts, none of which changes the method (the spec's constants throughout):
    the full method is at most the smaller of the two one-signal shares (the ledger can only lower gamma_t;
    the rounds where it binds are counted). Also printed: the share of rounds with no signal at all (gamma* = gamma_0),
    which is not what G2 measures (gamma_t, the step used).
+4. The exchangeable violation rate of PACE against ACI at gamma_0 = 0.01 over the same seeds.
+
+The runs of parts 3 and 4 are ``pace.stream`` runs (PACE's per-round shift_signal, gap_signal and
+gamma_smooth columns) kept in the run store (--store, default TOOLKIT_STORE): a rerun reads them back.
+Parts 1 and 2 stay outside the store on purpose: they rebuild the rule from its definition, apart from
+the method, with fixed seeds, in seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 
 import numpy as np
 from scipy import stats
-from toolkit_pace.methods import PACE, aci, ledger_step, pace, pace_kappa
-from toolkit_pace.metrics import violation_rate
-from toolkit_pace.streams import synthetic
+from toolkit_pace.methods import ledger_step, pace_kappa
 from toolkit_pace.window import ks_statistic
+
+from toolkit.argtypes import add_run_options, open_run_store
 
 ALPHA, GAP_WINDOW, GAIN, DECAY, TOLERANCE = 0.1, 50, 0.1, 20.0, 0.01
 T, CALIBRATION_WINDOW, BURN_IN = 4000, 500, 100
@@ -166,7 +174,31 @@ def oracle_case(rounds: int) -> None:
         )
 
 
-def measured(seeds: range) -> None:
+def stored_runs(seeds: range, store, executor: str) -> tuple[dict, int, int]:
+    """(method, gamma_0, seed) -> the run's per-round table (PACE at gamma_0 = .005 and .01, ACI at .01) on
+    the exchangeable stream, from ``pace.stream`` through the run store; and the counts computed, stored."""
+    import toolkit
+
+    base = {"stream": "exchangeable", "T": T, "alpha": ALPHA, "calibration_window": CALIBRATION_WINDOW}
+    base["burn_in"] = BURN_IN
+    runs, computed, cached = {}, 0, 0
+    for method, gammas in (("pace", [0.005, 0.01]), ("aci", [0.01])):
+        res = toolkit.sweep(
+            "pace.stream",
+            {"gamma0": gammas},
+            list(seeds),
+            params={**base, "method": method},
+            store=store,
+            executor=executor,
+            check=False,
+        )
+        computed, cached = computed + res.n_computed, cached + res.n_cached
+        for r in res.runs:
+            runs[(method, r.params["gamma0"], r.seed)] = r
+    return runs, computed, cached
+
+
+def measured(seeds: range, runs: dict) -> None:
     print(
         f"\n3. PACE on the exchangeable stream, T = {T}, seeds {seeds.start}..{seeds.stop - 1} (means over seeds)"
     )
@@ -178,23 +210,10 @@ def measured(seeds: range) -> None:
     for g0 in (0.005, 0.01):
         rows, ratios = [], []
         for seed in seeds:
-            x = synthetic("exchangeable", T, seed).scores
-            model = PACE(ALPHA, g0, x[:BURN_IN], CALIBRATION_WINDOW)
+            table = runs[("pace", g0, seed)].table
+            shift, gap = table["shift_signal"].to_numpy(), table["gap_signal"].to_numpy()
+            smooth, gamma = table["gamma_smooth"].to_numpy(), table["gamma_t"].to_numpy()
             n = T - BURN_IN
-            shift, gap, smooth = np.empty(n), np.empty(n), np.empty(n)
-            gamma = np.empty(n)
-            for i in range(n):
-                model.threshold()
-                model.update(x[BURN_IN + i])
-                shift[i], gap[i], smooth[i], gamma[i] = (
-                    model.shift_signal,
-                    model.gap_signal,
-                    model.gamma_smooth,
-                    model.gamma_t,
-                )
-            assert np.array_equal(
-                pace(x, ALPHA, g0, CALIBRATION_WINDOW, BURN_IN, engine="numba").gamma_t, gamma
-            )
             signal = np.flatnonzero((shift > 0) | (gap > 0))
             limit = (1 + TOLERANCE) * g0
             rows.append(
@@ -224,17 +243,10 @@ def measured(seeds: range) -> None:
         )
 
 
-def violation_ratio(seeds: range, gamma0: float = 0.01) -> None:
-    rates = []
-    for seed in seeds:
-        x = synthetic("exchangeable", T, seed).scores
-        rates.append(
-            [
-                violation_rate(method(x, ALPHA, gamma0, CALIBRATION_WINDOW, BURN_IN).err, ALPHA)
-                for method in (aci, pace)
-            ]
-        )
-    r = np.array(rates)
+def violation_ratio(seeds: range, runs: dict, gamma0: float = 0.01) -> None:
+    r = np.array(
+        [[runs[(m, gamma0, seed)].summary["violation_rate"] for m in ("aci", "pace")] for seed in seeds]
+    )
     rng = np.random.default_rng(302)
     picks = rng.integers(0, len(r), size=(2000, len(r)))
     boot = r[picks, 1].mean(axis=1) / r[picks, 0].mean(axis=1)
@@ -251,6 +263,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20, help="exchangeable runs, seeds 100.. (default 20)")
     ap.add_argument("--iid-rounds", type=int, default=390_000, help="rounds of the iid Bernoulli case")
+    add_run_options(ap)
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.iid_rounds < 3900:
         ap.error("--seeds must be >= 1 and --iid-rounds >= 3900")
@@ -258,9 +271,16 @@ def main(argv=None) -> None:
     arithmetic()
     iid_case(args.iid_rounds)
     oracle_case(args.iid_rounds)
-    measured(range(100, 100 + args.seeds))
-    violation_ratio(range(100, 100 + args.seeds))
+    seeds = range(100, 100 + args.seeds)
+    store = open_run_store(args.store)
+    try:
+        runs, computed, cached = stored_runs(seeds, store, args.executor)
+    finally:
+        store.close()
+    measured(seeds, runs)
+    violation_ratio(seeds, runs)
     print(f"\nCPU {time.process_time() - start:.1f} s")
+    print(f"{computed + cached} runs: {computed} computed, {cached} from the store", file=sys.stderr)
 
 
 if __name__ == "__main__":

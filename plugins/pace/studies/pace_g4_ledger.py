@@ -33,6 +33,8 @@ import numpy as np
 from toolkit_pace.metrics import LOCAL_WINDOW, POST_SHIFT_ROUNDS, post_shift_deviation
 from toolkit_pace.streams import llm_factuality, synthetic
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 ALPHA, T, W, BURN_IN, PHI = 0.1, 4000, 500, 100, 0.5
 STREAMS, GAMMA0S = ("abrupt_variance", "multi_block", "llm_factuality"), (0.005, 0.01)
 FREE_PHI = 10.0  # the largest ledger cap pace.stream takes: the counterfactual without ledger
@@ -106,22 +108,14 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--first-seed", type=int, default=200, help="the first seed (default 200; the gate's are 100..119)"
     )
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
-    ap.add_argument(
-        "--executor",
-        choices=("serial", "processes", "dask"),
-        default="serial",
-        help="how the runs are executed",
-    )
+    add_run_options(ap)
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.first_seed < 0:
         ap.error("--seeds must be >= 1 and --first-seed >= 0")
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     start = time.process_time()
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     try:
         runs, computed, cached = stored_runs(seeds, store, args.executor)
     finally:

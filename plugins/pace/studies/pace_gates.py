@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from toolkit_pace import experiments as E
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 
 def _ratio_spread(table: pd.DataFrame, column: str, stream: str, gamma0: float) -> str:
     a = table[(table.method == "aci") & (table.stream == stream) & (table.gamma0 == gamma0)].set_index(
@@ -44,18 +46,16 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20, help="number of seeds, from 100 (default 20)")
     ap.add_argument("--out", default=None, help="write the Markdown report here too")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     ap.add_argument("--quick", action="store_true", help="G1 on three streams at T = 1000 only")
     args = ap.parse_args(argv)
     if args.seeds < 1:
         ap.error(f"--seeds must be >= 1, got {args.seeds}")
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     seeds = tuple(range(100, 100 + args.seeds))
     E.PROGRESS = True
     E._RUNS.clear()  # every run of this call is read from (or written to) the store
-    E.STORE = RunStore(args.store or get_settings().store_path)
+    E.STORE = open_run_store(args.store)
     try:
         text = _report(seeds, args.quick)
     finally:

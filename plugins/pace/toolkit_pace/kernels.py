@@ -149,6 +149,9 @@ def pace_kernel(
     a = np.empty(m)
     g = np.empty(m)
     ph = np.empty(m)
+    sh = np.empty(m)  # the signals and the smoothed step, per round (what the step rule saw)
+    gp = np.empty(m)
+    sm = np.empty(m)
     alpha_t, smooth, phi = alpha, gamma0, 0.0
     margin = 2 * math.sqrt(alpha * (1 - alpha) / gap_window)
     err_sum = 0
@@ -188,6 +191,7 @@ def pace_kernel(
         phi = phi_next
         g[i] = gamma
         ph[i] = phi
+        sh[i], gp[i], sm[i] = shift, gap, smooth
         alpha_t = alpha_t + gamma * d
         n = _window_add(buf, n, x, t, size)
-    return q, err, a, g, ph
+    return q, err, a, g, ph, sh, gp, sm

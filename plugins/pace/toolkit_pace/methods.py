@@ -227,6 +227,7 @@ class PACE(OnlineConformal):
         self.phi = phi
         self.gamma_t = gamma
         self.alpha_t = self.alpha_t + gamma * d
+        self.round_record = {"shift_signal": shift, "gap_signal": gap, "gamma_smooth": self.gamma_smooth}
 
 
 def ledger_step(gamma_smooth: float, gamma0: float, phi: float, d: float, phi_cap: float) -> float:
@@ -733,7 +734,7 @@ def pace(
     if _engine(engine) == "numba":
         from toolkit_pace.kernels import pace_kernel
 
-        q, err, a, g, phi = pace_kernel(
+        q, err, a, g, phi, shift, gap, smooth = pace_kernel(
             x,
             np.zeros(0) if u is None else u,
             u is not None,
@@ -751,7 +752,8 @@ def pace(
             float(gap_gain),
             float(decay),
         )
-        return Trace(q, err.astype(np.int8), a, g, phi)
+        signals = {"shift_signal": shift, "gap_signal": gap, "gamma_smooth": smooth}
+        return Trace(q, err.astype(np.int8), a, g, phi, signals)
     return run_online(model, x, burn_in, side=u)
 
 

@@ -322,6 +322,9 @@ def run_columns(p: MethodParams, stream, trace) -> dict[str, Any]:
         from toolkit_pace.methods import pid_c_sat
 
         cols["c_sat"] = np.full(n, pid_c_sat(max(3, stream.scores.size)))
+    # PACE's step rule per round: its two signals and the smoothed step before the ledger (nan otherwise)
+    for name in PACE_SIGNAL_COLUMNS:
+        cols[name] = trace.extra[name] if p.method == "pace" else np.full(n, math.nan)
     # every run has every bound's columns (nan where its method has none): one table for a sweep over methods
     cols.update({k: np.full(n, math.nan) for k in (*DTACI_COLUMNS, *SFOGD_COLUMNS)})
     if p.method == "dtaci":
@@ -413,7 +416,9 @@ def stream_run(params: StreamParams, seed: int) -> SimulationOutput:
     err_t, alpha_t (nan for score-space methods), the step gamma_t, the width (2 q_t for residual streams,
     q_t otherwise), PACE's ledger phi, and the bounds' columns: n_rounds (the bounds' T, counted from the
     first updated round), coverage_gap = |mean err - alpha| over those rounds, alpha_1, gamma_max,
-    delta_l1 (||Delta||_1) and box_width. The LLM stream adds retained (fraction of claims kept) and topic.
+    delta_l1 (||Delta||_1) and box_width; for PACE, its step rule's inputs: shift_signal (the proactive KS
+    term), gap_signal (the reactive coverage-gap term) and gamma_smooth (the smoothed step before the ledger
+    caps it to gamma_t), nan for other methods. The LLM stream adds retained (fraction of claims kept) and topic.
 
     Summary: long-run deviation, local violation rate (forward windows of 100, |. - alpha| > 0.05),
     post-shift deviation over the 300 rounds after each change point (forward windows, and
@@ -480,7 +485,7 @@ def recovery(params: RecoveryParams, seed: int) -> SimulationOutput:
     summary = {
         "recovery_total": float(np.nansum([r["recovery"] for r in rows])),
         "censored": int(sum(r["censored"] for r in rows)),
-        "change_points": len(cps),
+        "n_change_points": len(cps),
         "long_run_deviation": final["coverage_gap"],
     }
     return SimulationOutput(rows, summary)
@@ -532,6 +537,7 @@ BOUND_NAMES = (
 )
 DTACI_COLUMNS = ("expert_gap", "weight_variation", "gamma_min")
 SFOGD_COLUMNS = ("score_max", "sf_scale", "warm_steps", "floor_rounds")
+PACE_SIGNAL_COLUMNS = ("shift_signal", "gap_signal", "gamma_smooth")
 
 SIMULATIONS = [
     Simulation(
