@@ -32,7 +32,7 @@ def test_a_users_csv_table_runs_as_stored_rows_with_scikit_learns_optimum(tmp_pa
         seed=0,
         cache=False,
     )
-    assert res.params["problem"] == "user" and res.summary["step_rule"] == "adaptive"
+    assert res.params["problem"] == "user" and res.summary["step_rule_used"] == "adaptive"
     assert res.summary["final_rel_suboptimality"] <= 1e-6
     Xs = (X - X.mean(0)) / X.std(0)
     design = np.hstack([Xs, np.ones((len(X), 1))])
@@ -72,7 +72,7 @@ def test_a_registered_dataset_runs_and_the_adaptive_default_converges_on_raw_fea
     res = toolkit.run(
         "svrg_poco.convergence", {"dataset": "svrg_poco.affairs", "n_epochs": 600.0}, seed=0, cache=False
     )
-    assert res.summary["step_rule"] == "adaptive"
+    assert res.summary["step_rule_used"] == "adaptive"
     assert res.summary["epochs_to_1e-6"] <= 600
     fixed = toolkit.run(
         "svrg_poco.convergence",

@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import toolkit
+from toolkit.argtypes import add_run_options, open_run_store
 
 STORE: Any = None  # the run store of this call (main sets it)
 COMPUTED: list[bool] = []  # per run of the last call: whether it was computed (False: read from the store)
@@ -59,18 +60,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/plugins/svrg_poco/figures")
     parser.add_argument("--mlp-epochs", type=int, default=40)
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(parser, executors=("serial",))
     args = parser.parse_args(argv)
     if args.mlp_epochs < 1:
         parser.error(f"--mlp-epochs must be >= 1, got {args.mlp_epochs}")
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     global STORE
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     COMPUTED.clear()
-    STORE = RunStore(args.store or get_settings().store_path)
+    STORE = open_run_store(args.store)
     try:
         _figures(out, args.mlp_epochs)
     finally:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toolkit.argtypes import comma_list, seeds
+from toolkit.argtypes import add_run_options, comma_list, open_run_store, seeds
 
 IVON_LRS = (0.05, 0.15, 0.45, 1.35, 4.05, 12.15, 36.45, 109.35)
 ADAM_LRS = (1e-3, 3e-3, 9e-3, 2.7e-2, 8.1e-2)
@@ -130,25 +130,17 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--out", default="results/svrg_poco")
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
-    parser.add_argument(
-        "--executor",
-        choices=("serial", "processes", "dask"),
-        default="serial",
-        help="how the runs are executed",
-    )
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be >= 1, got {args.epochs}")
     for option, rates in (("--ivon-lrs", args.ivon_lrs), ("--adam-lrs", args.adam_lrs)):
         if min(rates) <= 0:
             parser.error(f"{option}: learning rates must be > 0, got {min(rates):g}")
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     try:
         table, computed, cached = stored_runs(args, store)
     finally:

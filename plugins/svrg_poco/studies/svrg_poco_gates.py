@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import toolkit
-from toolkit.argtypes import comma_list, seeds
+from toolkit.argtypes import add_run_options, comma_list, open_run_store, seeds
 
 GATES = ("g1", "g2", "g3", "g4")
 
@@ -37,16 +37,13 @@ def main(argv=None) -> int:
         help="comma-separated seeds replacing each gate's own (default: 0-2; 0 with --quick)",
     )
     parser.add_argument("--out", default="results/svrg_poco", help="folder for the tables (CSV)")
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(parser, executors=("serial",))
     args = parser.parse_args(argv)
     from toolkit_svrg_poco import experiments as E
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    E.STORE, E.FROM_CACHE[:] = RunStore(args.store or get_settings().store_path), []
+    E.STORE, E.FROM_CACHE[:] = open_run_store(args.store), []
     try:
         failed = _gates(args, out)
     finally:

@@ -22,7 +22,7 @@ import math
 import sys
 from pathlib import Path
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list, open_run_store
 
 CENTRES = {"adam": 1e-3, "ivon": 0.05, "ivon_poco": 0.05}
 FACTORS = (1 / 3, 1.0, 3.0)
@@ -51,25 +51,16 @@ def main(argv=None) -> int:
         help="fresh seeds for the confirmation, each >= 2 (seeds 0-1 make the choice)",
     )
     parser.add_argument("--out", default="results/svrg_poco")
-    parser.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
-    parser.add_argument(
-        "--executor",
-        choices=("serial", "processes", "dask"),
-        default="serial",
-        help="how the runs are executed",
-    )
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be >= 1, got {args.epochs}")
     import pandas as pd
 
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     COMPUTED.clear()
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     try:
         rows = []
         for method, centre in CENTRES.items():

@@ -234,7 +234,7 @@ def convergence(params: ConvergenceParams, seed: int) -> SimulationOutput:
         "epochs_run": rows[-1]["epoch"],
         "p_star": p_star,
         "rate_alpha": rate,
-        "step_rule": "adaptive" if params.adaptive else "fixed",
+        "step_rule_used": "adaptive" if params.adaptive else "fixed",
     }
     if params.adaptive:
         summary["final_step_times_L"] = rows[-1]["loop_step"] * L
