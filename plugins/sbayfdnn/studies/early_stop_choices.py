@@ -21,9 +21,10 @@ from typing import Literal
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
+from toolkit.argtypes import add_run_options
 from toolkit.config import Field, Params
 
 DATASETS = ("tecator", "covid", "elnino")
@@ -93,7 +94,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--full", action="store_true", help="also fit with cv_early_stop=False")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     try:
         seeds = [int(s) for s in args.seeds.split(",")]

@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list
 from toolkit.argtypes import seeds as seeds_arg
 from toolkit.config import Field, Params
 
@@ -168,7 +168,7 @@ def main(argv=None) -> None:
         help="also the Savage-Dickey PIPs of the Laplace posterior (laplace_inclusion_probabilities)",
     )
     parser.add_argument("--out", default="results/sbayfdnn/calibration")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     from toolkit_sbayfdnn.experiments import QUICK_GATE_SETTINGS, _fit_settings
 

@@ -22,10 +22,10 @@ from typing import Literal
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list
 from toolkit.config import Field, Params
 
 
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         help="the quick two_region_gates setting (1000 epochs, 2 restarts, 1000 test curves)",
     )
     parser.add_argument("--out", default="results/sbayfdnn", help="output folder")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
 
     import matplotlib

@@ -36,10 +36,10 @@ from typing import Literal
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list
 from toolkit.config import Field, Params
 
 LRS = (5e-4, 2e-3, 5e-3)
@@ -281,7 +281,7 @@ def main(argv=None) -> int:
         help="also write evidence_pruning.csv for these fits (e.g. square:3)",
     )
     parser.add_argument("--out", default="results/sbayfdnn/dense_gap")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
 
     import pandas as pd

@@ -20,9 +20,10 @@ from typing import Literal
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
+from toolkit.argtypes import add_run_options
 from toolkit.config import Field, Params
 
 
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/sbayfdnn")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
 
     import matplotlib

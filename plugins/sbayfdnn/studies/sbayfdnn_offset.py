@@ -31,10 +31,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list, seeds
+from toolkit.argtypes import add_run_options, comma_list, seeds
 from toolkit.config import Field, Params
 
 CASES = ("toy40", "offset_linear", "offset_sin", "offset_square", "offset_exp", "null")
@@ -155,7 +155,7 @@ def main(argv=None) -> None:
         "--diagnose", action="store_true", help="toy40 and offset_linear, seed 0, n_basis 24 and 8"
     )
     parser.add_argument("--out", default=None, help="CSV file for the rows")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     jobs = (
         [(c, 0, {"n_basis": j}) for c in ("toy40", "offset_linear") for j in (24, 8)]

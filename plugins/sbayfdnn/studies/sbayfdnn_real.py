@@ -27,10 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list
+from toolkit.argtypes import add_run_options, comma_list
 from toolkit.argtypes import seeds as seeds_arg
 from toolkit.config import Field, Params
 
@@ -197,7 +197,7 @@ def main(argv=None) -> None:
         help="SparseBayesianFDNN(guard_refit_slab=...) (candidate A of the README's Tecator section)",
     )
     parser.add_argument("--out", default=None)
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     datasets, seeds = args.datasets, args.seeds
     if args.quick:

@@ -28,10 +28,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list, seeds
+from toolkit.argtypes import add_run_options, comma_list, seeds
 from toolkit.config import Field, Params
 
 CANDIDATES = ("network x1", "network x10", "linear")
@@ -133,7 +133,7 @@ def main(argv=None) -> None:
         help="comma-separated fold counts (2 to 40)",
     )
     parser.add_argument("--out", required=True, help="CSV file for the rows")
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     if any(k > 40 for k in args.folds):
         parser.error(

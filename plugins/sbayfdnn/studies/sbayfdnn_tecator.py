@@ -32,10 +32,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_points import add_store_options, plain_rows, study_simulation
+from study_points import plain_rows, study_simulation
 from study_points import sweep as study_sweep
 
-from toolkit.argtypes import comma_list, seeds
+from toolkit.argtypes import add_run_options, comma_list, seeds
 from toolkit.config import Field, Params
 
 CONFIGS = {
@@ -219,7 +219,7 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--pilot-seeds", type=seeds, default=[100], help="comma-separated seeds")
     parser.add_argument("--out", default=None)
-    add_store_options(parser)
+    add_run_options(parser, executors=("serial", "processes"))
     args = parser.parse_args(argv)
     configs, splits = args.configs, args.splits
     if args.pcs:

@@ -46,18 +46,6 @@ def study_simulation(name: str, func: Callable, params: type, script: str | Path
     )
 
 
-def add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store", default=None, help="run store file (default: TOOLKIT_STORE or the default store)"
-    )
-    parser.add_argument(
-        "--executor",
-        choices=("serial", "processes"),
-        default="serial",
-        help="how the points run (processes: one per core)",
-    )
-
-
 def sweep(sim, grid: Mapping[str, list], seeds, args: argparse.Namespace, params: Mapping | None = None):
     """``toolkit.sweep`` of the study's points on ``args.store`` with ``args.executor``; says how many
     points came from the store."""

@@ -7,6 +7,7 @@ seeds; the full settings produce the statistics quoted in the plugin README (SNR
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -209,7 +210,7 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
                 )
             )
     if label:
-        out = [Comparison(f"{label}{c.claim}", c.paper, c.measured, c.ok) for c in out]
+        out = [dataclasses.replace(c, claim=f"{label}{c.claim}") for c in out]
     return out
 
 
