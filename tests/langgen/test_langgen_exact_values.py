@@ -114,16 +114,22 @@ def test_sl5_two_exact_computations():  # about 55 s
     assert sl_closure_dimension_branch_and_bound(5, incumbent=454)["order"] is None  # nothing above 454 walks
 
 
-def _exact_values_main(argv, monkeypatch):
+def _exact_values_module():
     import importlib.util
-    import sys
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_exact_values.py"
     spec = importlib.util.spec_from_file_location("langgen_exact_values", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    monkeypatch.setattr(sys, "argv", [str(path), *argv])
+    return mod
+
+
+def _exact_values_main(argv, monkeypatch):
+    import sys
+
+    mod = _exact_values_module()
+    monkeypatch.setattr(sys, "argv", ["langgen_exact_values.py", *argv])
     mod.main()
 
 
@@ -134,6 +140,9 @@ def test_exact_values_script_takes_pairs_as_comma_lists(monkeypatch, capsys):
         (["--ltt", "5"], "argument --ltt: expected pairs k,t"),
         (["--ltt-words", "0,1"], "argument --ltt-words: '0' is below the minimum 1"),
         (["--sl-exact", "6"], "--sl-exact: k must be 2..5"),
+        (["--sl-max", "5"], "--sl-max: k must be <= 4"),
+        (["--sl-bounds", "6", "--sl-steps", "0"], "--sl-steps 1..10000000"),
+        (["--executor", "threads"], "argument --executor: invalid choice"),
     ]
     for argv, message in cases:
         with pytest.raises(SystemExit) as exc:
@@ -144,27 +153,40 @@ def test_exact_values_script_takes_pairs_as_comma_lists(monkeypatch, capsys):
 def test_exact_values_script_runs_with_several_pairs(tmp_path, monkeypatch, capsys):
     import pandas as pd
 
-    _exact_values_main(
-        [
-            "--sl-max",
-            "3",
-            "--sl-exact",
-            "4",
-            "--ltt",
-            "1,1",
-            "2,1",
-            "--ltt-words",
-            "3,1 2,2",
-            "--out",
-            str(tmp_path),
-        ],
-        monkeypatch,
-    )
+    argv = [
+        "--sl-max",
+        "3",
+        "--sl-exact",
+        "4",
+        "--sl-bounds",
+        "3",
+        "--sl-restarts",
+        "2",
+        "--sl-steps",
+        "30",
+        "--ltt",
+        "1,1",
+        "2,1",
+        "--ltt-words",
+        "3,1 2,2",
+        "--out",
+        str(tmp_path),
+        "--store",
+        str(tmp_path / "runs.sqlite"),
+    ]
+    _exact_values_main(argv, monkeypatch)
     table = pd.read_csv(tmp_path / "exact_values.csv")
-    assert list(table["class"]) == ["SL_2", "SL_3", "SL_4", "LTT(1,1)", "LTT(2,1)", "LTT(3,1)", "LTT(2,2)"]
-    assert list(table.closure_dimension) == [4, 15, 72, 1, 5, 25, 43]
+    classes = ["SL_2", "SL_3", "SL_4", "SL_3", "LTT(1,1)", "LTT(2,1)", "LTT(3,1)", "LTT(2,2)"]
+    assert list(table["class"]) == classes
+    assert list(table.closure_dimension)[:3] + list(table.closure_dimension)[4:] == [4, 15, 72, 1, 5, 25, 43]
+    assert 4 <= table.closure_dimension[3] <= 15  # a lower bound on C(SL_3) from a short local search
     assert table.set_index("class").loc["SL_4", "status"] == "exact"
-    capsys.readouterr()
+    assert table.agree.dropna().all() and "14 runs: 14 computed, 0 from the store" in capsys.readouterr().err
+    # a second call reads every computation back from the store: the same table, nothing computed
+    _exact_values_main(argv, monkeypatch)
+    assert "14 runs: 0 computed, 14 from the store" in capsys.readouterr().err
+    again = pd.read_csv(tmp_path / "exact_values.csv")
+    pd.testing.assert_frame_equal(again.drop(columns="max_rss_mb"), table.drop(columns="max_rss_mb"))
 
 
 def test_closed_set_oracle_reproduces_dfa3():
@@ -174,25 +196,44 @@ def test_closed_set_oracle_reproduces_dfa3():
     assert (res.value, res.closed_sets, res.complete) == (6, 108, True)
 
 
-def test_ltt_two_computations_agree_in_the_exact_values_script():
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "langgen_exact_values",
-        Path(__file__).resolve().parents[2] / "plugins" / "langgen" / "studies" / "langgen_exact_values.py",
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def test_ltt_two_computations_agree_in_the_exact_values_script(tmp_path):
+    mod = _exact_values_module()
+    runs = mod.Computations(tmp_path / "runs.sqlite")
+    both = ["profile_automaton", "word_search"]
+    runs.sweep({"k": [1, 2], "t": [1], "method": both}, {"language_class": "ltt"})
+    runs.sweep({"k": [1], "t": [2], "method": both}, {"language_class": "ltt"})
     for k, t in ((1, 1), (1, 2), (2, 1)):
-        row = mod.ltt_rows(k, t)
+        row = mod.ltt_rows(k, t, runs)
         assert row["agree"] and row["closure_dimension"] == ltt_closure_dimension(k, t)["closure_dimension"]
+    runs.sweep({"k": [3], "t": [3], "method": both}, {"language_class": "ltt"})
+    runs.sweep({"k": [4], "t": [1], "method": both}, {"language_class": "ltt"})
     for k, t in ((3, 3), (4, 1)):  # both computations, the word sets compared
-        row = mod.ltt_rows(k, t)
+        row = mod.ltt_rows(k, t, runs)
         assert row["agree"] and row["status"] == "exact" and row["check"] == row["closure_dimension"]
-    row = mod.ltt_word_search_row(5, 1)  # t = 1: checked by the simple paths of B_5
+    runs.sweep({"k": [5], "t": [1], "method": ["word_search", "simple_paths"]}, {"language_class": "ltt"})
+    row = mod.ltt_word_search_row(5, 1, runs)  # t = 1: checked by the simple paths of B_5
     assert (row["closure_dimension"], row["check"], row["status"]) == (7881, 7881, "exact")
-    assert mod.ltt_word_search_row(2, 2)["status"] == "one computation"  # no check for t > 1
+    runs.sweep({"k": [2], "t": [2], "method": ["word_search"]}, {"language_class": "ltt"})
+    assert mod.ltt_word_search_row(2, 2, runs)["status"] == "one computation"  # no check for t > 1
+
+
+def test_closure_computation_compares_word_sets_and_refuses_bad_methods(tmp_path):
+    from toolkit.errors import ParameterError
+
+    def run(**values):
+        return toolkit.run("langgen.closure_computation", values, store=tmp_path / "runs.sqlite").records[0]
+
+    a = run(language_class="ltt", k=2, t=2, method="profile_automaton")
+    b = run(language_class="ltt", k=2, t=2, method="word_search")
+    assert a["words"] == b["words"] == 43 and a["words_sha256"] == b["words_sha256"]
+    assert run(language_class="ltt", k=2, t=1, method="word_search")["words_sha256"] != b["words_sha256"]
+    for values, message in [
+        ({"language_class": "sl", "method": "word_search"}, "parameter 'method'"),
+        ({"language_class": "sl", "k": 5, "method": "orders"}, "reaches k <= 4"),
+        ({"language_class": "ltt", "k": 2, "t": 2, "method": "simple_paths"}, "needs t = 1"),
+    ]:
+        with pytest.raises(ParameterError, match=message):
+            toolkit.run("langgen.closure_computation", values, store=tmp_path / "runs.sqlite")
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])

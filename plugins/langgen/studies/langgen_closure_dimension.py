@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import toolkit
+from toolkit.argtypes import add_run_options
 
 
 def main() -> None:
@@ -28,11 +29,10 @@ def main() -> None:
     ap.add_argument(
         "--full", action="store_true", help="larger ranges (m <= 3 races, LTT up to (3,1), (2,2))"
     )
-    ap.add_argument("--store", default=None, help="run store path (default: toolkit settings)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    store = {"store": args.store} if args.store else {}
 
     from toolkit_langgen.closure import dfa_class, ltt_closure_dimension, pairwise_lower_bound
 
@@ -40,7 +40,7 @@ def main() -> None:
     for m in range(6 if args.full else 4):
         rows.append({"class": "counting H_m", "n": m + 2, "C": comb(2 * m + 2, m + 1) - 1, "kind": "exact"})
     cd = toolkit.sweep(
-        "langgen.closure_dimension", grid={"n": [1, 2, 3]}, params={"family": "dfa"}, **store
+        "langgen.closure_dimension", grid={"n": [1, 2, 3]}, params={"family": "dfa"}, store=args.store
     ).table
     for _, r in cd.iterrows():
         rows.append(
@@ -65,7 +65,7 @@ def main() -> None:
         "langgen.generator_race",
         grid={"m": ms, "generator": ["closure", "km", "greedy"]},
         params={"adversary": "intersection_first"},
-        **store,
+        store=args.store,
     ).table
     race = race[["m", "generator", "closure_dimension", "worst_first_correct"]]
     race.to_csv(out / "sample_complexity.csv", index=False)

@@ -1,3 +1,4 @@
+# Outside the run store on purpose: an independent checker re-verifies a written certificate each run.
 """Independent check of a C(DFA_n) lower-bound certificate written by langgen_dfa4_bounds.py,
 langgen_dfa4_pairs.py or langgen_dfa4_families.py.
 

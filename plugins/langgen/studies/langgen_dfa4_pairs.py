@@ -19,6 +19,8 @@ import resource
 import sys
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options, open_run_store
+
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -29,19 +31,17 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--resume", action="store_true", help="(always on: finished blocks are read from the store)"
     )
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
     if not 1 <= args.n <= 4:
         ap.error(f"--n must be 1..4, got {args.n}")
     if args.block < 1:
         ap.error(f"--block must be >= 1, got {args.block}")
     import toolkit
-    from toolkit.settings import get_settings
-    from toolkit.store import RunStore
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    store = RunStore(args.store or get_settings().store_path)
+    store = open_run_store(args.store)
     state: dict = {}
     computed = cached = 0
     try:

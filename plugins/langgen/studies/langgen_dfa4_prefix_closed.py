@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from toolkit.argtypes import add_run_options
+
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -30,7 +32,7 @@ def main(argv=None) -> None:
         help="members: prefix-closed languages, or prefix- and suffix-closed ones together",
     )
     ap.add_argument("--out", default="results/langgen/dfa4_prefix_closed.json")
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
     if not 1 <= args.n <= 4:
         ap.error(f"--n must be 1..4, got {args.n}")

@@ -29,6 +29,8 @@ import resource
 import sys
 import time
 
+from toolkit.argtypes import add_run_options
+
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -36,7 +38,7 @@ def main(argv=None) -> None:
     ap.add_argument("--max-depth", type=int, default=12)
     ap.add_argument("--max-classes", type=int, default=2_000_000)
     ap.add_argument("--max-paths", type=int, default=50_000_000)
-    ap.add_argument("--store", default=None, help="run store (default: TOOLKIT_STORE)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args(argv)
     if not 1 <= args.n <= 4:
         ap.error(f"--n must be 1..4, got {args.n}")

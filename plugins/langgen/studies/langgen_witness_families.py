@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import toolkit
+from toolkit.argtypes import add_run_options
 
 GRID = {
     "counting": [0, 1, 2, 3, 4, 5],
@@ -29,15 +30,14 @@ GRID = {
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="results/langgen", help="output folder (default results/langgen)")
-    ap.add_argument("--store", default=None, help="run store path (default: toolkit settings)")
+    add_run_options(ap, executors=("serial",))
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    store = {"store": args.store} if args.store else {}
     tables = []
     for family, params in GRID.items():
         res = toolkit.sweep(
-            "langgen.witness_family", grid={"param": params}, params={"family": family}, **store
+            "langgen.witness_family", grid={"param": params}, params={"family": family}, store=args.store
         )
         tables.append(res.table)
         bad = res.checks[res.checks.holds == False] if len(res.checks) else res.checks  # noqa: E712

@@ -15,6 +15,9 @@ toolkit_register_simulations = defer(
         "langgen.closed_family_bound": "lower bound on C(DFA_n): exhaustive over families of <= 3 prefix- (or suffix-) closed members",
         "langgen.pair_scan": "lower bound on C(DFA_n): the largest finite pairwise intersection over a block of rows",
         "langgen.witness_family": "brute-force |∩| of a lower-bound witness family vs its closed form",
+        "langgen.closed_set_climb": "lower bound on C(DFA_n): hill climbing over finite closed sets of power-free words (step budget)",
+        "langgen.family_search": "lower bound on C(DFA_n): iterated local search over k-member families (kick budget)",
+        "langgen.closure_computation": "one computation of C(SL_k) or C(LTT(k, t)) with its witness (run two methods to check a value)",
     },
 )
 

@@ -191,10 +191,12 @@ def greedy_growth(
     candidates: Sequence[str],
     time_limit: float = 60.0,
     progress=None,
+    max_tried: int | None = None,
 ) -> dict:
     """Hill climbing over finite closed sets: from <start_words>, repeatedly move to the largest
     finite <C ∪ {w}> over candidate words w (first-improvement order: shortlex); stops at a local
-    maximum or the time limit. Every set visited is a certified finite closed set."""
+    maximum, the time limit or after ``max_tried`` closures (a budget that does not depend on the
+    machine). Every set visited is a certified finite closed set."""
     t0 = time.perf_counter()
     index = {w: j for j, w in enumerate(oracle.words)}
     cl, vs = oracle.closure(frozenset(index[w] for w in start_words))
@@ -208,7 +210,7 @@ def greedy_growth(
         for w in candidates:
             if index[w] in have:
                 continue
-            if time.perf_counter() - t0 > time_limit:
+            if time.perf_counter() - t0 > time_limit or (max_tried is not None and tried >= max_tried):
                 timed_out = True
                 break
             tried += 1

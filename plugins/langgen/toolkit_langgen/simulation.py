@@ -9,6 +9,13 @@ from pydantic import ValidationInfo, field_validator
 
 from toolkit import Simulation, SimulationOutput
 from toolkit.config import Field, Params
+from toolkit_langgen.dfa_search import (
+    ClosedSetClimbParams,
+    FamilySearchParams,
+    closed_set_climb,
+    family_search,
+)
+from toolkit_langgen.exact_closure import ClosureComputationParams, closure_computation
 
 CLASSES = ("counting", "km_example", "dfa2", "ltt11", "user")
 LANGUAGES_HELP = (
@@ -481,5 +488,35 @@ SIMULATIONS = [
         ),
         quick={"param": 2},
         plot=_plot_log("param", "intersection_size"),
+    ),
+    Simulation(
+        "langgen.closure_computation",
+        closure_computation,
+        ClosureComputationParams,
+        "one computation of C(SL_k) or C(LTT(k, t)) with its witness (run two methods to check a value)",
+        quick=[
+            {"language_class": "sl", "k": 2, "method": "orders"},
+            {"language_class": "sl", "k": 2, "method": "dfa_core"},
+            {"language_class": "sl", "k": 3, "method": "pareto"},
+            {"language_class": "sl", "k": 3, "method": "branch_and_bound"},
+            {"language_class": "sl", "k": 3, "method": "local_search", "restarts": 2, "steps": 50},
+            {"language_class": "ltt", "k": 1, "t": 2, "method": "profile_automaton"},
+            {"language_class": "ltt", "k": 2, "t": 1, "method": "word_search"},
+            {"language_class": "ltt", "k": 2, "t": 1, "method": "simple_paths"},
+        ],
+    ),
+    Simulation(
+        "langgen.closed_set_climb",
+        closed_set_climb,
+        ClosedSetClimbParams,
+        "lower bound on C(DFA_n): hill climbing over finite closed sets of power-free words (step budget)",
+        quick={"n": 3, "max_length": 5, "pump_length": 5, "start": "random", "max_closures": 20},
+    ),
+    Simulation(
+        "langgen.family_search",
+        family_search,
+        FamilySearchParams,
+        "lower bound on C(DFA_n): iterated local search over k-member families (kick budget)",
+        quick={"n": 3, "k": 2, "kicks": 3},
     ),
 ]
