@@ -134,8 +134,12 @@ def _echo_table(df: Any, rows: int = _ROWS_SHOWN) -> None:
 _CELL_CHARS = 40  # a longer cell (a parameter holding a whole JSON document) is cut on screen; --out keeps it
 
 
+def _full_text(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def _cell_text(value: Any) -> str:
-    text = f"{value:.6g}" if isinstance(value, float) else str(value)
+    text = _full_text(value)
     return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 3] + "..."
 
 
@@ -168,15 +172,19 @@ def _echo_paragraphs(text: str) -> None:
         _echo_wrapped(line, len(line) - len(body), width)
 
 
-def _echo_rows(rows: list[dict[str, Any]], limit: int | None = None) -> None:
+def _echo_rows(rows: list[dict[str, Any]], limit: int | None = None, whole_last: bool = False) -> None:
     """Dicts as an aligned text table, without pandas (its import would dominate `show` and a cached `run`).
 
-    The last column wraps to the terminal's width."""
+    The last column wraps to the terminal's width. Cells are cut to a cell's width, except, with ``whole_last``,
+    those of the last column (a description, shown whole)."""
     if not rows:
         return
     shown = rows if limit is None else rows[:limit]
     columns = list(dict.fromkeys(c for row in shown for c in row))
     cells = [[_cell_text(row.get(c, "")) for c in columns] for row in shown]
+    if whole_last:
+        for line, row in zip(cells, shown, strict=True):
+            line[-1] = _full_text(row.get(columns[-1], ""))
     widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
     indent = sum(w + 2 for w in widths[:-1])
     for line in [columns, *cells]:
@@ -310,7 +318,7 @@ def _show_spec(kind: str, spec: Any) -> None:
             for p in describe_params(params)
         ]
         click.echo("parameters:")
-        _echo_rows(rows)
+        _echo_rows(rows, whole_last=True)
         click.echo("")
     if kind == "simulation":
         if spec.bounds:

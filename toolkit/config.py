@@ -51,6 +51,8 @@ class ParamInfo:
 
 
 def _type_name(annotation: Any) -> str:
+    if annotation is Ellipsis:  # tuple[str, ...]
+        return "..."
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
         if any(isinstance(m, HashContent) for m in annotation.__metadata__):

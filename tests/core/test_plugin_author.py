@@ -272,3 +272,35 @@ def _every_first_party_quick_run():
 @pytest.mark.parametrize("check", _every_first_party_quick_run(), ids=str)
 def test_every_first_party_experiment_runs_in_quick_mode(check):
     check()  # a missing dataset skips (tests/conftest.py), with the fetch command
+
+
+class _LongDescription(Params):
+    names: tuple[str, ...] = Field(
+        ("a",),
+        description="the names to compare, each a registered one; the table keeps them in this order, "
+        "and an empty tuple means every name",
+    )
+
+
+def test_show_prints_a_long_description_whole_and_a_variable_tuple_as_dots(capsys, monkeypatch):
+    from toolkit.cli import _State, main
+
+    reg = get_registry(
+        plugins=[
+            _module(
+                "longdoc",
+                toolkit_register_simulations=lambda: [
+                    Simulation(
+                        name="longdoc.sim", func=lambda p, s: {}, params=_LongDescription, description="d"
+                    )
+                ],
+            )
+        ],
+        load_entrypoints=False,
+    )
+    monkeypatch.setattr(_State, "registry", property(lambda self: reg))
+    monkeypatch.setenv("COLUMNS", "100")
+    main(["show", "longdoc.sim"])
+    out = capsys.readouterr().out
+    assert "tuple[str, ...]" in out and "Ellipsis" not in out
+    assert "an empty tuple means every name" in " ".join(out.split())
