@@ -6,6 +6,8 @@
     python plugins/care/studies/targets.py g4      # asset: both CARE-SVD modes at every gamma
     python plugins/care/studies/targets.py g4scale # asset, gamma = 1: principled weights on correlation/covariance
     python plugins/care/studies/targets.py g2      # civilcomments, lam_L = 1e-3 sub-grid, seeds 42, 2024, 7
+    python plugins/care/studies/targets.py solvers # G5's settings, seeds 400-409, principled CARE-SVD with SCS
+                                                   # and with Clarabel
 
 Each prints its table as CSV on stdout (wall-clock columns included). ``--store`` and ``--executor``
 choose the run store and how the points run; g4 and g4scale compute in the process (one pass over the
@@ -28,13 +30,13 @@ def g1(**run) -> pd.DataFrame:
     return res.table
 
 
-def g5(**run) -> pd.DataFrame:
+def g5(seeds=range(5), grid=None, **run) -> pd.DataFrame:
     frames = []
     for task, J in (("continuous", 10), ("binary", 20), ("pairwise", 20)):
         res = toolkit.sweep(
             "care.synthetic",
-            {"strength": [0.0, 1.0]},
-            seeds=range(5),
+            {"strength": [0.0, 1.0], **(grid or {})},
+            seeds=seeds,
             params={
                 "n_items": 1000,
                 "n_judges": J,
@@ -45,6 +47,10 @@ def g5(**run) -> pd.DataFrame:
         )
         frames.append(res.table)
     return pd.concat(frames, ignore_index=True)
+
+
+def solvers(**run) -> pd.DataFrame:
+    return g5(seeds=range(400, 410), grid={"solver": ["scs", "clarabel"]}, **run)
 
 
 def rank(**run) -> pd.DataFrame:
@@ -75,7 +81,7 @@ def g2(seeds=(42, 2024, 7), **run) -> pd.DataFrame:
     return res.table
 
 
-TABLES = {"g1": g1, "g5": g5, "rank": rank, "g4": g4, "g4scale": g4scale, "g2": g2}
+TABLES = {"g1": g1, "g5": g5, "rank": rank, "g4": g4, "g4scale": g4scale, "g2": g2, "solvers": solvers}
 
 
 def main(argv: list[str] | None = None) -> None:

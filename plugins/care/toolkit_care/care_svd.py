@@ -18,6 +18,11 @@ leading eigenvector, oriented to a positive sum. The score is X w / sum(w), a we
 scale; where sum(w) is under a tenth of sum|w| that division is ill-posed and the score is instead put on
 the scale of the judges' mean (same mean and spread). Where L = 0 it says so (``fallback_``) and returns the
 judges' mean.
+
+``solver``: 'auto' (default) is SCS in the faithful mode (the published code's solver and settings: it reproduces
+the published numbers only with SCS) and Clarabel in the principled mode (an interior-point method that solves each
+program to about 1e-8, compiled once per fit: about 10x faster on the principled mode's grid of programs); 'scs'
+or 'clarabel' choose one for both modes (see ``toolkit_care.precision``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toolkit_care.aggregators import CONTINUOUS, Aggregator, _check
-from toolkit_care.precision import decompose, heldout_loglik, latent_rank
+from toolkit_care.precision import SOLVERS, ClarabelProgram, decompose, heldout_loglik, latent_rank
+
+SOLVER_CHOICES = ("auto", *SOLVERS)
 
 GAMMA_GRID = (0.1, 0.2, 0.25, 0.5, 0.75, 1, 2, 3, 5, 7, 10)
 SCALE_GRID = (1, 10, 100, 1000)  # multiples of the published penalty level; (1,) is gamma alone at that level
@@ -94,6 +101,7 @@ class CareSVD(Aggregator):
     seed: int = 0
     max_iters: int | None = 10000
     corr: str = "pearson"
+    solver: str = "auto"
     weights_: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -101,6 +109,8 @@ class CareSVD(Aggregator):
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.corr not in CORRS:
             raise ValueError(f"corr must be one of {CORRS}, got {self.corr!r}")
+        if self.solver not in SOLVER_CHOICES:
+            raise ValueError(f"solver must be one of {SOLVER_CHOICES}, got {self.solver!r}")
         if self.rank_by not in RANK_RULES:
             raise ValueError(f"rank_by must be one of {RANK_RULES}, got {self.rank_by!r}")
         if len(self.scale_grid) == 0 or not all(np.isfinite(c) and c > 0 for c in self.scale_grid):
@@ -117,11 +127,30 @@ class CareSVD(Aggregator):
             return tetrachoric(X)
         return correlation(X)
 
+    @property
+    def solver_used(self) -> str:
+        """The solver this mode runs: ``solver``, with 'auto' read as SCS (faithful) or Clarabel (principled)."""
+        if self.solver != "auto":
+            return self.solver
+        return "scs" if self.mode == "faithful" else "clarabel"
+
     def _solve(self, sigma, gamma, scale=1.0):
-        return decompose(sigma, gamma=gamma, scale=scale, max_iters=self.max_iters)
+        program, solver = None, self.solver_used
+        if solver == "clarabel":  # compiled once per size, reused by the fit's other solves
+            programs = self.__dict__.setdefault("_programs", {})
+            program = programs.setdefault(sigma.shape[0], None) or ClarabelProgram(sigma.shape[0])
+            programs[sigma.shape[0]] = program
+        return decompose(
+            sigma, gamma=gamma, scale=scale, max_iters=self.max_iters, solver=solver, program=program
+        )
 
     def fit(self, X, y=None):
-        X = _check(X)
+        try:
+            return self._fit(_check(X))
+        finally:
+            self.__dict__.pop("_programs", None)
+
+    def _fit(self, X):
         self.fallback_ = None
         if self.mode == "faithful":
             S, L = self._solve(correlation(X), self.gamma)
@@ -200,19 +229,31 @@ class CareSVD(Aggregator):
         return (s >= (np.mean(s) if self.threshold is None else self.threshold)).astype(int)
 
 
-def tune_gamma(X, y, *, seed: int, val_fraction: float = 0.1, gamma_grid=GAMMA_GRID, max_iters=10000):
+def tune_gamma(
+    X,
+    y,
+    *,
+    seed: int,
+    val_fraction: float = 0.1,
+    gamma_grid=GAMMA_GRID,
+    max_iters=10000,
+    solver: str = "auto",
+):
     """The published label-tuned gamma: fit on a random 90% (scikit-learn's split with ``seed``), choose the
-    gamma with the least validation MAE (ties: the smaller gamma). Returns (gamma, table of validation MAE)."""
+    gamma with the least validation MAE (ties: the smaller gamma). Returns (gamma, table of validation MAE).
+    ``solver`` as `CareSVD`'s in the faithful mode ('auto' is SCS)."""
     from sklearn.model_selection import train_test_split
 
     X = _check(X)
     y = np.asarray(y, dtype=float)
     Xtr, Xva, _, yva = train_test_split(X, y, test_size=val_fraction, random_state=seed, shuffle=True)
     sigma = correlation(Xtr)
+    solver = CareSVD("faithful", solver=solver).solver_used
+    program = ClarabelProgram(X.shape[1]) if solver == "clarabel" else None
     table = {}
     for g in gamma_grid:
         try:
-            _, L = decompose(sigma, gamma=g, max_iters=max_iters)
+            _, L = decompose(sigma, gamma=g, max_iters=max_iters, solver=solver, program=program)
             w = published_weights(L)
             table[float(g)] = (
                 float(np.mean(np.abs(Xva @ w / w.sum() - yva))) if not np.isclose(w.sum(), 0) else np.nan

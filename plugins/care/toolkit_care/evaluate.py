@@ -10,17 +10,8 @@ import pandas as pd
 
 from toolkit_care import aggregators as ag
 from toolkit_care.care_svd import CareSVD, tune_gamma
+from toolkit_care.method_names import SYNTHETIC_METHODS
 from toolkit_care.model import bayes_floor, error, make_model, simulate
-
-SYNTHETIC_METHODS = ("mean", "mv", "ds", "one_factor", "factor_1k", "care_svd", "care_faithful", "oracle")
-ASSET_METHODS = (
-    "mv", "avg", "ws", "uws", "care_svd_faithful", "care_svd_principled", "one_factor", "best_judge_oracle",
-    "ols_oracle",
-)  # fmt: skip
-CIVIL_METHODS = (
-    "mv", "avg", "ws", "uws", "ds", "care_svd_faithful", "care_svd_principled", "care_tensor_faithful",
-    "care_tensor_principled", "factor3_oracle_prior",
-)  # fmt: skip
 
 
 def synthetic(
@@ -34,9 +25,11 @@ def synthetic(
     seed: int,
     methods=SYNTHETIC_METHODS,
     gamma_grid=(0.25, 1, 3, 10),
+    solver: str = "auto",
 ) -> list[dict]:
     """One simulated table, every method's error (continuous: 1 - corr^2; binary, pairwise: error rate) and the
-    Bayes floor. ``care_svd`` is the principled mode told which judges are anchors; rank of L reported."""
+    Bayes floor. ``care_svd`` is the principled mode told which judges are anchors; rank of L reported.
+    ``solver``: CARE-SVD's (see `CareSVD`)."""
     model = make_model(n_judges, n_confounders, strength, n_anchors, anchor_leak, seed)
     sample = simulate(model, n_items, task, seed)
     V, truth = sample.votes, sample.truth
@@ -65,12 +58,18 @@ def synthetic(
             est = ag.FactorAggregator(1 + n_confounders, task=kind, seed=seed).fit_predict(V)
         elif m == "care_svd":
             agg = CareSVD(
-                "principled", anchors=anchors, task=kind, seed=seed, gamma_grid=gamma_grid, max_iters=2000
+                "principled",
+                anchors=anchors,
+                task=kind,
+                seed=seed,
+                gamma_grid=gamma_grid,
+                max_iters=2000,
+                solver=solver,
             )
             est = agg.fit_predict(V)
             extra = {"rank": agg.rank_, "gamma": agg.gamma_, "fallback": agg.fallback_ or ""}
         elif m == "care_faithful":
-            agg = CareSVD("faithful", gamma=1.0, task=kind)
+            agg = CareSVD("faithful", gamma=1.0, task=kind, solver=solver)
             try:
                 est = agg.fit_predict(V)
             except ValueError:
@@ -104,9 +103,9 @@ def _mae_tau(pred, y):
     return float(np.mean(np.abs(pred - y))), float(kendalltau(pred, y).statistic)
 
 
-def asset_rows(table, seed: int, methods=None) -> list[dict]:
+def asset_rows(table, seed: int, methods=None, solver: str = "auto") -> list[dict]:
     """ASSET: MAE and Kendall tau vs the human rating, every method (CARE-SVD faithful: gamma tuned on a 10%
-    validation split with ``seed``, then fitted on all items, as published)."""
+    validation split with ``seed``, then fitted on all items, as published). ``solver``: CARE-SVD's."""
     X, y = table.X, table.labels
     rows = []
 
@@ -138,18 +137,18 @@ def asset_rows(table, seed: int, methods=None) -> list[dict]:
     add("uws", lambda: ag.UWS().fit_predict(X))
     if methods is None or "care_svd_faithful" in methods:
         t0 = time.perf_counter()
-        gamma, _ = tune_gamma(X, y, seed=seed)
+        gamma, _ = tune_gamma(X, y, seed=seed, solver=solver)
         tune_s = time.perf_counter() - t0
         add(
             "care_svd_faithful",
-            lambda: CareSVD("faithful", gamma=gamma).fit_predict(X),
+            lambda: CareSVD("faithful", gamma=gamma, solver=solver).fit_predict(X),
             gamma=gamma,
             tune_wall_s=tune_s,
         )
     principled = {}
 
     def care_p():
-        agg = CareSVD("principled", seed=seed).fit(X)
+        agg = CareSVD("principled", seed=seed, solver=solver).fit(X)
         principled.update(gamma=agg.gamma_, rank=agg.rank_, fallback=agg.fallback_ or "")
         return agg.predict(X)
 
@@ -178,10 +177,11 @@ def civil_split(y, seed: int, val_fraction: float = 0.15):
 
 
 def civil_rows(
-    table, seed: int, methods=None, lam_L_grid=(1e-3,), lam_S_grid=None, restarts=1000
+    table, seed: int, methods=None, lam_L_grid=(1e-3,), lam_S_grid=None, restarts=1000, solver: str = "auto"
 ) -> list[dict]:
     """CivilComments: accuracy on the 85% test split, every method. Label-tuned (faithful) choices use only the
-    15% validation split; ``positive_rate`` of the oracle prior is the labels' share of 1s, as published."""
+    15% validation split; ``positive_rate`` of the oracle prior is the labels' share of 1s, as published.
+    ``solver``: CARE-SVD's."""
     from toolkit_care.care_tensor import LAM_GRID, CareTensor
 
     lam_S_grid = LAM_GRID if lam_S_grid is None else lam_S_grid
@@ -225,7 +225,7 @@ def civil_rows(
         best = (-1.0, None, None)
         for g in (0.1, 0.2, 0.25, 0.5, 0.75, 1, 2, 3, 5, 7, 10):
             try:
-                p = CareSVD("faithful", gamma=g, task=ag.BINARY, threshold=thr).fit_predict(X)
+                p = CareSVD("faithful", gamma=g, task=ag.BINARY, threshold=thr, solver=solver).fit_predict(X)
             except (ValueError, RuntimeError):
                 continue
             va = float(np.mean(p[val] == y[val]))
@@ -237,7 +237,7 @@ def civil_rows(
 
     def svd_principled():
         agg = CareSVD(
-            "principled", task=ag.BINARY, threshold=thr, seed=seed, gamma_grid=(0.25, 1, 3, 10)
+            "principled", task=ag.BINARY, threshold=thr, seed=seed, gamma_grid=(0.25, 1, 3, 10), solver=solver
         ).fit(X)
         return agg.predict(X), {"gamma": agg.gamma_, "rank": agg.rank_}
 

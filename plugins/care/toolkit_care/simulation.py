@@ -10,8 +10,13 @@ from pydantic import model_validator
 
 from toolkit import Simulation
 from toolkit.config import Field, Params
+from toolkit_care.method_names import ASSET_METHODS, BENCHMARK_METHODS, CIVIL_METHODS, SYNTHETIC_METHODS
 
 BOUND_NAMES = ("care.bayes_floor",)
+SOLVER_HELP = (
+    "CARE-SVD's solver: 'auto' = SCS for the faithful mode (as published), Clarabel for the principled mode "
+    "(interior point, about 1e-8); 'scs' or 'clarabel' for both"
+)
 
 
 class SyntheticParams(Params):
@@ -24,18 +29,10 @@ class SyntheticParams(Params):
     task: Literal["continuous", "binary", "pairwise"] = Field(
         "continuous", description="what the judges report"
     )
-    methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
-
-    @model_validator(mode="after")
-    def _known_methods(self):
-        from toolkit_care.evaluate import SYNTHETIC_METHODS
-
-        unknown = [m for m in self.methods or () if m not in SYNTHETIC_METHODS]
-        if unknown:
-            raise ValueError(
-                f"methods: {', '.join(map(repr, unknown))} unknown; allowed: {', '.join(SYNTHETIC_METHODS)}"
-            )
-        return self
+    methods: tuple[Literal[SYNTHETIC_METHODS], ...] | None = Field(  # type: ignore[valid-type]
+        None, description="a subset of the methods (default: all)"
+    )
+    solver: Literal["auto", "scs", "clarabel"] = Field("auto", description=SOLVER_HELP)
 
 
 def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
@@ -55,23 +52,29 @@ def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
         params.task,
         seed,
         **({"methods": tuple(params.methods)} if params.methods else {}),
+        solver=params.solver,
     )
     return pd.DataFrame(rows)
 
 
 class BenchmarkParams(Params):
     dataset: Literal["asset", "civilcomments"] = Field("asset", description="the released judge table")
-    methods: tuple[str, ...] | None = Field(None, description="a subset of the methods (default: all)")
+    methods: tuple[Literal[BENCHMARK_METHODS], ...] | None = Field(  # type: ignore[valid-type]
+        None,
+        description="a subset of the dataset's methods (default: all); asset: "
+        + ", ".join(ASSET_METHODS)
+        + "; civilcomments: "
+        + ", ".join(CIVIL_METHODS),
+    )
     lam_L_grid: Literal["sub", "full"] = Field(
         "sub",
         description="CARE-Tensor's lam_L grid on civilcomments: 'sub' = 1e-3 only, 'full' = all 5 values",
     )
     restarts: int = Field(1000, ge=10, le=100_000, description="random starts of the tensor power method")
+    solver: Literal["auto", "scs", "clarabel"] = Field("auto", description=SOLVER_HELP)
 
     @model_validator(mode="after")
     def _known_methods(self):
-        from toolkit_care.evaluate import ASSET_METHODS, CIVIL_METHODS
-
         allowed = ASSET_METHODS if self.dataset == "asset" else CIVIL_METHODS
         unknown = [m for m in self.methods or () if m not in allowed]
         if unknown:
@@ -91,10 +94,17 @@ def benchmark(params: BenchmarkParams, seed: int) -> pd.DataFrame:
 
     methods = list(params.methods) if params.methods else None
     if params.dataset == "asset":
-        rows = asset_rows(data.load_asset(), seed, methods)
+        rows = asset_rows(data.load_asset(), seed, methods, solver=params.solver)
     else:
         grid = (1e-3,) if params.lam_L_grid == "sub" else LAM_GRID
-        rows = civil_rows(data.load_civilcomments(), seed, methods, lam_L_grid=grid, restarts=params.restarts)
+        rows = civil_rows(
+            data.load_civilcomments(),
+            seed,
+            methods,
+            lam_L_grid=grid,
+            restarts=params.restarts,
+            solver=params.solver,
+        )
     return pd.DataFrame(rows).assign(dataset=params.dataset)
 
 
