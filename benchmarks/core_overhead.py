@@ -1,6 +1,6 @@
 """Core overhead per sweep point (validation, hashing, store write, scheduling) vs a plain loop.
 
-Targets (issue 2): a 10,000-point sweep of a 1 ms simulation costs at most 1.3x the plain Python
+Targets: a 10,000-point sweep of a 1 ms simulation costs at most 1.3x the plain Python
 loop serially; the processes executor is at least 1.6x faster than serial on 2 cores for a 50 ms
 simulation.
 

@@ -2,7 +2,7 @@
 
 Each command runs as a fresh process, the commands interleaved round after round (so that a change
 in the machine's load hits all of them alike); the figure of a command is its median wall time minus
-the median of ``import toolkit``. Targets (issue 18): ``--help`` within 0.3 s, ``list`` and ``show``
+the median of ``import toolkit``. Targets: ``--help`` within 0.3 s, ``list`` and ``show``
 within 1.0 s, ``run`` of a point already in the run store within 1.5 s.
 
     python benchmarks/startup.py                   # this checkout, every installed plugin

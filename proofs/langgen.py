@@ -1,11 +1,11 @@
 """Verdicts of langgen's symbolic claims (sympy, each paired with a numeric spot-check), and the
-Stirling limit of the spec checked with sympy.limit.
+Stirling limit of the paper checked with sympy.limit.
 
     python proofs/langgen.py            # verdict table + Stirling limit
     python proofs/langgen.py --csv out.csv
 
 Exits non-zero when a claim's verdict differs from what its author expects, or when sympy's limit
-differs from the spec's value.
+differs from the paper's value.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def stirling_limit_check() -> tuple[str, pd.DataFrame, bool]:
         for name, (computed, expected) in stirling_limits().items()
     ]
     table = pd.DataFrame(rows)
-    return "sympy.limit of the spec's Stirling asymptotics", table, bool(table.ok.all())
+    return "sympy.limit of the paper's Stirling asymptotics", table, bool(table.ok.all())
 
 
 if __name__ == "__main__":

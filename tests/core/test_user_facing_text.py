@@ -2,9 +2,10 @@
 
 The README, every page under docs/ (generated output aside), each plugin's README, the `toolkit show` text of
 every registered name, the docstrings of the toolkit and of every first-party plugin package
-(the API reference renders them) and the claim strings of every headline experiment (the reproduction report
-prints them) must not mention working sessions, issue numbers, helpers, pre-registration, prototypes, gates,
-the paper spec or files a user does not have.
+(the API reference renders them), the claim strings of every headline experiment (the reproduction report
+prints them) and the text of the study, benchmark, proof and simulation scripts the results pages tell a user
+to run (their ``--help`` and what they print or write) must not mention working sessions, issue numbers,
+helpers, pre-registration, prototypes, gates, the paper spec or files a user does not have.
 """
 
 from __future__ import annotations
@@ -226,3 +227,47 @@ def test_report_claims_speak_to_the_user():
         for hit in find_hits(text)
     ]
     assert not bad, "report claim strings speak of how the work was organised:\n" + "\n".join(bad)
+
+
+# -- the scripts a user runs from the results pages: their --help and what they print or write ------------
+
+SCRIPT_GLOBS = (
+    "plugins/*/studies/*.py",
+    "plugins/*/benchmarks/*.py",
+    "benchmarks/*.py",
+    "proofs/*.py",
+    "simulations/**/*.py",
+)
+
+
+def script_files() -> list[Path]:
+    """Every study, benchmark, proof and simulation script (their docstrings are their ``--help``)."""
+    return sorted({path for pattern in SCRIPT_GLOBS for path in REPO.glob(pattern) if path.is_file()})
+
+
+def test_the_script_walk_finds_every_folder():
+    files = script_files()
+    folders = {path.relative_to(REPO).parts[0] for path in files}
+    assert folders == {"plugins", "benchmarks", "proofs", "simulations"}, sorted(folders)
+    assert any(path.parts[-2] == "studies" for path in files) and any(
+        path.parts[-3] == "care" for path in files
+    )
+    source = '"""Mod."""\n# a gate in a comment is not read\ndef _p():\n    print(f"the {x} gate")\n'
+    assert [line for line, text in string_literals(source) if find_hits(text)] == [4]
+    assert not find_hits("".join(text for _, text in string_literals(source) if "comment" in text))
+
+
+@pytest.mark.parametrize("path", script_files(), ids=lambda p: p.relative_to(REPO).as_posix())
+def test_script_text_speaks_to_the_user(path):
+    source = path.read_text(encoding="utf-8")
+    docstrings = {text for _, _, text in public_texts(source)}
+    hits = [
+        f"{what} (line {line}): {hit}" for line, what, text in public_texts(source) for hit in find_hits(text)
+    ]
+    hits += [
+        f"string at line {line}: {hit}"
+        for line, text in string_literals(source)
+        if inspect.cleandoc(text) not in docstrings
+        for hit in find_hits(text)
+    ]
+    assert not hits, f"{path.relative_to(REPO)} speaks of how the work was organised:\n" + "\n".join(hits)

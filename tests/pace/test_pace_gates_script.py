@@ -25,7 +25,7 @@ def test_gates_table_from_the_store_and_a_rerun_computes_nothing(tmp_path, capsy
     store, out = tmp_path / "runs.sqlite", tmp_path / "gates.md"
     gates.main(["--seeds", "1", "--quick", "--store", str(store), "--out", str(out)])
     first = capsys.readouterr()
-    assert "| gate | claim | reference | measured | ok |" in first.out
+    assert "| target | claim | reference | measured | ok |" in first.out
     assert "| G3-G4 | G3 recovery abrupt_variance, gamma0=0.005" in first.out
     assert "G1 runs per method: {'aci': 6, 'decaying': 3, 'pace': 6, 'quantile_tracking': 3}" in first.out
     assert "38 runs: 38 computed, 0 from the store" in first.err
@@ -38,7 +38,7 @@ def test_gates_table_from_the_store_and_a_rerun_computes_nothing(tmp_path, capsy
         return [line for line in text.splitlines() if line.startswith("|") or line.startswith("- ")]
 
     assert tables(second.out) == tables(first.out)
-    assert out.read_text().startswith("# pace gates, seeds 100..100")
+    assert out.read_text().startswith("# pace targets, seeds 100..100")
 
 
 def test_bad_seed_count_is_refused_before_any_work(tmp_path, capsys):

@@ -143,7 +143,7 @@ def test_g4_limits_runs_through_the_store_and_a_rerun_computes_nothing(tmp_path,
     assert limits.main(argv) == 0
     first = capsys.readouterr()
     assert "8 runs: 8 computed, 0 from the store" in first.err
-    assert "spec's rates: best zero-variance IVON (lr 0.05, lowest seed)" in first.out
+    assert "paper's rates: best zero-variance IVON (lr 0.05, lowest seed)" in first.out
     assert limits.main(argv) == 0
     second = capsys.readouterr()
     assert "8 runs: 0 computed, 8 from the store" in second.err

@@ -9,7 +9,7 @@ one process one after the other, best of ``--repeat``:
 * engine: ``engine.run_batch`` with one run (the batched engine: (1, 1, d) weights, dense BLAS);
 * numpy loop: ``engine.reference_run`` (the plain per-run loop the engine is tested against).
 
-Target (issue 22): numba >= 5x faster than the engine on this run. The counts of all three must agree.
+Target: numba >= 5x faster than the engine on this run. The counts of all three must agree.
 ``--engine-iters K`` times the two numpy implementations on the first K iterations only (a cap; the
 per-iteration ratio is then reported; the full run is the default).
 

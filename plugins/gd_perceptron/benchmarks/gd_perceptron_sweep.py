@@ -8,7 +8,7 @@ linear part runs all d, gamma and seeds in one batch (R1 zero-padded to the larg
 part one batch of 20 seeds per d (padding its dense initial weights would cost more than it saves).
 Baseline: one ``engine.reference_run`` per run, a plain loop in the (m, d) weights. Also timed: one
 batch per d in the plain (m, d) form, which separates the gain of batching from that of the Gram form.
-Target (issue 3): batched >= 10x faster. Iteration counts of both must agree.
+Target: batched >= 10x faster. Iteration counts of both must agree.
 
     python plugins/gd_perceptron/benchmarks/gd_perceptron_sweep.py                 # full sweep
     python plugins/gd_perceptron/benchmarks/gd_perceptron_sweep.py --d-max 512 --seeds 5

@@ -6,7 +6,8 @@
    vanishing-initialisation form and GD's own gamma -> inf limit (rho = inf).
 2. Both curves vs d (``gd_perceptron.scaling``): the staircase, d = 8..512, same model, 20 seeds, gamma = inf
    under limit=vanishing_init and limit=from_init (eta = 1), with the linear Batch Perceptron (d^2); the
-   wall time of each sweep is printed (the issue measured 207 s for such a sweep before it).
+   wall time of each sweep is printed (an earlier measurement, under another load and on another staircase,
+   gave 207 s for such a sweep).
 
     python plugins/gd_perceptron/studies/gd_perceptron_limits.py            # full
     python plugins/gd_perceptron/studies/gd_perceptron_limits.py --quick    # fewer seeds, d <= 128

@@ -1,4 +1,4 @@
-"""Per-round cost of the graphpfl simulator on one CPU thread (the issue's benchmark).
+"""Per-round cost of the graphpfl simulator on one CPU thread (the benchmark of the per-round cost target).
 
     python plugins/graphpfl/benchmarks/graphpfl_rounds.py                 # MUTAG, 10 clients, GIN 3x64, batch 32, 1 local epoch
     python plugins/graphpfl/benchmarks/graphpfl_rounds.py --dataset PROTEINS --rounds 10

@@ -4,7 +4,7 @@
         results/graphpfl/COX2/runs.csv results/graphpfl/NCI1/runs.csv --out results/graphpfl/study
 
 Per (dataset, noise p, method): seeds, mean pooled test accuracy, the paired difference to FedAvg with its
-95% Student-t interval, the verdict of the pre-registered rule (helps: lower end > 0; harms: upper end < 0;
+95% Student-t interval, the verdict of the rule fixed before the runs (helps: lower end > 0; harms: upper end < 0;
 else no evidence), the per-seed differences and the stop rounds. Then, per p and method, the differences of
 all datasets pooled into one interval, and each method's paired drop from the lowest p to each other p.
 Writes ``study.csv``, ``pooled.csv``, ``drops.csv``, ``study.md`` (the tables as markdown) and ``readme.md``
@@ -23,7 +23,7 @@ from pathlib import Path
 
 
 def verdict(low: float, high: float) -> str:
-    """The pre-registered reading of a paired interval."""
+    """The reading of a paired interval, fixed before the runs."""
     if low != low or high != high:  # nan: fewer than two seeds
         return "too few seeds"
     return "helps" if low > 0 else "harms" if high < 0 else "no evidence"

@@ -301,7 +301,7 @@ PLUGIN_SCENARIOS = (*INLINE_SCENARIOS, "computo")  # the plugin's synthetic stre
 
 # -- streams ---------------------------------------------------------------------------------------------------------
 def inline_stream(scenario: str, T: int, seed: int) -> np.ndarray:
-    """The self-test's streams, s_t = |mu_t + sigma_t Z_t| (spec section 3), written here independently of the plugin."""
+    """The self-test's streams, s_t = |mu_t + sigma_t Z_t| (the streams of ``pace.stream``), written here independently of the plugin."""
     t = np.arange(T)
     z = np.random.default_rng(seed).standard_normal(T)
     mu, sigma = np.zeros(T), np.ones(T)

@@ -1,9 +1,9 @@
-"""Why G2's step share (gamma_t = gamma_0 on >= 90% of exchangeable rounds) is out of reach of the spec's PACE.
+"""Why G2's step share (gamma_t = gamma_0 on >= 90% of exchangeable rounds) is out of reach of the paper's PACE.
 
     .venv/bin/python plugins/pace/studies/pace_g2_step_share.py [--seeds 20] [--iid-rounds 200000] \\
         [--store PATH] [--executor processes]
 
-Three parts, none of which changes the method (the spec's constants throughout):
+Three parts, none of which changes the method (the paper's constants throughout):
 
 1. Arithmetic of the rule. The smoothed step falls by 1/20 of its gap per round and only rises at once, so
    after the first round with gamma* > gamma_0 it stays above gamma_0 for good (in float64 it stalls a few
@@ -14,10 +14,10 @@ Three parts, none of which changes the method (the spec's constants throughout):
 2. The ideal case: errors iid Bernoulli(alpha) (what exact coverage gives on exchangeable data), the
    reactive term alone (no KS term, no ledger): the per-round trigger probability (exact binomial) and the
    share of rounds with gamma~ <= 1.01 gamma_0 (Monte Carlo, its own seed 300). Then the oracle case with
-   the spec's whole rule: scores iid |N(0, 1)| (the exchangeable stream), the threshold the true quantile
+   the paper's whole rule: scores iid |N(0, 1)| (the exchangeable stream), the threshold the true quantile
    (so the errors are exactly iid Bernoulli(alpha)), the KS term on those scores, the gap term, the
    smoothing, the cap and the ledger (seed 301).
-3. The measured runs (exchangeable stream, the gate seeds 100.. and T = 4000, as plugins/pace/studies/pace_gates.py):
+3. The measured runs (exchangeable stream, the target seeds 100.. and T = 4000, as plugins/pace/studies/pace_gates.py):
    the share with gamma_t <= 1.01 gamma_0, and the same smoothing recursion re-run on the run's reactive
    signal alone and on its proactive (KS) signal alone. gamma~ is monotone in the targets, so the share of
    the full method is at most the smaller of the two one-signal shares (the ledger can only lower gamma_t;
@@ -51,7 +51,7 @@ SHIFT_WINDOW, REFERENCE_WINDOW, DELTA, GAMMA_CAP, PHI_CAP = 50, 200, 0.01, 0.128
 
 
 def smoothed(target: np.ndarray, gamma0: float) -> np.ndarray:
-    """The spec's smoothing: gamma~ = gamma* when it rises, else gamma~ + (gamma* - gamma~)/20; gamma~_0 = gamma_0."""
+    """The paper's smoothing: gamma~ = gamma* when it rises, else gamma~ + (gamma* - gamma~)/20; gamma~_0 = gamma_0."""
     out = np.empty(target.size)
     g = gamma0
     for i, t in enumerate(target):
@@ -61,7 +61,7 @@ def smoothed(target: np.ndarray, gamma0: float) -> np.ndarray:
 
 
 def reactive_signal(err: np.ndarray) -> np.ndarray:
-    """R_t of the spec from an error sequence (0 until 50 rounds)."""
+    """R_t of the paper from an error sequence (0 until 50 rounds)."""
     margin = 2 * math.sqrt(ALPHA * (1 - ALPHA) / GAP_WINDOW)
     c = np.concatenate([[0], np.cumsum(err)])
     mean = np.full(err.size, np.nan)
@@ -84,7 +84,7 @@ def arithmetic() -> float:
     binom = stats.binom(GAP_WINDOW, ALPHA)
     fires = counts[excess > 0]
     p_fire = float(binom.pmf(fires).sum())
-    print("1. arithmetic of the rule (spec constants)")
+    print("1. arithmetic of the rule (the paper's constants)")
     print(
         f"   reactive margin 2 sqrt(a(1-a)/50) = {margin:.4f}: fires when the error count in 50 rounds is "
         f"<= {int(fires[fires < ALPHA * GAP_WINDOW].max())} or >= {int(fires[fires > ALPHA * GAP_WINDOW].min())}"
@@ -127,7 +127,7 @@ def iid_case(rounds: int) -> None:
 
 
 def shift_signal(scores: np.ndarray) -> np.ndarray:
-    """P_t of the spec: KS(last 50 scores, the 200 before) past kappa, scaled (0 until 250 scores)."""
+    """P_t of the paper: KS(last 50 scores, the 200 before) past kappa, scaled (0 until 250 scores)."""
     kappa = pace_kappa(SHIFT_WINDOW, REFERENCE_WINDOW, DELTA)
     span = SHIFT_WINDOW + REFERENCE_WINDOW
     out = np.zeros(scores.size)
@@ -141,7 +141,7 @@ def shift_signal(scores: np.ndarray) -> np.ndarray:
 def full_rule_steps(
     shift: np.ndarray, gap: np.ndarray, err: np.ndarray, gamma0: float, phi_cap: float = PHI_CAP
 ) -> np.ndarray:
-    """gamma_t of the spec's whole rule (cap, smoothing, ledger) from given signals and errors."""
+    """gamma_t of the paper's whole rule (cap, smoothing, ledger) from given signals and errors."""
     out = np.empty(err.size)
     smooth, phi = gamma0, 0.0
     for i in range(err.size):
@@ -160,7 +160,7 @@ def oracle_case(rounds: int) -> None:
     err = (scores > stats.norm.ppf(1 - ALPHA / 2)).astype(float)  # the true quantile: iid Bernoulli(alpha)
     shift, gap = shift_signal(scores), reactive_signal(err)
     print(
-        f"\n   oracle threshold, the spec's whole rule (KS + gap + cap + smoothing + ledger), {rounds} rounds "
+        f"\n   oracle threshold, the paper's whole rule (KS + gap + cap + smoothing + ledger), {rounds} rounds "
         f"(seed 301): error rate {err.mean():.4f}; rounds with R_t > 0: {np.mean(gap > 0):.4f}, KS > 0: "
         f"{np.mean(shift > 0):.4f}"
     )
@@ -254,7 +254,7 @@ def violation_ratio(seeds: range, runs: dict, gamma0: float = 0.01) -> None:
     print(
         f"\n4. exchangeable violation rate, gamma_0 = {gamma0}, seeds {seeds.start}..{seeds.stop - 1}: ACI "
         f"{r[:, 0].mean():.4f}, PACE {r[:, 1].mean():.4f}, ratio {r[:, 1].mean() / r[:, 0].mean():.3f} "
-        f"[95% seed bootstrap {lo:.3f}, {hi:.3f}] (gate: within [0.9, 1.1]); PACE lower in "
+        f"[95% seed bootstrap {lo:.3f}, {hi:.3f}] (target: within [0.9, 1.1]); PACE lower in "
         f"{int(np.sum(r[:, 1] < r[:, 0]))}/{len(r)} seeds"
     )
 

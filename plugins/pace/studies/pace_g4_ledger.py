@@ -2,9 +2,9 @@
 
     .venv/bin/python plugins/pace/studies/pace_g4_ledger.py [--seeds 10] [--store runs.sqlite] [--executor processes]
 
-A diagnosis, not a gate and not a tuning: seeds 200.. (not the gate seeds 100..119), T = 4000, the spec's
+A diagnosis, not a target and not a tuning: seeds 200.. (not the target seeds 100..119), T = 4000, the paper's
 constants. For abrupt variance, multi-block and LLM factuality at gamma_0 in {.005, .01} it prints the mean
-post-shift deviation (the gate's metric, toolkit_pace.metrics) of ACI and PACE, the share of the 300
+post-shift deviation (the target's metric, toolkit_pace.metrics) of ACI and PACE, the share of the 300
 post-shift rounds in which PACE's ledger binds (gamma_t below the smoothed step, |phi| at Phi), and, as a
 counterfactual only, PACE with the ledger switched off (Phi = 10, the largest ``pace.stream`` takes: the
 unchecked ledger stays below 0.7 on seeds 200..219 and 300..319, so it never binds; a cell where it would
@@ -12,12 +12,12 @@ is marked "Phi = 10 reached"): the smoothed step unchecked, which loses T3's gua
 Phi = 0.5 is what stops G4; if not, the step the signals produce is (its post-shift max and mean are printed;
 the cap gamma_max is 0.128).
 
-The spec says "post-shift mean |local miscoverage - alpha| (300 rounds)" with local windows W = 100 and
-does not say which way a window looks; the gate (README) uses forward windows, as the spec's recovery
+The paper says "post-shift mean |local miscoverage - alpha| (300 rounds)" with local windows W = 100 and
+does not say which way a window looks; the target (README) uses forward windows, as the paper's recovery
 does. Three other readings are printed beside it, each as a PACE/ACI ratio: trailing windows (m_t = mean
 err_{t-99..t}, t in [tau, tau + 300)), centred windows (mean err_{t-50..t+49}) and the 300-round block
-(|mean err_{tau..tau+299} - alpha|, no local window: not what the spec's words say). Last,
-a counterfactual of the step size only: both signal gains 0.3 instead of the spec's 0.1 (ledger on).
+(|mean err_{tau..tau+299} - alpha|, no local window: not what the paper's words say). Last,
+a counterfactual of the step size only: both signal gains 0.3 instead of the paper's 0.1 (ledger on).
 
 Every run is a ``pace.stream`` run (four per stream, gamma_0 and seed: ACI, PACE, PACE without ledger,
 PACE with gains 0.3) kept in the run store (--store, default TOOLKIT_STORE): a rerun reads them back.
@@ -106,7 +106,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10, help="how many seeds (default 10)")
     ap.add_argument(
-        "--first-seed", type=int, default=200, help="the first seed (default 200; the gate's are 100..119)"
+        "--first-seed", type=int, default=200, help="the first seed (default 200; the target's are 100..119)"
     )
     add_run_options(ap)
     args = ap.parse_args(argv)

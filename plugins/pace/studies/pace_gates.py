@@ -1,4 +1,4 @@
-"""Gates G1-G5 of the pace spec over 20 fresh seeds (100..119), every run held against its bounds.
+"""The targets G1-G5 (our reading of the paper) over 20 fresh seeds (100..119), every run held against its bounds.
 
     .venv/bin/python plugins/pace/studies/pace_gates.py --out pace_gates.md [--store runs.sqlite] [--quick]
 
@@ -37,7 +37,7 @@ def _ratio_spread(table: pd.DataFrame, column: str, stream: str, gamma0: float) 
     )[column]
     r = (p / a).dropna()
     return (
-        f"per-seed PACE/ACI {np.percentile(r, 10):.2f}..{np.percentile(r, 90):.2f}, worse than gate in "
+        f"per-seed PACE/ACI {np.percentile(r, 10):.2f}..{np.percentile(r, 90):.2f}, worse than target in "
         f"{int((r > (0.5 if column == 'recovery_total' else 0.75)).sum())}/{r.size} seeds"
     )
 
@@ -72,13 +72,13 @@ def main(argv=None) -> None:
 
 def _report(seeds: tuple[int, ...], quick: bool) -> str:
     start = time.time()
-    lines = [f"# pace gates, seeds {seeds[0]}..{seeds[-1]}", ""]
+    lines = [f"# pace targets, seeds {seeds[0]}..{seeds[-1]}", ""]
     outcomes = {"G1": E.g1_bounds(quick, seeds=seeds)}
     runs = E.shift_runs(seeds)
     outcomes["G2"] = E.g2_exchangeable(False, runs)
     outcomes["G3-G4"] = E.g3_g4_shift(False, runs)
     outcomes["G5"] = E.g5_long_run(False, runs)
-    lines += ["| gate | claim | reference | measured | ok |", "|---|---|---|---|---|"]
+    lines += ["| target | claim | reference | measured | ok |", "|---|---|---|---|---|"]
     for gate, outcome in outcomes.items():
         for c in outcome.comparisons:
             lines.append(f"| {gate} | {c.claim} | {c.paper} | {c.measured} | {'yes' if c.ok else 'NO'} |")

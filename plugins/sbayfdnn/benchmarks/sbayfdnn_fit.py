@@ -1,5 +1,5 @@
 """Wall time of one sparse Bayesian fit (n = 500, m = 100, J = 24, 3000 epochs, 3 restarts, Laplace)
-on one CPU thread, or on CUDA with --device cuda. Target (issue 5): <= 90 s on one CPU thread.
+on one CPU thread, or on CUDA with --device cuda. Target: <= 90 s on one CPU thread.
 
     python plugins/sbayfdnn/benchmarks/sbayfdnn_fit.py [--device cpu|cuda|auto] [--repeats 1]
 """

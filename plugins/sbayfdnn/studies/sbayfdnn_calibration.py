@@ -1,6 +1,6 @@
-"""PIP calibration on the simulation study (issue 19, item 5): binned plug-in inclusion probabilities
+"""PIP calibration on the simulation study: binned plug-in inclusion probabilities
 against the frequency with which that basis function truly lies in a region (its support overlaps
-the true region), over links and seeds of the two-region design (quick gate settings by default).
+the true region), over links and seeds of the two-region design (its quick settings by default).
 
     python plugins/sbayfdnn/studies/sbayfdnn_calibration.py --seeds 0,1 --out results/sbayfdnn/calibration
 
@@ -8,7 +8,7 @@ Every (link, seed) is a point of the run store (``--store``, default ``TOOLKIT_S
 as it is fitted; a rerun serves those from the store (a stopped run keeps its fits and resumes). Writes
 ``pips.csv`` (one row per fit x candidate x column: pip, truly_in, chosen, log evidence) and
 ``calibration.png`` (reliability diagram of the chosen restarts' PIPs, and of the evidence-weighted
-average over restarts, the fix the issue suggests); prints the binned table.
+average over restarts, a candidate fix); prints the binned table.
 """
 
 from __future__ import annotations
@@ -161,7 +161,11 @@ def main(argv=None) -> None:
         help=f"comma-separated, from {', '.join(LINKS)}",
     )
     parser.add_argument("--seeds", type=seeds_arg, default=[0, 1], help="comma-separated seeds")
-    parser.add_argument("--full", action="store_true", help="the gate settings (3000 epochs, 3 restarts)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="the full settings of the two-region targets (3000 epochs, 3 restarts)",
+    )
     parser.add_argument(
         "--laplace-pips",
         action="store_true",

@@ -1,5 +1,5 @@
 """Comparison table (methods x links, mean +/- sd over seeds) on the two-region design at SNR 5, the
-issue's simulation gates, and the null design. Writes CSVs and a figure to --out.
+simulation targets, and the null design. Writes CSVs and a figure to --out.
 
     python plugins/sbayfdnn/studies/sbayfdnn_compare.py                      # full: 4 links x 3 seeds, n = 500
     python plugins/sbayfdnn/studies/sbayfdnn_compare.py --quick              # the quick setting of toolkit reproduce
@@ -134,7 +134,7 @@ def main(argv=None) -> int:
             )
         )
     gates = pd.DataFrame([c.__dict__ for c in comps], columns=["claim", "paper", "measured", "ok"])
-    gates.to_csv(out / "gates.csv", index=False)
+    gates.to_csv(out / "targets.csv", index=False)
     print(gates.to_string())
     fig, ax = plt.subplots(figsize=(8, 4))
     table[table["method"] != "select_all"].groupby(["link", "method"])[
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     fig.savefig(out / "compare_rmse.png", dpi=120)
     plt.close(fig)
     print(
-        f"wrote {out}/compare.csv, compare_summary.csv, gates.csv, compare_rmse.png "
+        f"wrote {out}/compare.csv, compare_summary.csv, targets.csv, compare_rmse.png "
         f"in {time.perf_counter() - start:.0f} s"
     )
     return 0

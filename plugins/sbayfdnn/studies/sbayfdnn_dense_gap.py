@@ -1,4 +1,4 @@
-"""Why the sparse model does not reach RMSE <= 0.9 x the dense network (the issue's gate), measured.
+"""Why the sparse model does not reach RMSE <= 0.9 x the dense network (the dense-network target), measured.
 
 For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) this writes:
 
@@ -11,7 +11,7 @@ For each link and seed of the two-region design (SNR 5, n = 500, n_test = 2000) 
    masking, after 250 .. 1500 fine-tuning epochs at the full lr (each 250 with a fresh Adam; ``fit``
    did this before 2026-12-01), and after 500 epochs at ``finetune_lr`` (2e-4, what ``fit`` does now);
 3. ``summary.csv``: per link, the oracle's RMSE as a multiple of the dense network's. When that is
-   above 0.9 no method, not even the true regression function, can meet the gate.
+   above 0.9 no method, not even the true regression function, can meet the target.
 
     python plugins/sbayfdnn/studies/sbayfdnn_dense_gap.py --links linear,sin,square,exp --seeds 1 --out results/sbayfdnn/dense_gap
     python plugins/sbayfdnn/studies/sbayfdnn_dense_gap.py --seeds 0 --evidence-pruning square:3 --out results/sbayfdnn/pruning

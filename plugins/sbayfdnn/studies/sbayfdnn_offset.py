@@ -1,4 +1,4 @@
-"""Issue 19: the empty model on users' curves. One fit per (case, seed) with the estimator's defaults;
+"""The empty model on users' curves. One fit per (case, seed) with the estimator's defaults;
 the earlier choice (full evidence, no guard: ``old_*``), the first-layer-evidence candidate rule
 (``first_layer_*``, not adopted) and the guarded network (full evidence with the linear guard: ``new_*``)
 are evaluated on the same fit from its stored candidates, beside the functional linear model;
@@ -10,7 +10,7 @@ CV gain of the best network over the FLM and its paired standard error.
     python plugins/sbayfdnn/studies/sbayfdnn_offset.py --cases toy40,offset_linear,offset_square,null --seeds 100,101,102
     python plugins/sbayfdnn/studies/sbayfdnn_offset.py --diagnose     # the diagnosis: toy40 and offset_linear, seed 0, J 24 and 8
 
-Cases: ``toy40`` (y = X(0.2) + noise, the spec's curves, n = 40), ``offset_linear`` / ``offset_square``
+Cases: ``toy40`` (y = X(0.2) + noise, the toy curves, n = 40), ``offset_linear`` / ``offset_square``
 (``designs.simulate_offset``, n = 200, 500 test curves), ``null`` (beta = 0, n = 500). One JSON line
 per fit on stdout, and a CSV with ``--out``. Each fit is a point of the run store (``--store``, default
 ``TOOLKIT_STORE``), stored when it finishes: a rerun serves the finished fits from the store (a stopped

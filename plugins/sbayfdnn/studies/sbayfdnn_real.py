@@ -1,4 +1,4 @@
-"""Every method on the real scalar-on-function data sets shipped inside packages (issue 19):
+"""Every method on the real scalar-on-function data sets shipped inside packages:
 Tecator (sktime; standard split 172 / 43), Covid3Month (sktime; 140 / 61) and El Nino
 (statsmodels; years 1-45 / 46-60). Test RMSE per method and seed, plus the sparse model's number of
 selected basis functions and what the earlier rule (no linear guard) would have predicted.
@@ -147,7 +147,7 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float]:
 
 def summarise(table):
     """Per dataset and method: test RMSE mean, sd, 95% t-interval over seeds, and the same for the
-    per-seed ratio to the FLM's RMSE (the issue's requirement: at most 1.05)."""
+    per-seed ratio to the FLM's RMSE (the target: at most 1.05)."""
     import pandas as pd
 
     flm = table[table["method"] == "flm"].set_index(["dataset", "seed"])["rmse"]

@@ -1,4 +1,6 @@
-"""How many inner-CV folds the small-n model choice needs (issue 19, sbayfdnn README "Folds").
+"""How many inner-CV folds the small-n model choice needs.
+
+The choice it informed: docs/plugins/sbayfdnn/results.md, "How the defaults were chosen".
 
 For each seed of the toy40 design (y = X(0.2) + noise, 40 training curves, 500 test curves) this fits
 the three inner-CV candidates (network at sigma1^2 x 1 and x 10, the functional linear model) on every

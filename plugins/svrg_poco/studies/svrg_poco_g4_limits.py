@@ -1,4 +1,4 @@
-"""G4 diagnostic (no gate): IVON's zero-variance limit on the digits MLP, beside Adam, at equal steps.
+"""G4 diagnostic (no target): IVON's zero-variance limit on the digits MLP, beside Adam, at equal steps.
 
 A posterior correction can at best remove the mini-batch noise of IVON's gradient. So the best any
 correction can do is IVON driven by the exact full-batch gradient at its sampled weights ("exact"),
@@ -7,7 +7,7 @@ for the same number of steps. With the weight noise off as well (eps = 0) it is 
 epochs (1,800 steps of batch 32) each, on the same seeds and initial weights, on a learning-rate grid
 wide enough that each method's best rate is an interior point (3x steps). The readings were fixed in
 the plugin README before the runs. The range of IVON's Hessian estimate h at the end is printed. Last
-come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the spec's .99999. Every run is a
+come IVON and IVON-PoCo at lr 0.05 with beta2 = 0.999 instead of the paper's .99999. Every run is a
 ``svrg_poco.mlp`` run (``gradient=`` mini-batch, exact or deterministic) kept in the run store (--store,
 default TOOLKIT_STORE): an interrupted or repeated call reads the finished runs back. The runs' table is
 also written to g4_limits.csv under --out.
@@ -88,7 +88,7 @@ def _best_rate(curve: pd.Series, grid: list[float]) -> tuple[float, float, bool]
 
 def wide_grid_reading(summary: pd.DataFrame, ivon_lrs: list[float], adam_lrs: list[float]) -> str:
     """The reading over the whole grid (fixed in the README before the run): every IVON-family run of the
-    spec's beta2, at any rate, on its lowest seed, against Adam's mean at Adam's best rate."""
+    paper's beta2, at any rate, on its lowest seed, against Adam's mean at Adam's best rate."""
     adam_lr, adam_loss, adam_inside = _best_rate(
         summary[summary.method == "adam"].set_index("lr").train_loss_mean, adam_lrs
     )
@@ -174,7 +174,7 @@ def main(argv=None) -> int:
         & summary.variant.isin(["exact", "deterministic"])
         & (summary.beta2 == 0.99999)
     ]
-    for ivon_lr, adam_lr, reading in ((0.05, 1e-3, "spec's rates"), (0.15, 3e-3, "tuned rates")):
+    for ivon_lr, adam_lr, reading in ((0.05, 1e-3, "paper's rates"), (0.15, 3e-3, "tuned rates")):
         if not (np.isclose(limits.lr, ivon_lr).any() and np.isclose(adam.index, adam_lr).any()):
             continue
         best = limits[np.isclose(limits.lr, ivon_lr)].train_loss_min.min()

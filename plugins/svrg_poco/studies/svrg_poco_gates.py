@@ -1,9 +1,9 @@
-"""Run svrg_poco's gate experiments G1-G4 in their full setting and print the claim-by-claim table.
+"""Run svrg_poco's target experiments G1-G4 in their full setting and print the claim-by-claim table.
 
     python plugins/svrg_poco/studies/svrg_poco_gates.py [--quick] [--only g1,g3] [--seeds 3,4,5] [--out results/svrg_poco]
         [--store runs.sqlite]
 
-``--seeds`` replaces each gate's seeds (0-2 in the full setting): fresh seeds for a confirmation run.
+``--seeds`` replaces each target's seeds (0-2 in the full setting): fresh seeds for a confirmation run.
 Every run is a run of ``svrg_poco.convergence``, ``svrg_poco.variance`` or ``svrg_poco.mlp`` kept in the
 run store (``--store``, default TOOLKIT_STORE): a rerun reads the finished runs back instead of recomputing.
 """
@@ -34,7 +34,7 @@ def main(argv=None) -> int:
         "--seeds",
         type=seeds,
         default=None,
-        help="comma-separated seeds replacing each gate's own (default: 0-2; 0 with --quick)",
+        help="comma-separated seeds replacing each target's own (default: 0-2; 0 with --quick)",
     )
     parser.add_argument("--out", default="results/svrg_poco", help="folder for the tables (CSV)")
     add_run_options(parser, executors=("serial",))

@@ -1,9 +1,9 @@
-"""G4 with the spec's learning-rate grid, by a rule fixed before the runs (see the plugin README).
+"""G4 with the paper's learning-rate grid, by a rule fixed before the runs (see the plugin README).
 
 Phase 1 (choice, seeds 0-1): for Adam (1e-3), IVON (0.05) and IVON-PoCo (0.05, alpha = 0.5), the
 learning rates x {1/3, 1, 3}; each method keeps the one with the lowest mean final train loss after
 40 epochs. Test accuracy plays no part in the choice.
-Phase 2 (confirmation, fresh seeds 2-3; 2-4 since 2026-12-02, the issue asks for >= 3): IVON-PoCo at its
+Phase 2 (confirmation, fresh seeds 2-3; 2-4 since 2026-12-02, as the G4 target asks for >= 3): IVON-PoCo at its
 chosen lr for 40 epochs, Adam at its chosen lr long enough to match IVON-PoCo's gradient evaluations;
 the G4 comparisons at equal steps and at equal evaluations, on the mean over the confirmation seeds.
 
