@@ -15,7 +15,7 @@ from typing import Any
 
 import pluggy
 
-__version__ = "0.4.1"
+__version__ = "0.5.0"
 
 hookimpl = pluggy.HookimplMarker("toolkit")
 """Marker for hook implementations in plugins: ``@toolkit.hookimpl``."""

@@ -8,6 +8,8 @@
   A value that names nothing on disk (inline JSON, a server URL) is keyed by its text only.
 - A plugin installed in editable or development mode is keyed by its version *and* a hash of its
   package's ``.py`` files, so editing its code recomputes its points.
+- A simulation that names ``keyed_packages`` (a numerical solver whose answers move between its releases)
+  is keyed also by the installed version of each, so upgrading one recomputes its points.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-__all__ = ["ContentPath", "HashContent", "content_fingerprints", "path_fingerprint", "source_fingerprint"]
+__all__ = [
+    "ContentPath",
+    "HashContent",
+    "content_fingerprints",
+    "package_versions",
+    "path_fingerprint",
+    "source_fingerprint",
+]
 
 
 class HashContent:
@@ -176,6 +185,18 @@ def source_fingerprint(module_name: str, distribution: str = "") -> str:
         st = p.stat()
         files.append((p.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns))
     return _tree_hash(str(root), tuple(files)) if files else ""
+
+
+def package_versions(distributions: tuple[str, ...]) -> str:
+    """``name=version`` of each installed distribution, comma-separated (``name=absent`` when one is not
+    installed), read from the package metadata without importing it."""
+    versions = []
+    for name in distributions:
+        try:
+            versions.append(f"{name}={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name}=absent")
+    return ",".join(versions)
 
 
 def keyed_params(params: Mapping[str, Any], fingerprints: Mapping[str, str]) -> dict[str, Any]:

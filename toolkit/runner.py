@@ -372,14 +372,19 @@ def _resolve(name: str | Simulation, registry: Registry | None) -> tuple[Simulat
 
 
 def _version(sim: Simulation, registry: Registry) -> str:
-    """The version that keys the store: the plugin's, plus a hash of its source when it is developed in place."""
-    from toolkit.fingerprint import source_fingerprint
+    """The version that keys the store: the plugin's, plus a hash of its source when it is developed in place,
+    plus the installed versions of the simulation's ``keyed_packages``."""
+    from toolkit.fingerprint import package_versions, source_fingerprint
 
     version = sim.version or registry.manager.plugin_version(sim.plugin)
     info = registry.manager.plugin_infos.get(sim.plugin)
     module = info.module if info is not None else getattr(sim.func, "__module__", "") or ""
     source = source_fingerprint(module, info.distribution if info is not None else "")
-    return f"{version}+src.{source}" if source else version
+    if source:
+        version = f"{version}+src.{source}"
+    if sim.keyed_packages:
+        version = f"{version}+{package_versions(sim.keyed_packages)}"
+    return version
 
 
 def _key(sim: Simulation, model: Params, values: Mapping[str, Any], seed: int, version: str) -> str:

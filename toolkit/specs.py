@@ -62,6 +62,9 @@ class Simulation:
         (``quick`` then reads as the first, ``quick_settings`` holds them all).
     :param plot: ``plot(table, figure)`` draws the results of a run or sweep on a matplotlib figure.
     :param version: bump to invalidate stored results of this simulation (default: the plugin's).
+    :param keyed_packages: distributions whose installed versions key the store too (``("scs",)``): for a
+        result that moves between releases of a numerical library, so an upgrade recomputes instead of
+        serving results the new release would not give.
     :param cost: what one point costs (:class:`PointCost`); ``run``/``sweep`` refuse, before any
         work, a point that cannot fit in this machine's memory.
     """
@@ -76,9 +79,16 @@ class Simulation:
     version: str | None = None
     plugin: str = ""
     cost: PointCost | None = None
+    keyed_packages: tuple[str, ...] = ()
     quick_settings: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        packages = self.keyed_packages
+        if isinstance(packages, str) or not all(isinstance(p, str) and p for p in packages):
+            raise TypeError(
+                f"simulation {self.name}: keyed_packages must be a tuple of distribution names, got {packages!r}"
+            )
+        object.__setattr__(self, "keyed_packages", tuple(packages))
         quick = self.quick
         if isinstance(quick, Mapping):
             settings = self.quick_settings

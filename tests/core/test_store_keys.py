@@ -150,3 +150,39 @@ def test_store_keys_page_exists():
     text = (REPO / "docs" / "guide" / "run-store-keys.md").read_text()
     assert text.startswith("# ")
     assert "ContentPath" in text and "editable" in text
+
+
+class _NoParams(toolkit.config.Params):
+    pass
+
+
+def _solver_answer(params, seed: int) -> dict:
+    return {"answer": 1.0}
+
+
+def test_upgrading_a_keyed_package_recomputes(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    sim = toolkit.Simulation(
+        "keyed.solve",
+        _solver_answer,
+        _NoParams,
+        "a solver's answer",
+        keyed_packages=("pluggy", "no-such-dist"),
+    )
+    store = tmp_path / "runs.sqlite"
+    first = toolkit.run(sim, {}, store=store)
+    assert f"pluggy={importlib.metadata.version('pluggy')}" in first.provenance["plugin_version"]
+    assert "no-such-dist=absent" in first.provenance["plugin_version"]
+    assert toolkit.run(sim, {}, store=store).from_cache
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata, "version", lambda name: "99.0" if name == "pluggy" else real(name)
+    )
+    # before: the plugin's version alone keyed the store, and the older release's answer came back
+    assert not toolkit.run(sim, {}, store=store).from_cache
+
+
+def test_keyed_packages_must_be_names():
+    with pytest.raises(TypeError, match="keyed_packages must be a tuple of distribution names"):
+        toolkit.Simulation("keyed.bad", _solver_answer, _NoParams, "d", keyed_packages="scs")
