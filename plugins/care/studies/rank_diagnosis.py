@@ -21,9 +21,11 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from toolkit_care.simulation import SOLVER_PACKAGES
 
 import toolkit
 from toolkit import Simulation
+from toolkit.argtypes import add_run_options, open_run_store
 from toolkit.argtypes import seeds as seed_type
 from toolkit.config import Field, Params
 
@@ -92,6 +94,7 @@ RANK = Simulation(
     RankParams,
     "principled CARE-SVD on simulated votes: rank of L, its eigenvalues and the error, per correlation",
     version="2",
+    keyed_packages=SOLVER_PACKAGES,
 )
 
 
@@ -102,6 +105,7 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--strengths", default="1")
     ap.add_argument("--corrs", default="pearson,tetrachoric")
     ap.add_argument("--selections", default="gamma", help="gamma, penalty_and_rank or both (comma-separated)")
+    add_run_options(ap)
     args = ap.parse_args(argv)
     res = toolkit.sweep(
         RANK,
@@ -113,6 +117,8 @@ def main(argv=None) -> pd.DataFrame:
         },
         seeds=args.seeds,
         check=False,
+        store=open_run_store(args.store).path,
+        executor=args.executor,
     )
     return res.table
 

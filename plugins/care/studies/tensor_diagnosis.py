@@ -30,9 +30,11 @@ import types
 
 import numpy as np
 import pandas as pd
+from toolkit_care.simulation import SOLVER_PACKAGES
 
 import toolkit
 from toolkit import Simulation
+from toolkit.argtypes import add_run_options, open_run_store
 from toolkit.config import Field, Params
 
 SWAPS = ("none", "precision", "groups", "tensor", "groups+tensor", "precision+groups", "all")
@@ -152,6 +154,7 @@ DIAGNOSIS = Simulation(
     DiagParams,
     "CARE-Tensor faithful on civilcomments with chosen steps run the authors' way",
     version="1",
+    keyed_packages=SOLVER_PACKAGES,
 )
 
 
@@ -160,6 +163,7 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--authors-src", required=True, help="src folder of the authors' checkout (72f5b29)")
     ap.add_argument("--seeds", default="42", help="comma-separated seeds (default 42)")
     ap.add_argument("--swaps", default=",".join(SWAPS), help=f"comma-separated, from {', '.join(SWAPS)}")
+    add_run_options(ap)
     args = ap.parse_args(argv)
     swaps = args.swaps.split(",")
     bad = sorted(set(swaps) - set(SWAPS))
@@ -171,6 +175,8 @@ def main(argv=None) -> pd.DataFrame:
         seeds=[int(s) for s in args.seeds.split(",")],
         params={"authors_src": args.authors_src},
         check=False,
+        store=open_run_store(args.store).path,
+        executor=args.executor,
     )
     return res.table
 
