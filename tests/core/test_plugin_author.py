@@ -127,24 +127,19 @@ def test_the_default_plot_still_splits_by_a_varying_parameter():
 # -- show -------------------------------------------------------------------------------------------------
 
 
-def test_show_lists_the_allowed_values_of_a_list_of_choices(capsys, monkeypatch):
+def _show(monkeypatch, name: str, params: type[Params]) -> None:
+    """`toolkit show NAME` for a one-simulation plugin whose simulation takes ``params``."""
     from toolkit.cli import _State, main
 
-    reg = get_registry(
-        plugins=[
-            _module(
-                "opt",
-                toolkit_register_simulations=lambda: [
-                    Simulation(
-                        name="opt.compare", func=lambda p, s: {}, params=_Methods, description="optimisers"
-                    )
-                ],
-            )
-        ],
-        load_entrypoints=False,
-    )
+    sim = Simulation(name=name, func=lambda p, s: {}, params=params, description="d")
+    plugin = _module(name.split(".")[0], toolkit_register_simulations=lambda: [sim])
+    reg = get_registry(plugins=[plugin], load_entrypoints=False)
     monkeypatch.setattr(_State, "registry", property(lambda self: reg))
-    main(["show", "opt.compare"])
+    main(["show", name])
+
+
+def test_show_lists_the_allowed_values_of_a_list_of_choices(capsys, monkeypatch):
+    _show(monkeypatch, "opt.compare", _Methods)
     line = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("methods"))
     assert "each one of 'gd', 'sgd', 'svrg'" in line
 
@@ -283,24 +278,8 @@ class _LongDescription(Params):
 
 
 def test_show_prints_a_long_description_whole_and_a_variable_tuple_as_dots(capsys, monkeypatch):
-    from toolkit.cli import _State, main
-
-    reg = get_registry(
-        plugins=[
-            _module(
-                "longdoc",
-                toolkit_register_simulations=lambda: [
-                    Simulation(
-                        name="longdoc.sim", func=lambda p, s: {}, params=_LongDescription, description="d"
-                    )
-                ],
-            )
-        ],
-        load_entrypoints=False,
-    )
-    monkeypatch.setattr(_State, "registry", property(lambda self: reg))
     monkeypatch.setenv("COLUMNS", "100")
-    main(["show", "longdoc.sim"])
+    _show(monkeypatch, "longdoc.sim", _LongDescription)
     out = capsys.readouterr().out
     assert "tuple[str, ...]" in out and "Ellipsis" not in out
     assert "an empty tuple means every name" in " ".join(out.split())
