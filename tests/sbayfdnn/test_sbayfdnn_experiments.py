@@ -9,7 +9,7 @@ import toolkit
 NAMES = {
     "sbayfdnn.pip_closed_form",
     "sbayfdnn.laplace_toy",
-    "sbayfdnn.two_region_gates",
+    "sbayfdnn.two_region_targets",
     "sbayfdnn.null_design",
     "sbayfdnn.real_data",
 }
@@ -90,7 +90,7 @@ def test_full_simulation_gates():
     """The issue's gates (two-region, SNR 5, n = 500, 3 seeds, 4 links; null design 5 seeds).
     276 s together with the quick-timing test at load ~2 (one thread); the README records what it gave."""
     failed = []
-    for name in ("sbayfdnn.two_region_gates", "sbayfdnn.null_design"):
+    for name in ("sbayfdnn.two_region_targets", "sbayfdnn.null_design"):
         outcome = _experiments()[name].run(False)
         failed += [c for c in outcome.comparisons if c.ok is False]
     # not met and not meetable: the early-stopped dense net is within 1.11 x oracle, so even the true f is

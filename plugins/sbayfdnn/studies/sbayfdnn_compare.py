@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="the quick two_region_gates setting (1000 epochs, 2 restarts, 1000 test curves)",
+        help="the quick two_region_targets setting (1000 epochs, 2 restarts, 1000 test curves)",
     )
     parser.add_argument("--out", default="results/sbayfdnn", help="output folder")
     add_run_options(parser, executors=("serial", "processes"))
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
         ]
     pretty.to_csv(out / "compare_summary.csv")
     print(pretty.to_string())
-    comps = gate_comparisons(table, "QUICK check: " if args.quick else "")
+    comps = gate_comparisons(table, "quick check: " if args.quick else "")
     if args.null_seeds:
         import toolkit
 

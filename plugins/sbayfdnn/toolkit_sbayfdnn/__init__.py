@@ -46,7 +46,7 @@ toolkit_register_experiments = defer(
     {
         "sbayfdnn.pip_closed_form": "plug-in inclusion probability vs its closed-form threshold",
         "sbayfdnn.laplace_toy": "Laplace log evidence vs brute-force integration (1-D toy)",
-        "sbayfdnn.two_region_gates": "two-region design, SNR 5: RMSE/oracle, region TPR/FPR/F1, coverage, vs FLM and dense net",
+        "sbayfdnn.two_region_targets": "two-region design, SNR 5: RMSE/oracle, region TPR/FPR/F1, coverage, vs FLM and dense net",
         "sbayfdnn.null_design": "null design: basis functions selected from pure noise",
         "sbayfdnn.real_data": "ECG (neurokit2, planted QRS region) and El Nino (statsmodels)",
     },

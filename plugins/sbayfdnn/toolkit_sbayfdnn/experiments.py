@@ -90,7 +90,7 @@ def _fit_settings(quick: bool) -> dict:
 QUICK_GATE_SETTINGS = dict(
     n_train=500, n_test=1000, epochs=1000, anneal_epochs=300, finetune_epochs=200, n_restarts=2
 )
-"""The quick two_region_gates setting: the paper's n = 500 and SNR 5, a third of the epochs, 2 restarts,
+"""The quick two_region_targets setting: the paper's n = 500 and SNR 5, a third of the epochs, 2 restarts,
 1000 test curves, links linear and u^2, seeds 0 and 1 (~20 s on an idle core)."""
 QUICK_GATE_SEEDS = (0, 1)
 
@@ -214,16 +214,16 @@ def gate_comparisons(table: pd.DataFrame, label: str = "") -> list[Comparison]:
     return out
 
 
-def two_region_gates(quick: bool) -> ExperimentOutcome:
+def two_region_targets(quick: bool) -> ExperimentOutcome:
     settings = QUICK_GATE_SETTINGS if quick else _fit_settings(False)
     links = ("linear", "square") if quick else LINKS
     seeds = QUICK_GATE_SEEDS if quick else (0, 1, 2)
     methods = ("sbayfdnn", "flm", "select_all", "dense")
     table = run_gates(links, seeds, settings, methods)
-    label = "QUICK check (1000 epochs, 2 seeds): " if quick else ""
+    label = "quick check (1000 epochs, 2 seeds): " if quick else ""
     note = (
         (
-            "QUICK check: n = 500, SNR 5, 1000 epochs (full: 3000), 2 restarts, seeds 0-1, links linear and u^2, "
+            "quick check: n = 500, SNR 5, 1000 epochs (full: 3000), 2 restarts, seeds 0-1, links linear and u^2, "
             "1000 test curves; the full targets (3000 epochs, 3 seeds, four links, 2000 test curves) are checked by "
             "`pytest tests/sbayfdnn -m slow` and `python plugins/sbayfdnn/studies/sbayfdnn_compare.py` (README). The quick "
             "setting's region FPR on u^2 varies by seed (0.28-0.53 over seeds 0-5, mean 0.36)."
@@ -334,7 +334,7 @@ def real_data(quick: bool) -> ExperimentOutcome:
     e = table.iloc[0]
     n = table.iloc[1]
     nino_ratio = n["rmse"] / n["flm_rmse"]
-    nino_label = "QUICK check (400 epochs, 1 restart, 3 inner-CV folds): " if quick else ""
+    nino_label = "quick check (400 epochs, 1 restart, 3 inner-CV folds): " if quick else ""
     return ExperimentOutcome(
         table=table,
         comparisons=[
@@ -359,7 +359,7 @@ def real_data(quick: bool) -> ExperimentOutcome:
         ],
         notes="Real-data rows are demonstrations; the paper's ECG numbers are not available to compare."
         + (
-            " QUICK: El Nino's network fits (the default and the 6 inner-CV fits of 3 folds) use 400 epochs and "
+            " quick check: El Nino's network fits (the default and the 6 inner-CV fits of 3 folds) use 400 epochs and "
             "1 restart (800 and 2, and the default's 10 folds below n = 100, in the full run)."
             if quick
             else ""
@@ -379,9 +379,9 @@ EXPERIMENTS = [
         run=laplace_toy,
     ),
     Experiment(
-        name="sbayfdnn.two_region_gates",
+        name="sbayfdnn.two_region_targets",
         description="two-region design, SNR 5: RMSE/oracle, region TPR/FPR/F1, coverage, vs FLM and dense net",
-        run=two_region_gates,
+        run=two_region_targets,
     ),
     Experiment(
         name="sbayfdnn.null_design",
